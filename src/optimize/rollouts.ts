@@ -169,9 +169,17 @@ export function sharedPrefixTokens(
     const prev = steps[i - 1]!.prompt;
     const cur = steps[i]!.prompt;
     let n = 0;
-    while (n < prev.length && n < cur.length && JSON.stringify(prev[n]) === JSON.stringify(cur[n]))
-      n++;
+    while (n < prev.length && n < cur.length && sameMessage(prev[n]!, cur[n]!)) n++;
     out.set(steps[i]!.callId, n === 0 ? 0 : countMessageTokens(cur.slice(0, n), tools));
   }
   return out;
+}
+
+/**
+ * Strategies hand on the trajectory's own message objects where a message did not change, so
+ * identity settles almost every comparison; serializing both (quadratic in the steps) is the
+ * fallback for rebuilt copies.
+ */
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
