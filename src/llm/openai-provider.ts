@@ -7,7 +7,7 @@ import { withLinkedSignal } from './linked-signal.js';
 import { redact } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
 import { createHttpFetch } from './http-fetch.js';
-import { chatRequestJson } from './wire-request.js';
+import { chatRequestBody } from './wire-request.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
 
 export type OpenAiProviderOptions = {
@@ -56,11 +56,11 @@ export class OpenAiProvider implements LlmProvider {
     backend.inFlight++;
     let raw: unknown;
     try {
-      // The body goes as ready JSON text: `chat.completions.create` would serialize the whole
+      // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
       // prompt again on every step (see wire-request.ts).
       raw = await withLinkedSignal(signal, (requestSignal) =>
         backend.client.post<unknown>('/chat/completions', {
-          body: chatRequestJson(req),
+          body: chatRequestBody(req),
           headers: { 'content-type': 'application/json' },
           signal: requestSignal,
         }),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ProviderRequest, ToolDef } from './types.js';
-import { chatRequestJson, toWireRequest } from './wire-request.js';
+import { chatRequestBody, toWireRequest } from './wire-request.js';
+
+const chatRequestJson = (req: ProviderRequest) => chatRequestBody(req).toString('utf8');
 
 const tools: ToolDef[] = [
   {
@@ -22,7 +24,7 @@ const history: ChatMessage[] = [
 ];
 const ctx = { role: 'agent' as const, runId: 'r' };
 
-describe('chatRequestJson', () => {
+describe('chatRequestBody', () => {
   it.each<[string, Partial<ProviderRequest>]>([
     ['messages only', {}],
     ['tools', { tools }],

@@ -27,33 +27,35 @@ export function toWireRequest(req: ProviderRequest): ChatCompletionCreateParamsN
 }
 
 /**
- * JSON text of each message and tool list, per object. A prompt repeats the trajectory's message
+ * UTF-8 JSON of each message and tool list, per object. A prompt repeats the trajectory's message
  * objects step after step and nothing changes a message once it is in a trajectory (the token
- * counter and the blob store rely on the same), so each is serialized once, not once per step.
+ * counter and the blob store rely on the same), so each is serialized and encoded once, not once
+ * per step; a request body is then one copy of bytes already encoded (issue #16).
  */
-const jsonOf = new WeakMap<object, string>();
+const jsonOf = new WeakMap<object, Buffer>();
 
-function cachedJson(value: object): string {
-  let text = jsonOf.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    jsonOf.set(value, text);
+function cachedJson(value: object): Buffer {
+  let bytes = jsonOf.get(value);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(value), 'utf8');
+    jsonOf.set(value, bytes);
   }
-  return text;
+  return bytes;
 }
 
-/** `JSON.stringify(toWireRequest(req))`, byte for byte, serializing only new messages. */
-export function chatRequestJson(req: ProviderRequest): string {
+const COMMA = Buffer.from(',');
+
+/** The body of a chat request: `JSON.stringify(toWireRequest(req))` as UTF-8, byte for byte. */
+export function chatRequestBody(req: ProviderRequest): Buffer {
   const { model, messages, tools, ...rest } = toWireRequest(req);
-  const parts = [`{"model":${JSON.stringify(model)},"messages":[`];
+  const parts: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) parts.push(',');
+    if (i > 0) parts.push(COMMA);
     parts.push(cachedJson(messages[i]!));
   }
-  parts.push(']');
-  if (tools !== undefined) parts.push(`,"tools":${cachedJson(tools)}`);
+  if (tools !== undefined) parts.push(Buffer.from('],"tools":'), cachedJson(tools));
+  else parts.push(Buffer.from(']'));
   const tail = JSON.stringify(rest);
-  if (tail !== '{}') parts.push(`,${tail.slice(1)}`);
-  else parts.push('}');
-  return parts.join('');
+  parts.push(Buffer.from(tail === '{}' ? '}' : `,${tail.slice(1)}`));
+  return Buffer.concat(parts);
 }
