@@ -95,11 +95,17 @@ export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function collectIds(data: Tables): Set<number> {
+/** The ids of a world's initial rows, per (frozen, shared) tables object. */
+const initialIds = new WeakMap<Tables, ReadonlySet<number>>();
+
+function collectIds(data: Tables): ReadonlySet<number> {
+  const known = initialIds.get(data);
+  if (known) return known;
   const ids = new Set<number>();
   for (const rows of Object.values(data) as { id: number }[][]) {
     for (const row of rows) ids.add(row.id);
   }
+  initialIds.set(data, ids);
   return ids;
 }
 
