@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { countMessageTokens } from '../llm/tokenizer.js';
 import type { ChatMessage, ToolDef } from '../llm/types.js';
-import { sharedPrefixTokens } from './rollouts.js';
+import { ScriptedLlm } from '../../test/fakes/scripted-llm.js';
+import type { Benchmark, TaskInfo } from '../bench/types.js';
+import { ConfigSchema } from '../config/schema.js';
+import { SqliteRunStore } from '../store/run-store.js';
+import { makeCondition } from './condition.js';
+import { runRollouts, sharedPrefixTokens } from './rollouts.js';
 
 const tools: ToolDef[] = [
   { type: 'function', function: { name: 'f', description: 'd', parameters: {} } },
@@ -48,5 +53,110 @@ describe('sharedPrefixTokens', () => {
       tools,
     );
     expect(shared.get(2)).toBe(0);
+  });
+});
+
+describe('runRollouts', () => {
+  const STEPS = 3;
+  const tasks: TaskInfo[] = Array.from({ length: 8 }, (_, i) => ({
+    id: `t${i}`,
+    split: 'dev',
+    instruction: `task ${i}`,
+    apps: [],
+    difficulty: 1,
+    referenceLength: STEPS,
+  }));
+
+  /** A benchmark whose episodes end after STEPS tool calls; it logs prepare and start. */
+  function standIn(prepare?: (id: string) => Promise<void>) {
+    const log: string[] = [];
+    const bench: Benchmark = {
+      name: 'stand-in',
+      listTasks: async () => tasks,
+      getTask: async (id) => tasks.find((t) => t.id === id)!,
+      ...(prepare
+        ? { prepare: async (id: string) => (log.push(`prepare ${id}`), prepare(id)) }
+        : {}),
+      start: async (id) => {
+        log.push(`start ${id}`);
+        let step = 0;
+        return {
+          task: tasks.find((t) => t.id === id)!,
+          systemPrompt: 'system',
+          firstUserMessage: 'task',
+          tools,
+          act: async (m) => ({
+            messages: [{ role: 'tool', tool_call_id: m.tool_calls![0]!.id, content: 'ok' }],
+            done: ++step >= STEPS,
+          }),
+          evaluate: async () => ({ success: true, score: 1, details: [] }),
+          close: async () => {},
+        };
+      },
+    };
+    return { bench, log };
+  }
+
+  async function run(bench: Benchmark, concurrency: number) {
+    const store = new SqliteRunStore(':memory:');
+    const config = ConfigSchema.parse({});
+    store.createRun({
+      id: 'r',
+      kind: 'run',
+      command: 'test',
+      bench: 'stand-in',
+      provider: 'sim',
+      models: {},
+      simulated: true,
+      params: {},
+      config: {},
+    });
+    let n = 0;
+    const llm = new ScriptedLlm({
+      agent: () => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `c${n++}`, type: 'function', function: { name: 'f', arguments: '{}' } }],
+      }),
+    });
+    const condition = makeCondition('raw');
+    await runRollouts({
+      runId: 'r',
+      bench,
+      jobs: tasks.map((task) => ({ condition, task })),
+      llm,
+      store,
+      config,
+      concurrency,
+    });
+    const stored = store.rollouts('r').length;
+    store.close();
+    return stored;
+  }
+
+  it('prepares tasks of jobs yet to start, at most `concurrency` beyond the started ones', async () => {
+    const { bench, log } = standIn(async () => {});
+    expect(await run(bench, 2)).toBe(tasks.length);
+    const prepared = log.filter((l) => l.startsWith('prepare')).map((l) => l.slice(8));
+    expect(prepared.length).toBeGreaterThan(0);
+    expect(new Set(prepared).size).toBe(prepared.length);
+    for (const [i, line] of log.entries()) {
+      if (!line.startsWith('prepare')) continue;
+      const startedBefore = log.slice(0, i).filter((l) => l.startsWith('start')).length;
+      const index = Number(line.slice('prepare t'.length));
+      expect(index).toBeGreaterThanOrEqual(startedBefore);
+      expect(index).toBeLessThan(startedBefore + 2);
+    }
+  });
+
+  it('leaves a task that fails to prepare to its rollout', async () => {
+    const { bench, log } = standIn(() => Promise.reject(new Error('no world')));
+    expect(await run(bench, 2)).toBe(tasks.length);
+    expect(log.filter((l) => l.startsWith('start'))).toHaveLength(tasks.length);
+  });
+
+  it('runs a benchmark without prepare', async () => {
+    const { bench } = standIn();
+    expect(await run(bench, 3)).toBe(tasks.length);
   });
 });
