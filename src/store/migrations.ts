@@ -142,6 +142,11 @@ const MIGRATIONS: Migration[] = [
   -- AppWorld's experiment name and the steps whose execution timed out.
   ALTER TABLE rollouts ADD COLUMN episode_meta TEXT;
   `,
+  `
+  -- Blobs may now be deltas of similar texts (encoding 3) or JSON with long strings apart
+  -- (encoding 4), which an older acon cannot read: the version moves on so that it says so.
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
