@@ -144,7 +144,8 @@ const MIGRATIONS: Migration[] = [
   `,
   `
   -- Blobs may now be deltas of similar texts (encoding 3) or JSON with long strings apart
-  -- (encoding 4), which an older acon cannot read: the version moves on so that it says so.
+  -- (encoding 4). An older acon cannot read them, and its blob sweep (runs rm) would delete the
+  -- texts they are built on: the version moves on so that it refuses the file.
   SELECT 1;
   `,
 ];
