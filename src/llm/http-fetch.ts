@@ -23,7 +23,11 @@ export function createHttpFetch(): typeof fetch {
       return Promise.reject(new TypeError(`unsupported protocol ${url.protocol} in ${url.href}`));
     }
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    const given = init?.headers;
+    // The openai client passes a Headers; copying it into another first costs as much again.
+    (given instanceof Headers ? given : new Headers(given)).forEach(
+      (value, name) => (headers[name] = value),
+    );
     const body = init?.body ?? undefined;
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
       return Promise.reject(new TypeError('createHttpFetch sends string or byte bodies only'));

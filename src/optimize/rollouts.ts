@@ -92,7 +92,7 @@ const WARM_AHEAD = 64;
 
 /**
  * Prepares the tasks of the jobs about to start (Benchmark.prepare: apptown generates the
- * world and replays the reference), one at a time between other events, while the rollouts in
+ * world and replays the reference), one at a time with pauses between, while the rollouts in
  * flight wait on the model. Rollouts of equal length finish together; without this, each slot
  * freed in that moment set up its next task in one burst that stalled every other call on the
  * event loop (issue #16, bench:throughput). Stays at most `ahead` jobs beyond the last started
@@ -102,6 +102,8 @@ class Warmer {
   private startedJobs = 0;
   private done = false;
   private wake: (() => void) | undefined;
+  /** How long the last preparation took (ms); the pause after it is three times that. */
+  private lastMs = 0;
 
   constructor(
     private readonly bench: Benchmark,
@@ -120,16 +122,19 @@ class Warmer {
     const prepare = this.bench.prepare?.bind(this.bench);
     if (!prepare) return;
     for (let next = 0; ; next++) {
-      next = Math.max(next, this.startedJobs);
-      while (!this.stopped() && next >= this.startedJobs + this.ahead) {
+      // A pause three times as long as the last preparation: the warmer takes at most a
+      // quarter of the event loop, and answers that arrive meanwhile go first.
+      await new Promise((resolve) => setTimeout(resolve, 3 * this.lastMs));
+      // Jobs that started meanwhile prepared their own tasks; stay within `ahead` of them.
+      while (!this.stopped() && Math.max(next, this.startedJobs) >= this.startedJobs + this.ahead) {
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
+      next = Math.max(next, this.startedJobs);
       if (this.stopped() || next >= this.jobs.length) return;
-      // One task per turn of the event loop: answers that arrived meanwhile go first.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.stopped()) return;
+      const t0 = performance.now();
       // A task that fails to prepare fails again when its rollout starts, which reports it.
       await prepare(this.jobs[next]!.task.id).catch(() => undefined);
+      this.lastMs = performance.now() - t0;
     }
   }
 

@@ -37,7 +37,9 @@ export function viewTokens(trajectory: Trajectory, from: number, tokens: TokenCo
 }
 
 export function viewFrom(trajectory: Trajectory, from: number): ChatMessage[] {
-  return [...headMessages(trajectory), ...flattenTurns(trajectory.turns.slice(from))];
+  const messages = headMessages(trajectory);
+  for (const m of flattenTurns(trajectory.turns, from)) messages.push(m);
+  return messages;
 }
 
 /** Tokens of turns[from..to) as messages (what dropping them saves). */

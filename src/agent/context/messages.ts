@@ -37,8 +37,15 @@ export function turnMessages(turn: Turn): ChatMessage[] {
   return [turn.assistant, ...turn.observations];
 }
 
-export function flattenTurns(turns: readonly Turn[]): ChatMessage[] {
-  return turns.flatMap(turnMessages);
+/** Every turn's messages in order (a loop, not flatMap: it runs over the history every step). */
+export function flattenTurns(turns: readonly Turn[], from = 0): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let i = from; i < turns.length; i++) {
+    const turn = turns[i]!;
+    out.push(turn.assistant);
+    for (const m of turn.observations) out.push(m);
+  }
+  return out;
 }
 
 /** The same turn with each observation's content replaced (message roles and ids kept). */
