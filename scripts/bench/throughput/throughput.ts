@@ -14,7 +14,7 @@
  *   npm run bench:throughput [-- --latency 200 --concurrency 8,64,256 --waves 3 --steps 30]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,9 +30,18 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '30' },
   },
 });
-const latencyMs = Number(values.latency);
-const levels = values.concurrency.split(',').map(Number);
-const waves = Number(values.waves);
+/** A whole number ≥ 1 from an option, or a one-line usage error. */
+function count(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a whole number of at least 1, got "${text}"`);
+    process.exit(2);
+  }
+  return n;
+}
+const latencyMs = count('latency', values.latency);
+const levels = values.concurrency.split(',').map((c) => count('concurrency', c));
+const waves = count('waves', values.waves);
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const ACON = join(ROOT, 'bin', 'acon.js');
@@ -127,7 +136,7 @@ const CLOCK_TICKS = 100;
 
 const plans = await loadPlans();
 // AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
-const steps = Math.max(Number(values.steps), ...plans.map((p) => p.steps.length));
+const steps = Math.max(count('steps', values.steps), ...plans.map((p) => p.steps.length));
 const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
 const plansFile = join(work, 'plans.json');
 writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
@@ -179,3 +188,5 @@ for (const c of levels) {
     child.kill();
   }
 }
+// The run databases and task copies (tens of MB per level) are not kept.
+rmSync(work, { recursive: true, force: true });
