@@ -12,6 +12,7 @@ export {
   type RolloutRow,
   type RunRow,
   type RunStatus,
+  type StepActionRow,
   type StepRow,
   type StorageStats,
 } from './records.js';

@@ -195,6 +195,7 @@ describe('SqliteRunStore', () => {
       expect(steps.map((s) => s.observations)).toEqual(
         written.steps.map((s) => JSON.stringify(s.observations)),
       );
+      expect(store.stepActions('r1')).toEqual(steps.map(({ prompt: _, ...rest }) => rest));
       expect(store.events('r1')).toEqual(written.events);
       const calls = store.calls({ runId: RUN, role: 'agent' });
       expect(calls.map((c) => c.request)).toEqual(records.map((r) => JSON.stringify(r.request)));

@@ -77,7 +77,7 @@ export function reportData(
     const view = rolloutShow(
       r,
       store.trajectory(r.id),
-      store.steps(r.id),
+      store.stepActions(r.id),
       store.events(r.id),
       run.simulated,
     );
