@@ -8,6 +8,9 @@ import {
 } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
+import { DeltaBases } from './delta-bases.js';
+import { applyDelta, diffTokens, DeltaOpsSchema, tokenize } from './delta.js';
+import { joinLongStrings, skeletonKeys, splitLongStrings } from './json-skeleton.js';
 
 /**
  * How new blobs are compressed. Each blob records its own encoding, so a database can mix them
@@ -16,8 +19,25 @@ import { z } from 'zod';
 export const BlobCompressionSchema = z.enum(['none', 'deflate', 'brotli']);
 export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
 
-/** Stored in `blobs.encoding`; never renumber (old files keep their numbers). */
-const ENCODING = { none: 0, deflate: 1, brotli: 2 } as const;
+/**
+ * Stored in `blobs.encoding`; never renumber (old files keep their numbers). `delta`: the 16-byte
+ * key of a base blob, then the raw-deflated JSON of the edits that make the text of it (the
+ * base's last 32 KiB as the deflate dictionary). `skeleton`: a JSON text with its long strings
+ * stored as blobs of their own (json-skeleton.ts), raw-deflated.
+ */
+const ENCODING = { none: 0, deflate: 1, brotli: 2, delta: 3, skeleton: 4 } as const;
+
+/** Texts at least this long are stored as edits of a similar earlier text when there is one. */
+const DELTA_MIN_CHARS = 512;
+/** A delta is kept when it copies at least this share of the text from its base. */
+const DELTA_MIN_COPIED = 0.5;
+/** Deltas a reader applies at most to rebuild a text; past this a version is stored whole. */
+const DELTA_MAX_DEPTH = 64;
+/** Deflate looks back 32 KiB: the dictionary of a delta is the end of its base. */
+const DICTIONARY_BYTES = 32 * 1024;
+/** JSON values at least this long have their strings of at least SKELETON_STRING_CHARS split out. */
+const SKELETON_MIN_CHARS = 1024;
+const SKELETON_STRING_CHARS = 256;
 
 /** Texts shorter than this are stored as they are: compressing them saves nothing. */
 const MIN_COMPRESS_BYTES = 96;
@@ -61,6 +81,7 @@ export function encodeBlob(text: string, compression: BlobCompression): EncodedB
   return { encoding: ENCODING[compression], data: packed };
 }
 
+/** Decodes a blob that stands alone (not a delta or a skeleton: those need the store). */
 export function decodeBlob(encoding: number, data: string | Buffer): string {
   if (typeof data === 'string') return data;
   switch (encoding) {
@@ -91,6 +112,7 @@ export class BlobStore {
   private readonly keyOf = new WeakMap<object, string>();
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
+  private readonly bases = new DeltaBases();
 
   constructor(
     private readonly db: Database.Database,
@@ -123,16 +145,16 @@ export class BlobStore {
     const memo = this.keyOf.get(value);
     if (memo !== undefined && this.known.has(memo)) return memo;
     const text = JSON.stringify(value);
-    const key = this.store(memo ?? blobKey(text), text);
+    const key = this.store(memo ?? blobKey(text), text, value);
     this.keyOf.set(value, key);
     return key;
   }
 
-  private store(key: string, text: string): string {
+  private store(key: string, text: string, value?: object): string {
     if (this.known.has(key)) return key;
     // Look before compressing: most texts of a prompt are stored already.
     if (this.exists.get(key) === undefined) {
-      const { encoding, data } = encodeBlob(text, this.compression);
+      const { encoding, data } = this.encode(key, text, value);
       this.insert.run(key, encoding, Buffer.byteLength(text, 'utf8'), data);
     }
     // Inside a transaction the insert may still be rolled back: only remember committed keys.
@@ -142,6 +164,50 @@ export class BlobStore {
     }
     return key;
   }
+
+  /**
+   * How a new text is written: a JSON value's long strings apart, a long text as the edits of a
+   * similar text stored before, else whole (compressed when that pays).
+   */
+  private encode(key: string, text: string, value?: object): EncodedBlob {
+    if (this.compression === 'none') return encodeBlob(text, 'none');
+    if (value !== undefined && text.length >= SKELETON_MIN_CHARS) {
+      const skeleton = splitLongStrings(value, text, SKELETON_STRING_CHARS, (s) => this.put(s));
+      if (skeleton !== undefined) {
+        return { encoding: ENCODING.skeleton, data: deflateRawSync(Buffer.from(skeleton)) };
+      }
+    }
+    if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
+    const tokens = tokenize(text);
+    const base = this.bases.best(tokens);
+    // The base must be in the file: a rolled-back transaction may have taken it out again.
+    if (base && base.depth < DELTA_MAX_DEPTH && this.exists.get(base.key) !== undefined) {
+      const { ops, copiedChars } = diffTokens(base.tokens, tokens, base.index);
+      if (copiedChars >= text.length * DELTA_MIN_COPIED) {
+        this.bases.add({ key, text, tokens, depth: base.depth + 1 });
+        const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
+          dictionary: dictionaryOf(base.text),
+        });
+        return {
+          encoding: ENCODING.delta,
+          data: Buffer.concat([Buffer.from(base.key, 'hex'), packed]),
+        };
+      }
+    }
+    this.bases.add({ key, text, tokens, depth: 0 });
+    return encodeBlob(text, this.compression);
+  }
+
+  /** The keys a stored blob itself refers to (a delta's base, a skeleton's strings). */
+  static references(encoding: number, data: string | Buffer): string[] {
+    if (typeof data === 'string') return [];
+    if (encoding === ENCODING.delta) return [data.subarray(0, 16).toString('hex')];
+    if (encoding === ENCODING.skeleton) return skeletonKeys(inflateRawSync(data).toString('utf8'));
+    return [];
+  }
+
+  /** The encodings whose blobs refer to other blobs. */
+  static readonly REFERRING_ENCODINGS: readonly number[] = [ENCODING.delta, ENCODING.skeleton];
 
   /** The text of a key; throws when the database lacks it (a damaged or hand-edited file). */
   get(key: string): string {
@@ -154,9 +220,22 @@ export class BlobStore {
     }
     const row = this.select.get(key) as { encoding: number; data: string | Buffer } | undefined;
     if (!row) throw new Error(`blob ${key} is missing from the database; the file is damaged`);
-    const text = decodeBlob(row.encoding, row.data);
+    const text = this.decode(row.encoding, row.data);
     this.remember(key, text);
     return text;
+  }
+
+  private decode(encoding: number, data: string | Buffer): string {
+    if (typeof data === 'string') return data;
+    if (encoding === ENCODING.delta) {
+      const base = this.get(data.subarray(0, 16).toString('hex'));
+      const json = inflateRawSync(data.subarray(16), { dictionary: dictionaryOf(base) });
+      return applyDelta(tokenize(base), DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
+    }
+    if (encoding === ENCODING.skeleton) {
+      return joinLongStrings(inflateRawSync(data).toString('utf8'), (k) => this.get(k));
+    }
+    return decodeBlob(encoding, data);
   }
 
   getJson(key: string): unknown {
@@ -167,8 +246,11 @@ export class BlobStore {
   forget(keys: readonly string[]): void {
     for (const k of keys) {
       this.known.delete(k);
+      const cached = this.cache.get(k);
+      if (cached !== undefined) this.cachedChars -= cached.length;
       this.cache.delete(k);
     }
+    this.bases.forget(new Set(keys));
   }
 
   private remember(key: string, text: string): void {
@@ -181,4 +263,10 @@ export class BlobStore {
       this.cachedChars -= v.length;
     }
   }
+}
+
+/** The end of a base text, as bytes, for deflate's dictionary. */
+function dictionaryOf(base: string): Buffer {
+  const bytes = Buffer.from(base, 'utf8');
+  return bytes.length <= DICTIONARY_BYTES ? bytes : bytes.subarray(bytes.length - DICTIONARY_BYTES);
 }

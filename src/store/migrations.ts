@@ -142,6 +142,12 @@ const MIGRATIONS: Migration[] = [
   -- AppWorld's experiment name and the steps whose execution timed out.
   ALTER TABLE rollouts ADD COLUMN episode_meta TEXT;
   `,
+  `
+  -- Blobs may now be deltas of similar texts (encoding 3) or JSON with long strings apart
+  -- (encoding 4). An older acon cannot read them, and its blob sweep (runs rm) would delete the
+  -- texts they are built on: the version moves on so that it refuses the file.
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

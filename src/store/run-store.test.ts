@@ -256,4 +256,28 @@ describe('SqliteRunStore', () => {
     store.saveRollout({ ...rollout('r3', own, [0, 0, 0, 0, 0]), taskId: 'task-3' });
     expect(store.trajectory('r3')).toEqual(own);
   });
+
+  it('keeps the texts of a deleted run that deltas of another run are built on', () => {
+    const store = open();
+    const summary = (v: number) =>
+      Array.from({ length: 20 + v }, (_, i) => `- fact ${i}: amount=${i * 3}.50 | ok`).join('\n');
+    const withEvents = (id: string, versions: number[]): FinishedRollout => {
+      const r = rollout(id, trajectoryOf(1), [0]);
+      return {
+        ...r,
+        taskId: id,
+        events: versions.map((v) => ({
+          ...r.events[0]!,
+          kind: 'hist' as const,
+          output: summary(v),
+        })),
+      };
+    };
+    store.createRun({ ...NEW_RUN, id: 'run-first' });
+    store.saveRollout({ ...withEvents('r1', [1, 2, 3]), runId: 'run-first' });
+    store.saveRollout(withEvents('r2', [4]));
+    expect(store.storageStats().blobs).toBeGreaterThan(0);
+    store.deleteRun('run-first');
+    expect(store.events('r2').map((e) => e.output)).toEqual([summary(4)]);
+  });
 });

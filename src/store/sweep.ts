@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { BlobStore } from './blobs.js';
+import { BlobStore } from './blobs.js';
 import { messageListKeys, requestKeys, responseKeys, trajectoryKeys } from './codec.js';
 
 /**
  * Deletes the blobs no row refers to any more (after runs were deleted): marks every key the
- * rollouts, steps, compression events and LLM calls refer to, then removes the rest. Blobs are
- * shared between runs, so only a full mark is safe. Returns the number of blobs removed.
+ * rollouts, steps, compression events and LLM calls refer to, and every blob those refer to in
+ * turn, then removes the rest. Blobs are shared between runs, so only a full mark is safe. Returns the number of blobs removed.
  */
 export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   const live = new Set<string>();
@@ -27,6 +27,23 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   for (const ref of column('SELECT request_ref FROM llm_calls')) mark(requestKeys(blobs, ref));
   for (const ref of column('SELECT response_ref FROM llm_calls WHERE response_ref IS NOT NULL')) {
     mark(responseKeys(ref));
+  }
+  // A live delta keeps its base, a live skeleton its strings, and so on down.
+  const refs = new Map<string, string[]>();
+  const referring = db.prepare(
+    `SELECT key, encoding, data FROM blobs WHERE encoding IN (${BlobStore.REFERRING_ENCODINGS.join(',')})`,
+  );
+  for (const row of referring.iterate()) {
+    const { key, encoding, data } = row as { key: string; encoding: number; data: Buffer };
+    refs.set(key, BlobStore.references(encoding, data));
+  }
+  const pending = [...live].filter((k) => refs.has(k));
+  while (pending.length > 0) {
+    for (const k of refs.get(pending.pop()!) ?? []) {
+      if (live.has(k)) continue;
+      live.add(k);
+      if (refs.has(k)) pending.push(k);
+    }
   }
   const dead = (db.prepare('SELECT key FROM blobs').pluck().all() as string[]).filter(
     (k) => !live.has(k),

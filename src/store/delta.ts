@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+/**
+ * Texts stored as edits of an earlier, similar text. A trajectory's long texts are mostly copies
+ * of each other: each history summary is the previous one with a few lines added, and the same
+ * summary is sent again inside the next compressor input and the agent's prompt. Stored whole,
+ * every version costs its full size; as a delta it costs its new lines.
+ *
+ * Texts are cut into tokens that end after a newline or a comma (lines of a summary, elements of
+ * a JSON list), and a delta is a list of operations: `[start, count]` copies `count` tokens of
+ * the base from token `start`; a string is new text.
+ */
+
+export const DeltaOpsSchema = z.array(
+  z.union([z.tuple([z.number().int().nonnegative(), z.number().int().positive()]), z.string()]),
+);
+export type DeltaOps = z.infer<typeof DeltaOpsSchema>;
+
+/** The tokens of a text; joined, they give the text back. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 /* \n */ || c === 44 /* , */) {
+      out.push(text.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}
+
+/** Positions of each token in a base, for finding copies. */
+export type TokenIndex = Map<string, number[]>;
+
+/** Where each token of a base occurs (at most `perToken` places each: common tokens repeat). */
+export function indexTokens(base: readonly string[], perToken = 16): TokenIndex {
+  const index: TokenIndex = new Map();
+  for (let i = 0; i < base.length; i++) {
+    const t = base[i]!;
+    const at = index.get(t);
+    if (at === undefined) index.set(t, [i]);
+    else if (at.length < perToken) at.push(i);
+  }
+  return index;
+}
+
+/** How many tokens match from base[b] and target[t] on. */
+function runLength(
+  base: readonly string[],
+  b: number,
+  target: readonly string[],
+  t: number,
+): number {
+  let n = 0;
+  while (b + n < base.length && t + n < target.length && base[b + n] === target[t + n]) n++;
+  return n;
+}
+
+/** A copy shorter than this many characters is written as new text (an op costs about as much). */
+const MIN_COPY_CHARS = 8;
+
+/**
+ * The operations that turn `base` into `target`: greedy, longest copy first. A copy continues
+ * where the last one ended when it can (edits are mostly insertions), else it starts at the
+ * occurrence of the token that matches longest.
+ */
+export function diffTokens(
+  base: readonly string[],
+  target: readonly string[],
+  index: TokenIndex = indexTokens(base),
+): { ops: DeltaOps; copiedChars: number } {
+  const ops: DeltaOps = [];
+  let copiedChars = 0;
+  let next = 0; // the base token after the last copy
+  let t = 0;
+  while (t < target.length) {
+    let bestStart = -1;
+    let bestLen = 0;
+    if (next < base.length && base[next] === target[t]) {
+      bestStart = next;
+      bestLen = runLength(base, next, target, t);
+    }
+    if (bestLen < 4) {
+      for (const b of index.get(target[t]!) ?? []) {
+        const len = runLength(base, b, target, t);
+        if (len > bestLen) {
+          bestStart = b;
+          bestLen = len;
+        }
+      }
+    }
+    let chars = 0;
+    for (let k = 0; k < bestLen; k++) chars += target[t + k]!.length;
+    if (bestLen > 0 && chars >= MIN_COPY_CHARS) {
+      const last = ops[ops.length - 1];
+      if (Array.isArray(last) && last[0] + last[1] === bestStart) last[1] += bestLen;
+      else ops.push([bestStart, bestLen]);
+      copiedChars += chars;
+      t += bestLen;
+      next = bestStart + bestLen;
+    } else {
+      const last = ops[ops.length - 1];
+      if (typeof last === 'string') ops[ops.length - 1] = last + target[t]!;
+      else ops.push(target[t]!);
+      t++;
+    }
+  }
+  return { ops, copiedChars };
+}
+
+/** The text the operations make of `base`'s tokens; throws on a copy outside the base. */
+export function applyDelta(base: readonly string[], ops: DeltaOps): string {
+  const parts: string[] = [];
+  for (const op of ops) {
+    if (typeof op === 'string') {
+      parts.push(op);
+      continue;
+    }
+    const [start, count] = op;
+    if (start + count > base.length) {
+      throw new Error(
+        `delta copies tokens ${start}–${start + count} of a ${base.length}-token base`,
+      );
+    }
+    for (let k = start; k < start + count; k++) parts.push(base[k]!);
+  }
+  return parts.join('');
+}
