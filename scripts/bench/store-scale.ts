@@ -12,6 +12,7 @@
  * version match (a finished run with a recorded marker); `--fresh` writes it again.
  *
  *   npm run bench:store-scale [-- --rollouts 10000 --steps 30 --seed 1 --dir runs/bench --fresh]
+ *   npm run bench:store-scale -- --acon ../other-checkout/bin/acon.js    (another build, same file)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     dir: { type: 'string', default: 'runs/bench' },
     fresh: { type: 'boolean', default: false },
+    /** Another build's bin/acon.js, to measure it on the same file (e.g. before a change). */
+    acon: { type: 'string' },
   },
 });
 const params: ScaleParams = {
@@ -41,7 +44,7 @@ const params: ScaleParams = {
 };
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const ACON = join(ROOT, 'bin', 'acon.js');
+const ACON = values.acon ? resolve(values.acon) : join(ROOT, 'bin', 'acon.js');
 const RUN = `run-scale-${params.rollouts}r-${params.steps}s-seed${params.seed}`;
 const TINY = `run-scale-tiny-seed${params.seed}`;
 const TINY_PARAMS: ScaleParams = {
@@ -151,10 +154,10 @@ function check(what: string, m: Measured): Measured {
 }
 
 async function main() {
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const marker = !values.fresh ? complete() : null;
   if (marker) process.stdout.write(`reusing ${dbFile}\n`);
   const made = marker ?? generate();
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const size = ['', '-wal'].reduce(
     (n, s) => n + (existsSync(dbFile + s) ? statSync(dbFile + s).size : 0),
     0,

@@ -52,10 +52,7 @@ export type TokenCounter = {
  * @default cacheSize 16384
  * @default maxChars MAX_CACHED_CHARS (8 Mi)
  */
-export function createTokenCounter(
-  cacheSize = 16384,
-  maxChars = MAX_CACHED_CHARS,
-): TokenCounter {
+export function createTokenCounter(cacheSize = 16384, maxChars = MAX_CACHED_CHARS): TokenCounter {
   const cache = new Map<string, number>();
   let cachedChars = 0;
 

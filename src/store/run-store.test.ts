@@ -185,6 +185,7 @@ describe('SqliteRunStore', () => {
 
       expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(t));
       expect(store.trajectory('r1')).toEqual(t);
+      expect(store.trajectoryHead('r1')).toEqual({ system: t.system, task: t.task });
       const steps = store.steps('r1');
       expect(steps.map((s) => s.prompt)).toEqual(
         written.steps.map((s) => JSON.stringify(s.prompt)),

@@ -15,6 +15,7 @@ import {
   putTrajectory,
   requestJson,
   responseJson,
+  trajectoryHead,
   trajectoryJson,
 } from './codec.js';
 import { ExportQueries, type CallRow, type RolloutFilter } from './export-queries.js';
@@ -79,6 +80,7 @@ export interface RunStore extends CallStore {
   runConditions(runId: string): string[];
   finishedKeys(runId: string): Set<string>;
   trajectory(rolloutId: string): Trajectory;
+  trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
   steps(rolloutId: string): StepRow[];
   stepActions(rolloutId: string): StepActionRow[];
   events(rolloutId: string): CompressionEvent[];
@@ -596,6 +598,15 @@ export class SqliteRunStore implements RunStore {
       assistant: this.blobs.get(r.assistant_key),
       observations: messagesJson(this.blobs, r.observations_key),
     }));
+  }
+
+  /** The system prompt and task of a rollout (what a viewer shows above the steps). */
+  trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'> {
+    const ref = this.sql('SELECT trajectory_ref FROM rollouts WHERE id = ?')
+      .pluck()
+      .get(rolloutId) as string | undefined;
+    if (ref === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
+    return trajectoryHead(this.blobs, ref);
   }
 
   /**

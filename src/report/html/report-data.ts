@@ -76,7 +76,7 @@ export function reportData(
   for (const r of chosen) {
     const view = rolloutShow(
       r,
-      store.trajectory(r.id),
+      store.trajectoryHead(r.id),
       store.stepActions(r.id),
       store.events(r.id),
       run.simulated,
