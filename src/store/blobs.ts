@@ -230,7 +230,7 @@ export class BlobStore {
     if (encoding === ENCODING.delta) {
       const base = this.get(data.subarray(0, 16).toString('hex'));
       const json = inflateRawSync(data.subarray(16), { dictionary: dictionaryOf(base) });
-      return applyDelta(tokenize(base), DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
+      return applyDelta(base, DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
     }
     if (encoding === ENCODING.skeleton) {
       return joinLongStrings(inflateRawSync(data).toString('utf8'), (k) => this.get(k));

@@ -38,7 +38,7 @@ describe('diffTokens and applyDelta', () => {
       const baseText = base.join('\n');
       const targetText = `Previous summary:\n${target.join('\n')}\n`;
       const { ops } = diffTokens(tokenize(baseText), tokenize(targetText));
-      expect(applyDelta(tokenize(baseText), ops)).toBe(targetText);
+      expect(applyDelta(baseText, ops)).toBe(targetText);
     }
   });
 
@@ -58,6 +58,6 @@ describe('diffTokens and applyDelta', () => {
   });
 
   it('refuses a delta that copies past the end of its base', () => {
-    expect(() => applyDelta(['a\n'], [[0, 2]])).toThrow(/2-token|1-token/);
+    expect(() => applyDelta('a\n', [[0, 3]])).toThrow(/0–3 of a 2-character base/);
   });
 });

@@ -7,8 +7,9 @@ import { z } from 'zod';
  * every version costs its full size; as a delta it costs its new lines.
  *
  * Texts are cut into tokens that end after a newline or a comma (lines of a summary, elements of
- * a JSON list), and a delta is a list of operations: `[start, count]` copies `count` tokens of
- * the base from token `start`; a string is new text.
+ * a JSON list) to find what they share, and a delta is a list of operations: `[start, length]`
+ * copies `length` characters of the base from character `start` (so a reader never cuts the
+ * base into tokens); a string is new text.
  */
 
 export const DeltaOpsSchema = z.array(
@@ -71,6 +72,10 @@ export function diffTokens(
   target: readonly string[],
   index: TokenIndex = indexTokens(base),
 ): { ops: DeltaOps; copiedChars: number } {
+  // Where each base token starts, in characters.
+  const at = new Array<number>(base.length + 1);
+  at[0] = 0;
+  for (let i = 0; i < base.length; i++) at[i + 1] = at[i]! + base[i]!.length;
   const ops: DeltaOps = [];
   let copiedChars = 0;
   let next = 0; // the base token after the last copy
@@ -91,12 +96,11 @@ export function diffTokens(
         }
       }
     }
-    let chars = 0;
-    for (let k = 0; k < bestLen; k++) chars += target[t + k]!.length;
+    const chars = bestLen > 0 ? at[bestStart + bestLen]! - at[bestStart]! : 0;
     if (bestLen > 0 && chars >= MIN_COPY_CHARS) {
       const last = ops[ops.length - 1];
-      if (Array.isArray(last) && last[0] + last[1] === bestStart) last[1] += bestLen;
-      else ops.push([bestStart, bestLen]);
+      if (Array.isArray(last) && last[0] + last[1] === at[bestStart]) last[1] += chars;
+      else ops.push([at[bestStart]!, chars]);
       copiedChars += chars;
       t += bestLen;
       next = bestStart + bestLen;
@@ -110,21 +114,21 @@ export function diffTokens(
   return { ops, copiedChars };
 }
 
-/** The text the operations make of `base`'s tokens; throws on a copy outside the base. */
-export function applyDelta(base: readonly string[], ops: DeltaOps): string {
-  const parts: string[] = [];
+/** The text the operations make of `base`; throws on a copy outside the base. */
+export function applyDelta(base: string, ops: DeltaOps): string {
+  let out = '';
   for (const op of ops) {
     if (typeof op === 'string') {
-      parts.push(op);
+      out += op;
       continue;
     }
-    const [start, count] = op;
-    if (start + count > base.length) {
+    const [start, length] = op;
+    if (start + length > base.length) {
       throw new Error(
-        `delta copies tokens ${start}–${start + count} of a ${base.length}-token base`,
+        `delta copies characters ${start}–${start + length} of a ${base.length}-character base`,
       );
     }
-    for (let k = start; k < start + count; k++) parts.push(base[k]!);
+    out += base.slice(start, start + length);
   }
-  return parts.join('');
+  return out;
 }
