@@ -33,6 +33,18 @@ describe('apptown apps', () => {
     expect(createWorld(SEED + 1).supervisor.email).not.toBe(a.supervisor.email);
   });
 
+  it("copies a table on first touch: equal to the initial rows, and changes stay in the episode's world", () => {
+    const world = createWorld(SEED);
+    for (const table of Object.keys(world.initial) as (keyof World['initial'])[]) {
+      // structuredClone is the reference deep copy; the world's own copy must match it exactly.
+      expect(world.data[table]).toStrictEqual(structuredClone(world.initial[table]));
+    }
+    const song = world.data['music.songs'][0]!;
+    song.artists.push({ id: 1, name: 'Someone' });
+    expect(world.initial['music.songs'][0]!.artists).not.toContainEqual({ id: 1, name: 'Someone' });
+    expect(createWorld(SEED).data['music.songs'][0]).toStrictEqual(world.initial['music.songs'][0]);
+  });
+
   it('gives every row a distinctive 5-6 digit id, unique across the world', () => {
     const world = createWorld(SEED);
     const ids = Object.values(world.initial).flatMap((rows: { id: number }[]) =>

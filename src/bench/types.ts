@@ -131,6 +131,13 @@ export interface Benchmark {
   /** Checks that the environment is reachable before a run starts (fails fast with how to fix it). */
   connect?(): Promise<void>;
   /**
+   * Does ahead of time the local work `start(taskId)` would do first (apptown: generate the
+   * task's world and replay its reference solution), so a rollout that starts later finds it
+   * done. Runs call it for upcoming tasks while rollouts wait on the model; failures are left
+   * for `start` to report.
+   */
+  prepare?(taskId: string): Promise<void>;
+  /**
    * The benchmark's own contrastive-pair rule (e.g. QA: "compressed F1 more than 0.05 below
    * full" is a failure although both runs "succeeded"). @default the success/steps rule of
    * src/optimize/contrastive.ts

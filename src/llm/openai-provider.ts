@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Endpoint } from '../config/schema.js';
 import { ConfigError, ProviderError } from '../errors.js';
 import { mapOpenAiError } from './openai-errors.js';
@@ -7,6 +6,8 @@ import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';
 import { redact } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
+import { createHttpFetch } from './http-fetch.js';
+import { chatRequestBody } from './wire-request.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
 
 export type OpenAiProviderOptions = {
@@ -14,7 +15,10 @@ export type OpenAiProviderOptions = {
   endpoints: Record<string, Endpoint>;
   /** Where API keys are read from. @default process.env */
   env?: Record<string, string | undefined>;
-  /** Passed to the `openai` client; tests may intercept requests with it. */
+  /**
+   * Passed to the `openai` client; tests may intercept requests with it.
+   * @default createHttpFetch(): node:http(s) with keep-alive agents
+   */
   fetch?: typeof fetch;
 };
 
@@ -38,9 +42,11 @@ export class OpenAiProvider implements LlmProvider {
   private readonly states = new Map<string, EndpointState>();
   private readonly env: Record<string, string | undefined>;
   private rotation = 0;
+  private readonly fetch: typeof fetch;
 
   constructor(private readonly opts: OpenAiProviderOptions) {
     this.env = opts.env ?? process.env;
+    this.fetch = opts.fetch ?? createHttpFetch();
   }
 
   async chat(req: ProviderRequest, signal?: AbortSignal): Promise<ProviderResponse> {
@@ -50,8 +56,14 @@ export class OpenAiProvider implements LlmProvider {
     backend.inFlight++;
     let raw: unknown;
     try {
+      // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
+      // prompt again on every step (see wire-request.ts).
       raw = await withLinkedSignal(signal, (requestSignal) =>
-        backend.client.chat.completions.create(toWireRequest(req), { signal: requestSignal }),
+        backend.client.post<unknown>('/chat/completions', {
+          body: chatRequestBody(req),
+          headers: { 'content-type': 'application/json' },
+          signal: requestSignal,
+        }),
       );
     } catch (err) {
       throw mapOpenAiError(err, where, state.endpoint.timeout_ms, [state.key]);
@@ -103,7 +115,7 @@ export class OpenAiProvider implements LlmProvider {
         apiKey: key,
         maxRetries: 0,
         timeout: endpoint.timeout_ms,
-        ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+        fetch: this.fetch,
       }),
     }));
     const state = { name, endpoint, key, backends };
@@ -122,30 +134,6 @@ export class OpenAiProvider implements LlmProvider {
     }
     return best;
   }
-}
-
-function toWireRequest(req: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
-  return {
-    model: req.model,
-    messages: req.messages,
-    ...(req.tools && req.tools.length > 0 ? { tools: req.tools } : {}),
-    ...(req.responseFormat
-      ? {
-          response_format: {
-            type: 'json_schema' as const,
-            json_schema: {
-              name: req.responseFormat.name,
-              schema: req.responseFormat.schema,
-              strict: true,
-            },
-          },
-        }
-      : {}),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-    // `max_tokens`, not `max_completion_tokens`: several local servers only know the former.
-    ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
-    ...(req.seed !== undefined ? { seed: req.seed } : {}),
-  };
 }
 
 /** Some local servers omit usage; count with the tokenizer instead of recording zeros. */

@@ -69,3 +69,37 @@ describe('requestHash', () => {
     expect(requestHash({ ...base, ...change })).not.toBe(requestHash(base));
   });
 });
+
+describe('requestHash encoding', () => {
+  it('keeps the cache key of a recorded request (changing it orphans every cached answer)', () => {
+    // Computed by the piece-by-piece encoder of acon-request-v2; lone surrogates included.
+    const messages = [
+      { role: 'system', content: 'sys \ud83d\ude00 é' },
+      { role: 'user', content: 'lone \ud83d' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c', content: '\udc00tail' },
+    ] as HashedRequest['messages'];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'f', description: 'd', parameters: { a: [1, 2, { b: null }] } },
+      },
+    ];
+    expect(
+      requestHash({
+        provider: 'openai',
+        model: 'm',
+        messages,
+        temperature: 0.5,
+        maxTokens: 10,
+        seed: 3,
+        tools,
+        responseFormat: { name: 'x', schema: { type: 'object' } },
+      }),
+    ).toBe('74b2c2b40492d1bb1b02f58970f9553f7af62b56808e5503fec606bd9c569afa');
+  });
+});

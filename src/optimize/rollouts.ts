@@ -52,12 +52,17 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   const total = opts.jobs.length;
   let done = total - todo.length;
   opts.onRollout?.(null, done, total);
-  const queue = new PQueue({ concurrency: opts.concurrency ?? opts.config.run.concurrency });
+  const concurrency = opts.concurrency ?? opts.config.run.concurrency;
+  const queue = new PQueue({ concurrency });
   let stop: unknown = null;
+  const warmer = new Warmer(opts.bench, todo, Math.min(concurrency, WARM_AHEAD), () => {
+    return stop !== null || opts.signal?.aborted === true;
+  });
   // Jobs not started yet return at once after a stop; p-queue's clear() would leave their
   // promises pending forever.
   for (const job of todo) {
     void queue.add(async () => {
+      warmer.started();
       if (stop !== null || opts.signal?.aborted) return;
       if (opts.shouldRun && !opts.shouldRun(job)) {
         done += 1;
@@ -75,9 +80,68 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
       }
     });
   }
+  const warming = warmer.run();
   await queue.onIdle();
+  await warmer.finish(warming);
   if (opts.signal?.aborted) throw new InterruptedError('interrupted');
   if (stop !== null) throw stop;
+}
+
+/** Tasks prepared ahead of the rollouts running (at most; fewer when fewer run at once). */
+const WARM_AHEAD = 64;
+
+/**
+ * Prepares the tasks of the jobs about to start (Benchmark.prepare: apptown generates the
+ * world and replays the reference), one at a time between other events, while the rollouts in
+ * flight wait on the model. Rollouts of equal length finish together; without this, each slot
+ * freed in that moment set up its next task in one burst that stalled every other call on the
+ * event loop (issue #16, bench:throughput). Stays at most `ahead` jobs beyond the last started
+ * one, so what it prepares is still cached when its rollout starts.
+ */
+class Warmer {
+  private startedJobs = 0;
+  private done = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly bench: Benchmark,
+    private readonly jobs: readonly RolloutJob[],
+    private readonly ahead: number,
+    private readonly halted: () => boolean,
+  ) {}
+
+  /** A job began (it prepares its own task if the warmer did not). */
+  started(): void {
+    this.startedJobs++;
+    this.wake?.();
+  }
+
+  async run(): Promise<void> {
+    const prepare = this.bench.prepare?.bind(this.bench);
+    if (!prepare) return;
+    for (let next = 0; ; next++) {
+      next = Math.max(next, this.startedJobs);
+      while (!this.stopped() && next >= this.startedJobs + this.ahead) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+      if (this.stopped() || next >= this.jobs.length) return;
+      // One task per turn of the event loop: answers that arrived meanwhile go first.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.stopped()) return;
+      // A task that fails to prepare fails again when its rollout starts, which reports it.
+      await prepare(this.jobs[next]!.task.id).catch(() => undefined);
+    }
+  }
+
+  async finish(running: Promise<void>): Promise<void> {
+    this.done = true;
+    this.wake?.();
+    await running;
+  }
+
+  private stopped(): boolean {
+    return this.done || this.halted();
+  }
 }
 
 async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<RolloutOutcome> {
@@ -169,9 +233,17 @@ export function sharedPrefixTokens(
     const prev = steps[i - 1]!.prompt;
     const cur = steps[i]!.prompt;
     let n = 0;
-    while (n < prev.length && n < cur.length && JSON.stringify(prev[n]) === JSON.stringify(cur[n]))
-      n++;
+    while (n < prev.length && n < cur.length && sameMessage(prev[n]!, cur[n]!)) n++;
     out.set(steps[i]!.callId, n === 0 ? 0 : countMessageTokens(cur.slice(0, n), tools));
   }
   return out;
+}
+
+/**
+ * Strategies hand on the trajectory's own message objects where a message did not change, so
+ * identity settles almost every comparison; serializing both (quadratic in the steps) is the
+ * fallback for rebuilt copies.
+ */
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

@@ -52,7 +52,7 @@ type Prepared = { task: LoadedTask; replay: Replay; spec: ResolvedEvaluation };
 export class ApptownBenchmark implements Benchmark {
   readonly name = 'apptown';
   private loading: Promise<TaskLoad> | null = null;
-  private readonly prepared = new Map<string, Prepared>();
+  private readonly preparing = new Map<string, Promise<Prepared>>();
 
   constructor(readonly tasksDir: string = DEFAULT_TASKS_DIR) {}
 
@@ -90,19 +90,35 @@ export class ApptownBenchmark implements Benchmark {
   }
 
   async start(taskId: string): Promise<ApptownEpisode> {
-    const { task, spec } = await this.prepare(taskId);
+    const { task, spec } = await this.prepared(taskId);
     const world = this.freshWorld(task);
     return new ApptownEpisode(taskInfo(task), world, spec);
   }
 
   async referencePlan(taskId: string): Promise<ReferencePlan> {
-    return toPlan((await this.prepare(taskId)).replay);
+    return toPlan((await this.prepared(taskId)).replay);
   }
 
-  /** Replays the reference once per task: the plan and the evaluation's templates need it. */
-  private async prepare(taskId: string): Promise<Prepared> {
-    const hit = this.prepared.get(taskId);
-    if (hit) return hit;
+  async prepare(taskId: string): Promise<void> {
+    await this.prepared(taskId);
+  }
+
+  /**
+   * Replays the reference once per task: the plan and the evaluation's templates need it. The
+   * promise is kept, so a rollout starting while its task is being prepared waits for that
+   * instead of replaying again; a failure is not kept (the next call reports it afresh).
+   */
+  private prepared(taskId: string): Promise<Prepared> {
+    let hit = this.preparing.get(taskId);
+    if (!hit) {
+      hit = this.replayTask(taskId);
+      this.preparing.set(taskId, hit);
+      hit.catch(() => this.preparing.delete(taskId));
+    }
+    return hit;
+  }
+
+  private async replayTask(taskId: string): Promise<Prepared> {
     const task = await this.taskFile(taskId);
     const replay = replayReference(task, this.freshWorld(task));
     const resolve = (v: unknown, field: string): unknown => {
@@ -123,9 +139,7 @@ export class ApptownBenchmark implements Benchmark {
         where: resolve(c.where, `evaluation.changes.${i}.where`) as Record<string, Matcher>,
       })),
     };
-    const prepared = { task, replay, spec };
-    this.prepared.set(taskId, prepared);
-    return prepared;
+    return { task, replay, spec };
   }
 
   private freshWorld(task: LoadedTask): World {

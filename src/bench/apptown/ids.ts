@@ -21,15 +21,20 @@ const MIN_ID = 10_000;
 const MAX_ID = 999_999;
 
 export class IdAllocator {
+  /**
+   * @param taken ids in use from the start, never changed here (a world's seeded rows: shared
+   * by every episode of the seed instead of copied into each)
+   */
   constructor(
     private readonly random: () => number,
+    private readonly taken: ReadonlySet<number> = new Set(),
     private readonly used: Set<number> = new Set(),
   ) {}
 
   next(): number {
     for (;;) {
       const id = MIN_ID + Math.floor(this.random() * (MAX_ID - MIN_ID + 1));
-      if (!this.used.has(id)) {
+      if (!this.used.has(id) && !this.taken.has(id)) {
         this.used.add(id);
         return id;
       }

@@ -27,9 +27,24 @@ function typeName(s: JsonSchema): string {
   return s.type ?? 'any';
 }
 
+/**
+ * JSON schemas of argument schemas: they never change, and converting one costs more than a
+ * whole API call (every task's reference replay reads several API docs).
+ */
+const jsonSchemas = new WeakMap<Api['args'], JsonSchema>();
+
+function argsJsonSchema(args: Api['args']): JsonSchema {
+  let schema = jsonSchemas.get(args);
+  if (!schema) {
+    schema = z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
+    jsonSchemas.set(args, schema);
+  }
+  return schema;
+}
+
 /** One row per parameter, the way API references print them. */
 export function describeParameters(api: Api) {
-  const schema = z.toJSONSchema(api.args, { io: 'input' }) as JsonSchema;
+  const schema = argsJsonSchema(api.args);
   return Object.entries(schema.properties ?? {}).map(([name, p]) => {
     const constraints: string[] = [];
     if (p.enum) constraints.push(`one of: ${p.enum.join(', ')}`);
