@@ -5,11 +5,12 @@
  * dist/ as a child process. Prints one line per figure, with its target beside it:
  *
  *   runs show <s> s (target < 5 s), runs show --json, report --html: wall time, median of 3
- *   export --role obs|hist: peak RSS growth over an export of a 4-rollout run from the same file
+ *   export --role obs|hist: peak RSS growth over an export of a 32-rollout run in the same file
  *     (the start-up baseline: modules, tokenizer, database open), sampled from /proc
  *
  * The database is kept and reused while its parameters, the schema version and the generator
- * version match (a finished run with a recorded marker); `--fresh` writes it again.
+ * version match (a finished run with a recorded marker); `--fresh` writes it again, which a
+ * change to how texts are encoded needs when it keeps the schema version.
  *
  *   npm run bench:store-scale [-- --rollouts 10000 --steps 30 --seed 1 --dir runs/bench --fresh]
  *   npm run bench:store-scale -- --acon ../other-checkout/bin/acon.js    (another build, same file)
