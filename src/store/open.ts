@@ -20,6 +20,7 @@ const BUSY_TIMEOUT_MS = 15_000;
  */
 export function openDatabase(file: string, mode: OpenMode): Database.Database {
   const memory = file === ':memory:' || (mode === 'read' && !existsSync(file));
+  if (!memory) lastOpened = file;
   let db: Database.Database | undefined;
   try {
     if (memory) {
@@ -110,6 +111,19 @@ function retryWhileBusy<T>(fn: () => T): T {
       Atomics.wait(pause, 0, 0, 20);
     }
   }
+}
+
+/** The database file this process opened last: SQLite's errors do not name their file. */
+let lastOpened: string | null = null;
+
+/**
+ * An SQLite error met after the open (a damaged page a read-only command reads, a lock held
+ * too long) as the DatabaseError naming the file and the fix; any other error as it is.
+ */
+export function explainDatabaseError(err: unknown): unknown {
+  if (lastOpened === null || err instanceof DatabaseError) return err;
+  if (!String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_')) return err;
+  return asDatabaseError(err, lastOpened);
 }
 
 /** PRAGMA quick_check: catches damaged pages before anything is written over them. */
