@@ -1,9 +1,43 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SqliteRunStore } from '../src/store/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 describe('acon CLI basics', () => {
+  it('names the database and the fix when a read-only command meets a damaged page', async () => {
+    const cwd = tempDir();
+    const file = join(cwd, 'acon.db');
+    const store = new SqliteRunStore(file);
+    for (let i = 0; i < 200; i++) {
+      store.createRun({
+        id: `run-${i}`,
+        kind: 'run',
+        command: 'acon run',
+        bench: 'apptown',
+        provider: 'sim',
+        models: { agent: 'sim/gpt-4.1' },
+        simulated: true,
+        params: { note: 'x'.repeat(2000) },
+        config: {},
+      });
+    }
+    store.close();
+    const bytes = readFileSync(file);
+    const pageSize = bytes.readUInt16BE(16);
+    const page = Math.floor(bytes.length / pageSize / 2);
+    bytes.fill(0x5a, page * pageSize, (page + 1) * pageSize);
+    writeFileSync(file, bytes);
+
+    const r = await runAcon(['runs', '--db', file], { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^DatabaseError: .*acon\.db: the database is damaged \(.+\); restore it from a backup, or use --db/,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
   it('prints help with examples for the program and every command', async () => {
     const cwd = tempDir();
     const top = await runAcon(['--help'], { cwd });

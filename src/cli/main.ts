@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { AconError } from '../errors.js';
+import { explainDatabaseError } from '../store/index.js';
 import { registerExport, registerLint } from './export.js';
 import { registerGuidelines } from './guidelines.js';
 import { registerInit } from './init.js';
@@ -62,7 +63,8 @@ function verboseFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|true|yes)$/i.test(env.ACON_VERBOSE ?? '');
 }
 
-function reportError(err: unknown, verbose: boolean): number {
+function reportError(thrown: unknown, verbose: boolean): number {
+  const err = explainDatabaseError(thrown);
   if (err instanceof CommanderError) {
     // commander already printed usage errors; help and version exit 0.
     return err.exitCode;

@@ -37,8 +37,8 @@ Examples:
         const row = store.rollout(id);
         const view = rolloutShow(
           row,
-          store.trajectory(row.id),
-          store.steps(row.id),
+          store.trajectoryHead(row.id),
+          store.stepActions(row.id),
           store.events(row.id),
           store.getRun(row.run_id).simulated,
         );

@@ -23,6 +23,18 @@ describe('countTokens', () => {
     expect(counter.countTokens(long)).toBe(first);
     expect(first).toBe(countTokens(long));
   });
+
+  it('keeps counting right when the cache evicts by characters', () => {
+    const counter = createTokenCounter(1000, 400);
+    const texts = ['alpha ', 'beta ', 'gamma ', 'delta '].map((w) => w.repeat(16));
+    const counts = texts.map((t) => counter.countTokens(t));
+    // Each text is ~90 characters: the 400-character budget holds four, a fifth evicts.
+    expect(texts.map((t) => counter.countTokens(t))).toEqual(counts);
+    const huge = 'word '.repeat(500);
+    expect(counter.countTokens(huge)).toBe(countTokens(huge));
+    expect(counter.countTokens('epsilon '.repeat(12))).toBe(countTokens('epsilon '.repeat(12)));
+    expect(texts.map((t) => counter.countTokens(t))).toEqual(texts.map((t) => countTokens(t)));
+  });
 });
 
 describe('countMessageTokens', () => {

@@ -47,7 +47,7 @@ export type StoredStep = {
 
 export function rolloutShow(
   row: RolloutRow,
-  trajectory: Trajectory,
+  trajectory: Pick<Trajectory, 'system' | 'task'>,
   steps: StoredStep[],
   events: CompressionEvent[],
   simulated: boolean,

@@ -8,7 +8,7 @@ import {
 } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { DeltaBases } from './delta-bases.js';
+import { DeltaBases, votingTokens } from './delta-bases.js';
 import { applyDelta, diffTokens, DeltaOpsSchema, tokenize } from './delta.js';
 import { joinLongStrings, skeletonKeys, splitLongStrings } from './json-skeleton.js';
 
@@ -179,12 +179,18 @@ export class BlobStore {
     }
     if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
     const tokens = tokenize(text);
-    const base = this.bases.best(tokens);
-    // The base must be in the file: a rolled-back transaction may have taken it out again.
-    if (base && base.depth < DELTA_MAX_DEPTH && this.exists.get(base.key) !== undefined) {
+    const voting = votingTokens(tokens);
+    const base = this.bases.best(voting);
+    // The base must be in the file: a rolled-back transaction may have taken it out again
+    // (`known` holds only committed keys).
+    if (
+      base &&
+      base.depth < DELTA_MAX_DEPTH &&
+      (this.known.has(base.key) || this.exists.get(base.key) !== undefined)
+    ) {
       const { ops, copiedChars } = diffTokens(base.tokens, tokens, base.index);
       if (copiedChars >= text.length * DELTA_MIN_COPIED) {
-        this.bases.add({ key, text, tokens, depth: base.depth + 1 });
+        this.bases.add({ key, text, tokens, depth: base.depth + 1 }, voting);
         const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
           dictionary: dictionaryOf(base.text),
         });
@@ -194,7 +200,7 @@ export class BlobStore {
         };
       }
     }
-    this.bases.add({ key, text, tokens, depth: 0 });
+    this.bases.add({ key, text, tokens, depth: 0 }, voting);
     return encodeBlob(text, this.compression);
   }
 

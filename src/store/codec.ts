@@ -63,6 +63,12 @@ export function trajectoryJson(blobs: BlobStore, ref: string): string {
   });
 }
 
+/** The system prompt and task of a stored trajectory, without reading its turns. */
+export function trajectoryHead(blobs: BlobStore, ref: string): { system: string; task: string } {
+  const t = TrajectoryRefSchema.parse(JSON.parse(ref));
+  return { system: blobs.get(t.system), task: blobs.get(t.task) };
+}
+
 /** An LLM request as stored: its messages and tool definitions by key, the rest inline. */
 export function putRequest(blobs: BlobStore, request: Record<string, unknown>): string {
   const { messages, tools } = request as { messages: unknown[]; tools?: unknown };

@@ -11,10 +11,27 @@ export type DeltaBase = {
 
 /** Only tokens at least this long vote: short ones ("},\n", "0,") occur in every text. */
 const VOTING_TOKEN_CHARS = 16;
-/** Tokens of a new text looked up, spread evenly over it. */
+/** Tokens of a new text looked up at most, spread evenly over it. */
 const VOTES_PER_TEXT = 96;
+
+/**
+ * About one long token in four votes, chosen by its content, so that a text and the texts it
+ * shares lines with pick the same ones: indexing and looking up cost a quarter.
+ */
+export function votingTokens(tokens: readonly string[]): string[] {
+  return tokens.filter(votes);
+}
+
+function votes(t: string): boolean {
+  if (t.length < VOTING_TOKEN_CHARS) return false;
+  let h = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
+  return h >>> 30 === 0;
+}
 /** Texts remembered per voting token (the newest). */
 const TEXTS_PER_TOKEN = 8;
+/** The share of a new text's voting tokens a base must have for a delta to be tried. */
+const MIN_SHARED_VOTES = 0.3;
 /** Distinct voting tokens remembered before the lookup table starts over. */
 const MAX_VOTING_TOKENS = 500_000;
 
@@ -33,13 +50,13 @@ export class DeltaBases {
 
   constructor(private readonly maxChars = 32 * 1024 * 1024) {}
 
-  add(base: DeltaBase): void {
+  /** Remembers a text; `voting` are its votingTokens(). */
+  add(base: DeltaBase, voting: readonly string[]): void {
     const id = this.nextId++;
     this.entries.set(id, { ...base });
     this.chars += base.text.length;
     if (this.byToken.size > MAX_VOTING_TOKENS) this.byToken.clear();
-    for (const t of base.tokens) {
-      if (t.length < VOTING_TOKEN_CHARS) continue;
+    for (const t of voting) {
       const ids = this.byToken.get(t);
       if (ids === undefined) this.byToken.set(t, [id]);
       else if (ids[ids.length - 1] !== id) {
@@ -55,26 +72,26 @@ export class DeltaBases {
     }
   }
 
-  /** The remembered text sharing the most long tokens with `tokens` (the newest on a tie). */
-  best(tokens: readonly string[]): (DeltaBase & { index: TokenIndex }) | undefined {
-    const voting = tokens.filter((t) => t.length >= VOTING_TOKEN_CHARS);
-    if (voting.length === 0) return undefined;
+  /** The remembered text sharing the most voting tokens with `voting` (the newest on a tie). */
+  best(voting: readonly string[]): (DeltaBase & { index: TokenIndex }) | undefined {
     const stride = Math.max(1, Math.floor(voting.length / VOTES_PER_TEXT));
-    const votes = new Map<number, number>();
+    const tally = new Map<number, number>();
+    let asked = 0;
     for (let i = 0; i < voting.length; i += stride) {
-      for (const id of this.byToken.get(voting[i]!) ?? []) {
-        votes.set(id, (votes.get(id) ?? 0) + 1);
-      }
+      asked++;
+      for (const id of this.byToken.get(voting[i]!) ?? []) tally.set(id, (tally.get(id) ?? 0) + 1);
     }
     let bestId = -1;
     let bestVotes = 0;
-    for (const [id, n] of votes) {
+    for (const [id, n] of tally) {
       if (!this.entries.has(id)) continue;
       if (n > bestVotes || (n === bestVotes && id > bestId)) {
         bestId = id;
         bestVotes = n;
       }
     }
+    // A text sharing few of the lines asked about would not give a delta worth keeping.
+    if (bestVotes < asked * MIN_SHARED_VOTES) return undefined;
     const entry = this.entries.get(bestId);
     if (entry === undefined) return undefined;
     entry.index ??= indexTokens(entry.tokens);

@@ -12,11 +12,12 @@ export {
   type RolloutRow,
   type RunRow,
   type RunStatus,
+  type StepActionRow,
   type StepRow,
   type StorageStats,
 } from './records.js';
 export { BlobCompressionSchema, type BlobCompression } from './blobs.js';
 export type { CallRow, RolloutFilter } from './export-queries.js';
-export { openDatabase, type OpenMode } from './open.js';
+export { explainDatabaseError, openDatabase, type OpenMode } from './open.js';
 export { HEARTBEAT_MS, STALE_AFTER_MS, type Owner, type OwnerProbe } from './ownership.js';
 export { migrate, SCHEMA_VERSION } from './migrations.js';

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
+import { explainDatabaseError } from './open.js';
 import { SqliteRunStore } from './run-store.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'acon-store-'));
@@ -66,6 +67,25 @@ describe('openDatabase', () => {
     );
     expect(err.message).not.toContain('\n');
     expect(readFileSync(file).equals(bytes)).toBe(true);
+    // Read-only opens skip the whole-file check (it reads every page of a large store).
+    expect(() => new SqliteRunStore(file, { mode: 'read' }).close()).not.toThrow();
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    // Reading the damaged page later gives the same one-line error naming the file and the fix.
+    const reader = new SqliteRunStore(file, { mode: 'read' });
+    let thrown: unknown;
+    try {
+      reader.listRuns();
+    } catch (err) {
+      thrown = err;
+    } finally {
+      reader.close();
+    }
+    expect(thrown).toBeDefined();
+    const explained = explainDatabaseError(thrown);
+    expect(explained).toBeInstanceOf(DatabaseError);
+    expect((explained as DatabaseError).message).toMatch(
+      new RegExp(`^${file}: the database is damaged \\(.+\\); restore it from a backup`),
+    );
   });
 
   it('refuses a schema newer than this acon', () => {

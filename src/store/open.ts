@@ -20,6 +20,7 @@ const BUSY_TIMEOUT_MS = 15_000;
  */
 export function openDatabase(file: string, mode: OpenMode): Database.Database {
   const memory = file === ':memory:' || (mode === 'read' && !existsSync(file));
+  if (!memory) lastOpened = file;
   let db: Database.Database | undefined;
   try {
     if (memory) {
@@ -35,8 +36,10 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       timeout: BUSY_TIMEOUT_MS,
     });
     const opened = db;
-    retryWhileBusy(() => checkIntegrity(opened, file));
     if (mode === 'write') {
+      // Only before writing: the check reads every page (1.5 s on a 1.4 GB store, issue #16), and
+      // a read-only command changes nothing; SQLite reports a damaged page it reads anyway.
+      retryWhileBusy(() => checkIntegrity(opened, file));
       // The switch to WAL (once per file) can report busy without waiting when another process
       // is creating the same fresh file; retried, both processes get through.
       retryWhileBusy(() => opened.pragma('journal_mode = WAL'));
@@ -108,6 +111,19 @@ function retryWhileBusy<T>(fn: () => T): T {
       Atomics.wait(pause, 0, 0, 20);
     }
   }
+}
+
+/** The database file this process opened last: SQLite's errors do not name their file. */
+let lastOpened: string | null = null;
+
+/**
+ * An SQLite error met after the open (a damaged page a read-only command reads, a lock held
+ * too long) as the DatabaseError naming the file and the fix; any other error as it is.
+ */
+export function explainDatabaseError(err: unknown): unknown {
+  if (lastOpened === null || err instanceof DatabaseError) return err;
+  if (!String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_')) return err;
+  return asDatabaseError(err, lastOpened);
 }
 
 /** PRAGMA quick_check: catches damaged pages before anything is written over them. */

@@ -185,6 +185,7 @@ describe('SqliteRunStore', () => {
 
       expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(t));
       expect(store.trajectory('r1')).toEqual(t);
+      expect(store.trajectoryHead('r1')).toEqual({ system: t.system, task: t.task });
       const steps = store.steps('r1');
       expect(steps.map((s) => s.prompt)).toEqual(
         written.steps.map((s) => JSON.stringify(s.prompt)),
@@ -195,6 +196,7 @@ describe('SqliteRunStore', () => {
       expect(steps.map((s) => s.observations)).toEqual(
         written.steps.map((s) => JSON.stringify(s.observations)),
       );
+      expect(store.stepActions('r1')).toEqual(steps.map(({ prompt: _, ...rest }) => rest));
       expect(store.events('r1')).toEqual(written.events);
       const calls = store.calls({ runId: RUN, role: 'agent' });
       expect(calls.map((c) => c.request)).toEqual(records.map((r) => JSON.stringify(r.request)));

@@ -15,6 +15,7 @@ import {
   putTrajectory,
   requestJson,
   responseJson,
+  trajectoryHead,
   trajectoryJson,
 } from './codec.js';
 import { ExportQueries, type CallRow, type RolloutFilter } from './export-queries.js';
@@ -40,6 +41,7 @@ import {
   type RolloutRow,
   type RunRow,
   type RunStatus,
+  type StepActionRow,
   type StepRow,
   type StorageStats,
 } from './records.js';
@@ -78,7 +80,9 @@ export interface RunStore extends CallStore {
   runConditions(runId: string): string[];
   finishedKeys(runId: string): Set<string>;
   trajectory(rolloutId: string): Trajectory;
+  trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
   steps(rolloutId: string): StepRow[];
+  stepActions(rolloutId: string): StepActionRow[];
   events(rolloutId: string): CompressionEvent[];
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[];
   exportCalls(f: RolloutFilter): Generator<CallRow>;
@@ -591,6 +595,38 @@ export class SqliteRunStore implements RunStore {
       idx: r.idx,
       prompt_tokens: r.prompt_tokens,
       prompt: messagesJson(this.blobs, r.prompt_key),
+      assistant: this.blobs.get(r.assistant_key),
+      observations: messagesJson(this.blobs, r.observations_key),
+    }));
+  }
+
+  /** The system prompt and task of a rollout (what a viewer shows above the steps). */
+  trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'> {
+    const ref = this.sql('SELECT trajectory_ref FROM rollouts WHERE id = ?')
+      .pluck()
+      .get(rolloutId) as string | undefined;
+    if (ref === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
+    return trajectoryHead(this.blobs, ref);
+  }
+
+  /**
+   * The agent steps of a rollout without their prompts: what the agent did and saw, which is all
+   * a trajectory viewer shows. A prompt repeats the history, so reading it costs the square of
+   * the trajectory's length.
+   */
+  stepActions(rolloutId: string): StepActionRow[] {
+    const rows = this.sql(
+      `SELECT idx, prompt_tokens, assistant_key, observations_key FROM steps
+         WHERE rollout_id = ? ORDER BY idx`,
+    ).all(rolloutId) as {
+      idx: number;
+      prompt_tokens: number;
+      assistant_key: string;
+      observations_key: string;
+    }[];
+    return rows.map((r) => ({
+      idx: r.idx,
+      prompt_tokens: r.prompt_tokens,
       assistant: this.blobs.get(r.assistant_key),
       observations: messagesJson(this.blobs, r.observations_key),
     }));

@@ -76,8 +76,8 @@ export function reportData(
   for (const r of chosen) {
     const view = rolloutShow(
       r,
-      store.trajectory(r.id),
-      store.steps(r.id),
+      store.trajectoryHead(r.id),
+      store.stepActions(r.id),
       store.events(r.id),
       run.simulated,
     );
