@@ -94,10 +94,17 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     return { prompt, promptTokens, result };
   }
 
+  // Whether the event loop went round since the step began (set by an immediate scheduled then).
+  let turned = false;
   for (let step = 0; step < maxSteps; step++) {
     // With a fast (simulated or cached) model a whole run can be one chain of microtasks that
-    // never lets the event loop poll: Ctrl-C and progress-bar timers would wait for the end.
-    await new Promise((resolve) => setImmediate(resolve));
+    // never lets the event loop poll: Ctrl-C and progress-bar timers would wait for the end. So a
+    // step that ran without the loop going round yields first. A step that waited on the network
+    // has let the loop go round already; yielding again would queue its next request behind
+    // every answer that arrived meanwhile (2% of throughput at 64 calls in flight, issue #16).
+    if (!turned) await new Promise((resolve) => setImmediate(resolve));
+    turned = false;
+    setImmediate(() => (turned = true));
     if (opts.signal?.aborted) throw new InterruptedError(`interrupted before step ${step}`);
     const stepEvents: CompressionEvent[] = [];
     let reactive = false;
