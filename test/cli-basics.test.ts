@@ -1,28 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteRunStore } from '../src/store/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { storeWithRuns } from './helpers/store.js';
 
 describe('acon CLI basics', () => {
   it('names the database and the fix when a read-only command meets a damaged page', async () => {
     const cwd = tempDir();
     const file = join(cwd, 'acon.db');
-    const store = new SqliteRunStore(file);
-    for (let i = 0; i < 200; i++) {
-      store.createRun({
-        id: `run-${i}`,
-        kind: 'run',
-        command: 'acon run',
-        bench: 'apptown',
-        provider: 'sim',
-        models: { agent: 'sim/gpt-4.1' },
-        simulated: true,
-        params: { note: 'x'.repeat(2000) },
-        config: {},
-      });
-    }
-    store.close();
+    storeWithRuns(file, 200);
     const bytes = readFileSync(file);
     const pageSize = bytes.readUInt16BE(16);
     const page = Math.floor(bytes.length / pageSize / 2);

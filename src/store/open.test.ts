@@ -6,27 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { explainDatabaseError } from './open.js';
+import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'acon-store-'));
-
-function storeWithRuns(file: string, n: number): void {
-  const store = new SqliteRunStore(file);
-  for (let i = 0; i < n; i++) {
-    store.createRun({
-      id: `run-${i}`,
-      kind: 'run',
-      command: 'acon run',
-      bench: 'apptown',
-      provider: 'sim',
-      models: { agent: 'sim/gpt-4.1' },
-      simulated: true,
-      params: { note: 'x'.repeat(2000) },
-      config: {},
-    });
-  }
-  store.close();
-}
 
 function openError(file: string, mode: 'read' | 'write' = 'write'): DatabaseError {
   try {
