@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ToolCall } from '../../llm/types.js';
+import type { AssistantMessage, ToolCall } from '../../llm/types.js';
 import { scoreTask } from '../../report/qa-metrics.js';
+import { answerToolCalls } from '../tool-call-answers.js';
 import type { ActResult, Episode, Evaluation, TaskInfo } from '../types.js';
 import { indexOf, type Library } from './library.js';
 import {
@@ -38,15 +39,7 @@ export class QaEpisode implements Episode {
   }
 
   async act(message: AssistantMessage): Promise<ActResult> {
-    const calls = message.tool_calls ?? [];
-    if (calls.length === 0) {
-      return { messages: [{ role: 'user', content: NO_TOOL_CALL_MESSAGE }], done: this.done };
-    }
-    const messages: ChatMessage[] = calls.map((call) => ({
-      role: 'tool',
-      tool_call_id: call.id,
-      content: this.run(call),
-    }));
+    const messages = answerToolCalls(message, (call) => this.run(call), NO_TOOL_CALL_MESSAGE);
     return { messages, done: this.done };
   }
 
