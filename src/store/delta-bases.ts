@@ -13,6 +13,12 @@ export type DeltaBase = {
 const VOTING_TOKEN_CHARS = 16;
 /** Tokens of a new text looked up at most, spread evenly over it. */
 const VOTES_PER_TEXT = 96;
+/** Texts remembered per voting token (the newest). */
+const TEXTS_PER_TOKEN = 8;
+/** The share of a new text's voting tokens a base must have for a delta to be tried. */
+const MIN_SHARED_VOTES = 0.3;
+/** Distinct voting tokens remembered before the lookup table starts over. */
+const MAX_VOTING_TOKENS = 500_000;
 
 /**
  * About one long token in four votes, chosen by its content, so that a text and the texts it
@@ -28,12 +34,6 @@ function votes(t: string): boolean {
   for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
   return h >>> 30 === 0;
 }
-/** Texts remembered per voting token (the newest). */
-const TEXTS_PER_TOKEN = 8;
-/** The share of a new text's voting tokens a base must have for a delta to be tried. */
-const MIN_SHARED_VOTES = 0.3;
-/** Distinct voting tokens remembered before the lookup table starts over. */
-const MAX_VOTING_TOKENS = 500_000;
 
 type Entry = DeltaBase & { index?: TokenIndex };
 
