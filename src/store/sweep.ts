@@ -5,7 +5,8 @@ import { messageListKeys, requestKeys, responseKeys, trajectoryKeys } from './co
 /**
  * Deletes the blobs no row refers to any more (after runs were deleted): marks every key the
  * rollouts, steps, compression events and LLM calls refer to, and every blob those refer to in
- * turn, then removes the rest. Blobs are shared between runs, so only a full mark is safe. Returns the number of blobs removed.
+ * turn, then removes the rest. Blobs are shared
+ * between runs, so only a full mark is safe. Returns the number of blobs removed.
  */
 export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   const live = new Set<string>();
@@ -28,14 +29,25 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   for (const ref of column('SELECT response_ref FROM llm_calls WHERE response_ref IS NOT NULL')) {
     mark(responseKeys(ref));
   }
-  // A live delta keeps its base, a live skeleton its strings, and so on down.
+  return removeUnreachable(db, blobs, live);
+}
+
+/**
+ * Deletes every blob neither in `live` nor needed to read one that is: a delta keeps the texts
+ * it copies from, a skeleton its strings, and so on down. Returns the number removed.
+ */
+export function removeUnreachable(
+  db: Database.Database,
+  blobs: BlobStore,
+  live: Set<string>,
+): number {
   const refs = new Map<string, string[]>();
   const referring = db.prepare(
     `SELECT key, encoding, data FROM blobs WHERE encoding IN (${BlobStore.REFERRING_ENCODINGS.join(',')})`,
   );
   for (const row of referring.iterate()) {
-    const { key, encoding, data } = row as { key: string; encoding: number; data: Buffer };
-    refs.set(key, BlobStore.references(encoding, data));
+    const { key, encoding, data } = row as { key: string | Buffer; encoding: number; data: Buffer };
+    refs.set(BlobStore.keyText(key), BlobStore.references(encoding, data));
   }
   const pending = [...live].filter((k) => refs.has(k));
   while (pending.length > 0) {
@@ -45,13 +57,9 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
       if (refs.has(k)) pending.push(k);
     }
   }
-  const dead = (db.prepare('SELECT key FROM blobs').pluck().all() as string[]).filter(
-    (k) => !live.has(k),
-  );
-  const remove = db.prepare('DELETE FROM blobs WHERE key = ?');
-  db.transaction(() => {
-    for (const k of dead) remove.run(k);
-  }).immediate();
-  blobs.forget(dead);
+  const dead = (db.prepare('SELECT key FROM blobs').pluck().all() as (string | Buffer)[])
+    .map(BlobStore.keyText)
+    .filter((k) => !live.has(k));
+  blobs.remove(dead);
   return dead.length;
 }
