@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
 import { convertToBlobs } from './migrate-blobs.js';
+import { compactRows } from './migrate-rows.js';
 
 /** Plain SQL, or a step that also has to rewrite rows (hashing, compressing) in JavaScript. */
 type Migration = string | ((db: Database.Database) => void);
@@ -148,6 +149,8 @@ const MIGRATIONS: Migration[] = [
   -- texts they are built on: the version moves on so that it refuses the file.
   SELECT 1;
   `,
+  // Smaller rows (issue #16): call contexts by integer, keys as bytes (src/store/migrate-rows.ts).
+  compactRows,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
