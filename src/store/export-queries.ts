@@ -90,7 +90,7 @@ export class ExportQueries {
   *calls(f: RolloutFilter): Generator<CallRow> {
     const w = where(f);
     const stmt = this.db.prepare(
-      `SELECT c.id, c.step, c.messages_key, c.request_key, c.response_key, c.response_rest,
+      `SELECT c.id, c.step, c.messages_key, x.request_key, c.response_key, c.response_rest,
          c.prompt_tokens, c.cached_tokens, c.completion_tokens, c.error, r.id AS rollout_id, r.task_id,
          r.success, r.condition, r.split, r.guideline_obs, r.guideline_hist,
          EXISTS (SELECT 1 FROM compression_events e WHERE e.call_id = c.id AND e.failed = 1)

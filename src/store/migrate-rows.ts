@@ -185,3 +185,69 @@ function compactTrajectories(db: Database.Database): void {
     update.run(JSON.stringify({ ...t, turns: compactTurns(t.turns, steps) }), r.id);
   }
 }
+
+/**
+ * Schema v8 (issue #16): the rest of a request (model, sampling, tool list: the same for every
+ * call of a role in a rollout) moves from each call into its call context, and a rollout's
+ * evaluation (per-check details, about 1.4 KB) into a blob, where the evaluations of one task
+ * under other conditions make it a small delta.
+ */
+export function contextRequests(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE contexts_v8 (
+      id INTEGER PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      rollout_id TEXT,
+      task_id TEXT,
+      role TEXT NOT NULL,
+      provider TEXT NOT NULL,
+      model TEXT NOT NULL,
+      request_key BLOB NOT NULL      -- the request without its messages (see putRequestParts)
+    );
+    INSERT INTO contexts_v8 (run_id, rollout_id, task_id, role, provider, model, request_key)
+      SELECT x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model, c.request_key
+      FROM llm_calls c JOIN call_contexts x ON x.id = c.context
+      GROUP BY c.context, c.request_key ORDER BY MIN(c.id);
+    CREATE INDEX contexts_v8_lookup ON contexts_v8(rollout_id, run_id, role, request_key);
+    CREATE TABLE calls_v8 (
+      id INTEGER PRIMARY KEY,
+      context INTEGER NOT NULL REFERENCES contexts_v8(id),
+      step INTEGER,
+      request_hash BLOB NOT NULL,
+      messages_key BLOB NOT NULL,
+      response_key BLOB,
+      response_rest TEXT,
+      prompt_tokens INTEGER NOT NULL,
+      cached_tokens INTEGER NOT NULL,
+      completion_tokens INTEGER NOT NULL,
+      cost_usd REAL NOT NULL,
+      latency_ms REAL NOT NULL,
+      cached INTEGER NOT NULL,
+      error TEXT,
+      created_at INTEGER NOT NULL
+    );
+    INSERT INTO calls_v8 SELECT c.id, n.id, c.step, c.request_hash, c.messages_key,
+        c.response_key, c.response_rest, c.prompt_tokens, c.cached_tokens, c.completion_tokens,
+        c.cost_usd, c.latency_ms, c.cached, c.error, c.created_at
+      FROM llm_calls c JOIN call_contexts x ON x.id = c.context
+      JOIN contexts_v8 n ON n.run_id = x.run_id AND n.rollout_id IS x.rollout_id
+        AND n.task_id IS x.task_id AND n.role = x.role AND n.provider = x.provider
+        AND n.model = x.model AND n.request_key = c.request_key
+      ORDER BY c.id;
+    DROP INDEX contexts_v8_lookup;
+    DROP TABLE llm_calls;
+    DROP TABLE call_contexts;
+    ALTER TABLE contexts_v8 RENAME TO call_contexts;
+    ALTER TABLE calls_v8 RENAME TO llm_calls;
+    CREATE INDEX call_contexts_run ON call_contexts(run_id);
+    CREATE INDEX call_contexts_rollout ON call_contexts(rollout_id);
+    CREATE INDEX llm_calls_context ON llm_calls(context);
+  `);
+  const blobs = new BlobStore(db);
+  const rows = db.prepare('SELECT id, evaluation FROM rollouts').all() as {
+    id: string;
+    evaluation: string;
+  }[];
+  const update = db.prepare('UPDATE rollouts SET evaluation = ? WHERE id = ?');
+  for (const r of rows) update.run(keyColumn(blobs.put(r.evaluation)), r.id);
+}

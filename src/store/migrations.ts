@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
 import { convertToBlobs } from './migrate-blobs.js';
-import { compactRows } from './migrate-rows.js';
+import { compactRows, contextRequests } from './migrate-rows.js';
 
 /** Plain SQL, or a step that also has to rewrite rows (hashing, compressing) in JavaScript. */
 type Migration = string | ((db: Database.Database) => void);
@@ -151,6 +151,8 @@ const MIGRATIONS: Migration[] = [
   `,
   // Smaller rows (issue #16): call contexts by integer, keys as bytes (src/store/migrate-rows.ts).
   compactRows,
+  // A call's request settings in its context, a rollout's evaluation as a blob (migrate-rows.ts).
+  contextRequests,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

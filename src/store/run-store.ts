@@ -184,16 +184,15 @@ export class SqliteRunStore implements RunStore {
     const request = putRequestParts(this.blobs, call.request);
     const response = call.response ? putResponseParts(this.blobs, call.response, usage) : null;
     const info = this.sql(
-      `INSERT INTO llm_calls (context, step, request_hash, messages_key, request_key,
-           response_key, response_rest, prompt_tokens, cached_tokens, completion_tokens,
-           cost_usd, latency_ms, cached, error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO llm_calls (context, step, request_hash, messages_key, response_key,
+           response_rest, prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms,
+           cached, error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      this.callContext(call),
+      this.callContext(call, request.rest),
       call.ctx.step ?? null,
       keyColumn(call.requestHash),
       keyColumn(request.messages),
-      keyColumn(request.rest),
       response ? keyColumn(response.message) : null,
       response?.rest ?? null,
       usage.prompt_tokens,
@@ -211,8 +210,11 @@ export class SqliteRunStore implements RunStore {
   /** call_contexts ids by their columns, for the calls this process records. */
   private readonly contexts = new Map<string, number>();
 
-  /** The id of the call's run, rollout, task, role, provider and model (a few per rollout). */
-  private callContext(call: CallRecord): number {
+  /**
+   * The id of the call's run, rollout, task, role, provider, model and request settings (its
+   * request without the messages): a few per rollout.
+   */
+  private callContext(call: CallRecord, requestKey: string): number {
     const values = [
       call.ctx.runId,
       call.ctx.rolloutId ?? null,
@@ -221,22 +223,22 @@ export class SqliteRunStore implements RunStore {
       call.provider,
       call.model,
     ] as const;
-    const key = values.join('\u0000');
+    const key = [...values, requestKey].join('\u0000');
     const known = this.contexts.get(key);
     if (known !== undefined) return known;
     const found = this.sql(
-      `SELECT id FROM call_contexts WHERE run_id = ? AND rollout_id IS ? AND task_id IS ?
-         AND role = ? AND provider = ? AND model = ?`,
+      `SELECT id FROM call_contexts WHERE rollout_id IS ? AND run_id = ? AND task_id IS ?
+         AND role = ? AND provider = ? AND model = ? AND request_key = ?`,
     )
       .pluck()
-      .get(...values) as number | undefined;
+      .get(values[1], values[0], ...values.slice(2), keyColumn(requestKey)) as number | undefined;
     const id =
       found ??
       Number(
         this.sql(
-          `INSERT INTO call_contexts (run_id, rollout_id, task_id, role, provider, model)
-             VALUES (?, ?, ?, ?, ?, ?)`,
-        ).run(...values).lastInsertRowid,
+          `INSERT INTO call_contexts (run_id, rollout_id, task_id, role, provider, model,
+               request_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        ).run(...values, keyColumn(requestKey)).lastInsertRowid,
       );
     // A context outlives its rollout's calls only in memory; keep the map small.
     if (this.contexts.size >= MAX_REMEMBERED_CONTEXTS) this.contexts.clear();
@@ -266,7 +268,7 @@ export class SqliteRunStore implements RunStore {
   calls(filter: CallFilter): LlmCallRow[] {
     const w = callWhere(filter);
     const rows = this.sql(
-      `SELECT c.*, x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model
+      `SELECT c.*, x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model, x.request_key
          FROM ${CALLS} WHERE ${w.sql} ORDER BY c.id`,
     ).all(...w.params) as (Record<string, unknown> & UsageColumns)[];
     return rows.map((c) => ({
@@ -475,7 +477,7 @@ export class SqliteRunStore implements RunStore {
           r.metrics.peakInputTokens,
           r.metrics.costUsd,
           JSON.stringify(r.metrics),
-          JSON.stringify(r.evaluation),
+          keyColumn(this.blobs.put(JSON.stringify(r.evaluation))),
           putTrajectory(this.blobs, r.trajectory, stepKeys),
           r.error,
           r.startedAt,
@@ -521,17 +523,23 @@ export class SqliteRunStore implements RunStore {
           condition,
         )
       : this.sql('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id').all(runId);
-    return rows.map((r) => RolloutRowSchema.parse(r));
+    return rows.map((r) => this.toRolloutRow(r));
+  }
+
+  /** A rollouts row as read: its evaluation is a blob (schema v8). */
+  private toRolloutRow(raw: unknown): RolloutRow {
+    const row = raw as { evaluation: unknown };
+    return RolloutRowSchema.parse({ ...row, evaluation: this.blobs.get(keyOf(row.evaluation)) });
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const exact = this.sql('SELECT * FROM rollouts WHERE id = ?').get(idOrPrefix);
-    if (exact) return RolloutRowSchema.parse(exact);
+    if (exact) return this.toRolloutRow(exact);
     const rows = this.sql("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2").all(
       `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     );
-    if (rows.length === 1) return RolloutRowSchema.parse(rows[0]);
+    if (rows.length === 1) return this.toRolloutRow(rows[0]);
     if (rows.length > 1) {
       throw new UsageError(
         `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`,

@@ -13,6 +13,7 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
     for (const k of keys) live.add(k);
   };
   const column = (sql: string) => db.prepare(sql).pluck().iterate() as IterableIterator<unknown>;
+  for (const k of column('SELECT evaluation FROM rollouts')) live.add(keyOf(k));
   for (const ref of column('SELECT trajectory_ref FROM rollouts')) {
     mark(trajectoryKeys(blobs, ref as string));
   }
@@ -26,7 +27,10 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   }
   for (const k of column('SELECT input_key FROM compression_events')) live.add(keyOf(k));
   for (const k of column('SELECT output_key FROM compression_events')) live.add(keyOf(k));
-  for (const c of db.prepare('SELECT messages_key, request_key FROM llm_calls').iterate()) {
+  const calls = db.prepare(
+    'SELECT c.messages_key, x.request_key FROM llm_calls c JOIN call_contexts x ON x.id = c.context',
+  );
+  for (const c of calls.iterate()) {
     const { messages_key, request_key } = c as Record<string, unknown>;
     mark(requestPartKeys(blobs, keyOf(messages_key), keyOf(request_key)));
   }
