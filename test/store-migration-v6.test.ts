@@ -118,4 +118,29 @@ describe('migration from schema 6 to compact rows (schema 7)', () => {
       store.close();
     }
   });
+
+  it('acon runs upgrade upgrades the file a read-only command refused, once', async () => {
+    const file = copyFixture();
+    const cwd = tempDir();
+    const refused = await runAcon(['runs', '--db', file], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `schema version 6 is older than this acon (${SCHEMA_VERSION})`,
+    );
+    expect(refused.stderr).toContain(`acon runs upgrade --db ${file}`);
+
+    const upgraded = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(upgraded.stderr).toBe('');
+    expect(upgraded.code).toBe(0);
+    expect(upgraded.stdout).toBe(`upgraded ${file} from schema version 6 to ${SCHEMA_VERSION}\n`);
+    const listed = await runAcon(['runs', '--db', file], { cwd });
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toBe(expected.cli.runs);
+
+    const again = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(again.stdout).toContain(`is at schema version ${SCHEMA_VERSION} already`);
+    const missing = await runAcon(['runs', 'upgrade', '--db', join(cwd, 'none.db')], { cwd });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+  });
 });
