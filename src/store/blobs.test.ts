@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../seeded-random.js';
 import { BlobStore, blobKey } from './blobs.js';
 
-/** The table as schema version 7 has it (`text`: as versions 3 to 6 had it). */
+/** The table as schema version 9 has it (`text`: as versions 3 to 8 had it). */
 function database(keys: 'binary' | 'text' = 'binary'): Database.Database {
   const db = new Database(':memory:');
   const type = keys === 'binary' ? 'BLOB' : 'TEXT';
@@ -168,7 +168,7 @@ describe('BlobStore', () => {
     expect(new BlobStore(db).get(key)).toBe(again);
   });
 
-  it('keeps keys as 16-byte BLOBs in a version 7 table and as hex in an older one', () => {
+  it('keeps keys as 16-byte BLOBs in a version 9 table and as hex in an older one', () => {
     for (const layout of ['binary', 'text'] as const) {
       const db = database(layout);
       const key = new BlobStore(db).put('a text');

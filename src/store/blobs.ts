@@ -118,8 +118,8 @@ export function decodeBlob(encoding: number, data: string | Buffer): string {
 /**
  * The content-addressed texts of a database (`blobs` table): each distinct text is stored once
  * under its key, so a prompt that repeats the history costs a list of keys, not the history.
- * Keys are hex strings to callers and 16-byte BLOBs in the table (schema version 7 on; before
- * that, hex TEXT: a migration that runs before version 7 still finds its blobs).
+ * Keys are hex strings to callers and 16-byte BLOBs in the table (schema version 9 on; before
+ * that, hex TEXT: a migration that runs before version 9 still finds its blobs).
  */
 export class BlobStore {
   private insertStmt: Database.Statement | undefined;
@@ -154,7 +154,7 @@ export class BlobStore {
     return this.binary ? Buffer.from(key, 'hex') : key;
   }
 
-  /** Whether the table holds keys as 16-byte BLOBs (schema version 7 on). */
+  /** Whether the table holds keys as 16-byte BLOBs (schema version 9 on). */
   static binaryKeys(db: Database.Database): boolean {
     const columns = db.pragma('table_info(blobs)') as { name: string; type: string }[];
     return columns.find((c) => c.name === 'key')?.type.toUpperCase() === 'BLOB';

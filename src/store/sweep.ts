@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { BlobStore } from './blobs.js';
-import { messageListKeys, requestKeys, responseKeys, trajectoryKeys } from './codec.js';
+import { keyOf, messageListKeys, requestPartKeys, trajectoryKeys } from './codec.js';
 
 /**
  * Deletes the blobs no row refers to any more (after runs were deleted): marks every key the
@@ -13,21 +13,30 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
   const mark = (keys: Iterable<string>) => {
     for (const k of keys) live.add(k);
   };
-  const column = (sql: string) => db.prepare(sql).pluck().iterate() as IterableIterator<string>;
-  for (const ref of column('SELECT trajectory_ref FROM rollouts')) mark(trajectoryKeys(blobs, ref));
+  const column = (sql: string) => db.prepare(sql).pluck().iterate() as IterableIterator<unknown>;
+  for (const k of column('SELECT evaluation FROM rollouts')) live.add(keyOf(k));
+  for (const ref of column('SELECT trajectory_ref FROM rollouts')) {
+    mark(trajectoryKeys(blobs, ref as string));
+  }
   for (const s of db
     .prepare('SELECT prompt_key, assistant_key, observations_key FROM steps')
     .iterate()) {
-    const { prompt_key, assistant_key, observations_key } = s as Record<string, string>;
-    mark(messageListKeys(blobs, prompt_key!));
-    mark(messageListKeys(blobs, observations_key!));
-    live.add(assistant_key!);
+    const { prompt_key, assistant_key, observations_key } = s as Record<string, unknown>;
+    mark(messageListKeys(blobs, keyOf(prompt_key)));
+    mark(messageListKeys(blobs, keyOf(observations_key)));
+    live.add(keyOf(assistant_key));
   }
-  for (const k of column('SELECT input_key FROM compression_events')) live.add(k);
-  for (const k of column('SELECT output_key FROM compression_events')) live.add(k);
-  for (const ref of column('SELECT request_ref FROM llm_calls')) mark(requestKeys(blobs, ref));
-  for (const ref of column('SELECT response_ref FROM llm_calls WHERE response_ref IS NOT NULL')) {
-    mark(responseKeys(ref));
+  for (const k of column('SELECT input_key FROM compression_events')) live.add(keyOf(k));
+  for (const k of column('SELECT output_key FROM compression_events')) live.add(keyOf(k));
+  const calls = db.prepare(
+    'SELECT c.messages_key, x.request_key FROM llm_calls c JOIN call_contexts x ON x.id = c.context',
+  );
+  for (const c of calls.iterate()) {
+    const { messages_key, request_key } = c as Record<string, unknown>;
+    mark(requestPartKeys(blobs, keyOf(messages_key), keyOf(request_key)));
+  }
+  for (const k of column('SELECT response_key FROM llm_calls WHERE response_key IS NOT NULL')) {
+    live.add(keyOf(k));
   }
   return removeUnreachable(db, blobs, live);
 }
