@@ -106,7 +106,8 @@ describe('acon end to end, as a user runs it', () => {
     const mismatched = after
       .prepare(
         `SELECT r.id FROM rollouts r WHERE r.steps !=
-           (SELECT COUNT(*) FROM llm_calls c WHERE c.rollout_id = r.id AND c.role = 'agent')`,
+           (SELECT COUNT(*) FROM llm_calls c JOIN call_contexts x ON x.id = c.context
+              WHERE x.rollout_id = r.id AND x.role = 'agent')`,
       )
       .all();
     expect(mismatched).toEqual([]);

@@ -145,7 +145,9 @@ describe('seeing the results (issue 15), as a user runs it', () => {
         steps: one(
           'SELECT COUNT(*) AS n FROM steps WHERE rollout_id IN (SELECT id FROM rollouts WHERE run_id = ?)',
         ),
-        calls: one('SELECT COUNT(*) AS n FROM llm_calls WHERE run_id = ?'),
+        calls: one(
+          'SELECT COUNT(*) AS n FROM llm_calls c JOIN call_contexts x ON x.id = c.context WHERE x.run_id = ?',
+        ),
         all: (conn.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n,
       };
       conn.close();

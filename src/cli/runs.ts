@@ -31,13 +31,13 @@ async function width() {
 }
 
 /**
- * `acon runs` (list), `runs show RUN`, `runs rm RUN…`, `runs prune --keep N`. Returns the
- * `runs` command so other files can add subcommands to it.
+ * `acon runs` (list), `runs show RUN`, `runs rm RUN…`, `runs prune --keep N`, `runs upgrade`.
+ * Returns the `runs` command so other files can add subcommands to it.
  */
 export function registerRuns(program: Command): Command {
   const runs = program
     .command('runs')
-    .description('stored runs: list them, drill into one, delete old ones')
+    .description('stored runs: list them, drill into one, delete old ones, upgrade an older file')
     .addHelpText(
       'after',
       `
@@ -45,7 +45,8 @@ Examples:
   $ acon runs                                  newest first, accuracy per condition and models
   $ acon runs show run-20261122-185444-e9wy --failed
   $ acon runs rm run-20261122-185444-e9wy
-  $ acon runs prune --keep 10`,
+  $ acon runs prune --keep 10
+  $ acon runs upgrade                          after installing a newer acon`,
     );
 
   runs
@@ -187,6 +188,31 @@ Examples:
       } finally {
         store.close();
       }
+    });
+  runs
+    .command('upgrade')
+    .description(
+      "bring a database written by an older acon to this acon's schema, in place (read-only commands refuse an older file)",
+    )
+    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ acon runs upgrade
+  $ acon runs upgrade --db old-runs/acon.db`,
+    )
+    .action(async (_o: StoreOpts, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<StoreOpts>();
+      const { loadConfig } = await import('../config/load.js');
+      const { upgradeDatabase } = await import('../store/index.js');
+      const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
+      const { from, to } = upgradeDatabase(path);
+      process.stdout.write(
+        from === to
+          ? `${path} is at schema version ${to} already (this acon's); nothing to do\n`
+          : `upgraded ${path} from schema version ${from} to ${to}\n`,
+      );
     });
   return runs;
 }

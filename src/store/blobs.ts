@@ -8,8 +8,15 @@ import {
 } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { DeltaBases, votingTokens } from './delta-bases.js';
-import { applyDelta, diffTokens, DeltaOpsSchema, tokenize } from './delta.js';
+import { DeltaBases, votingHashes, type DeltaBase, type NewBase } from './delta-bases.js';
+import {
+  applyDelta,
+  copyMore,
+  diffTokens,
+  DeltaOpsSchema,
+  tokenize,
+  type DeltaOps,
+} from './delta.js';
 import { joinLongStrings, skeletonKeys, splitLongStrings } from './json-skeleton.js';
 
 /**
@@ -23,16 +30,28 @@ export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
  * Stored in `blobs.encoding`; never renumber (old files keep their numbers). `delta`: the 16-byte
  * key of a base blob, then the raw-deflated JSON of the edits that make the text of it (the
  * base's last 32 KiB as the deflate dictionary). `skeleton`: a JSON text with its long strings
- * stored as blobs of their own (json-skeleton.ts), raw-deflated.
+ * stored as blobs of their own (json-skeleton.ts), raw-deflated. `sources`: a delta copying from
+ * several texts: their count (one byte) and 16-byte keys, then the edits as for `delta`, whose
+ * copies count characters of the sources joined in that order (the first one's end is the
+ * dictionary).
  */
-const ENCODING = { none: 0, deflate: 1, brotli: 2, delta: 3, skeleton: 4 } as const;
+const ENCODING = { none: 0, deflate: 1, brotli: 2, delta: 3, skeleton: 4, sources: 5 } as const;
 
 /** Texts at least this long are stored as edits of a similar earlier text when there is one. */
 const DELTA_MIN_CHARS = 512;
 /** A delta is kept when it copies at least this share of the text from its base. */
 const DELTA_MIN_COPIED = 0.5;
-/** Deltas a reader applies at most to rebuild a text; past this a version is stored whole. */
-const DELTA_MAX_DEPTH = 64;
+/**
+ * Blobs a reader decodes at most to rebuild a text (the texts it copies from, theirs, and so
+ * on); a text that could only copy from more is stored whole and starts over.
+ */
+const MAX_ANCESTORS = 64;
+/** Blobs a source after the first may add to those a text is rebuilt from. */
+const MAX_EXTRA_ANCESTORS = 12;
+/** Texts one delta copies from at most. */
+const MAX_SOURCES = 4;
+/** A further source is taken when it saves at least this many characters of new text. */
+const MIN_SOURCE_GAIN = 64;
 /** Deflate looks back 32 KiB: the dictionary of a delta is the end of its base. */
 const DICTIONARY_BYTES = 32 * 1024;
 /** JSON values at least this long have their strings of at least SKELETON_STRING_CHARS split out. */
@@ -99,11 +118,15 @@ export function decodeBlob(encoding: number, data: string | Buffer): string {
 /**
  * The content-addressed texts of a database (`blobs` table): each distinct text is stored once
  * under its key, so a prompt that repeats the history costs a list of keys, not the history.
+ * Keys are hex strings to callers and 16-byte BLOBs in the table (schema version 9 on; before
+ * that, hex TEXT: a migration that runs before version 9 still finds its blobs).
  */
 export class BlobStore {
   private insertStmt: Database.Statement | undefined;
   private existsStmt: Database.Statement | undefined;
   private selectStmt: Database.Statement | undefined;
+  private headStmt: Database.Statement | undefined;
+  private readonly binary: boolean;
   private readonly known = new Set<string>();
   /**
    * Keys of objects already stored. A prompt repeats the trajectory's message objects step after
@@ -112,12 +135,35 @@ export class BlobStore {
   private readonly keyOf = new WeakMap<object, string>();
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
-  private readonly bases = new DeltaBases();
+  private readonly bases: DeltaBases;
 
+  /** `deltaMemoryChars`: text of the long texts stored last kept in memory to copy from. */
   constructor(
     private readonly db: Database.Database,
     private readonly compression: BlobCompression = 'deflate',
-  ) {}
+    options: { deltaMemoryChars?: number } = {},
+  ) {
+    this.bases = new DeltaBases((key) => this.loadBase(key), options.deltaMemoryChars);
+    // Asked now: the store is also used while a statement iterates (sweep), when SQLite
+    // answers no other query on the connection.
+    this.binary = BlobStore.binaryKeys(db);
+  }
+
+  /** A key as the table holds it. */
+  private k(key: string): string | Buffer {
+    return this.binary ? Buffer.from(key, 'hex') : key;
+  }
+
+  /** Whether the table holds keys as 16-byte BLOBs (schema version 9 on). */
+  static binaryKeys(db: Database.Database): boolean {
+    const columns = db.pragma('table_info(blobs)') as { name: string; type: string }[];
+    return columns.find((c) => c.name === 'key')?.type.toUpperCase() === 'BLOB';
+  }
+
+  /** A key read from the table, as callers see it. */
+  static keyText(value: string | Buffer): string {
+    return typeof value === 'string' ? value : value.toString('hex');
+  }
 
   // Prepared on first use: a read-only store never prepares the writes.
   private get insert(): Database.Statement {
@@ -132,6 +178,13 @@ export class BlobStore {
 
   private get select(): Database.Statement {
     return (this.selectStmt ??= this.db.prepare('SELECT encoding, data FROM blobs WHERE key = ?'));
+  }
+
+  /** The start of a blob: enough to name the texts a delta copies from. */
+  private get head(): Database.Statement {
+    return (this.headStmt ??= this.db.prepare(
+      `SELECT encoding, substr(data, 1, ${1 + 16 * MAX_SOURCES}) AS data FROM blobs WHERE key = ?`,
+    ));
   }
 
   /** Stores a text (once) and returns its key. */
@@ -153,9 +206,9 @@ export class BlobStore {
   private store(key: string, text: string, value?: object): string {
     if (this.known.has(key)) return key;
     // Look before compressing: most texts of a prompt are stored already.
-    if (this.exists.get(key) === undefined) {
+    if (!this.stored(key)) {
       const { encoding, data } = this.encode(key, text, value);
-      this.insert.run(key, encoding, Buffer.byteLength(text, 'utf8'), data);
+      this.insert.run(this.k(key), encoding, Buffer.byteLength(text, 'utf8'), data);
     }
     // Inside a transaction the insert may still be rolled back: only remember committed keys.
     if (!this.db.inTransaction) {
@@ -165,9 +218,14 @@ export class BlobStore {
     return key;
   }
 
+  /** Whether the file holds the key (`known` holds only committed keys). */
+  private stored(key: string): boolean {
+    return this.known.has(key) || this.exists.get(this.k(key)) !== undefined;
+  }
+
   /**
-   * How a new text is written: a JSON value's long strings apart, a long text as the edits of a
-   * similar text stored before, else whole (compressed when that pays).
+   * How a new text is written: a JSON value's long strings apart, a long text as the edits of
+   * similar texts stored before, else whole (compressed when that pays).
    */
   private encode(key: string, text: string, value?: object): EncodedBlob {
     if (this.compression === 'none') return encodeBlob(text, 'none');
@@ -179,41 +237,107 @@ export class BlobStore {
     }
     if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
     const tokens = tokenize(text);
-    const voting = votingTokens(tokens);
-    const base = this.bases.best(voting);
-    // The base must be in the file: a rolled-back transaction may have taken it out again
-    // (`known` holds only committed keys).
-    if (
-      base &&
-      base.depth < DELTA_MAX_DEPTH &&
-      (this.known.has(base.key) || this.exists.get(base.key) !== undefined)
-    ) {
-      const { ops, copiedChars } = diffTokens(base.tokens, tokens, base.index);
-      if (copiedChars >= text.length * DELTA_MIN_COPIED) {
-        this.bases.add({ key, text, tokens, depth: base.depth + 1 }, voting);
-        const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
-          dictionary: dictionaryOf(base.text),
-        });
-        return {
-          encoding: ENCODING.delta,
-          data: Buffer.concat([Buffer.from(base.key, 'hex'), packed]),
-        };
-      }
-    }
-    this.bases.add({ key, text, tokens, depth: 0 }, voting);
-    return encodeBlob(text, this.compression);
+    const voting = votingHashes(tokens);
+    const delta = this.delta(text, tokens, voting);
+    this.bases.add({ key, text, tokens, ancestors: delta?.ancestors ?? NO_ANCESTORS }, voting);
+    return delta?.blob ?? encodeBlob(text, this.compression);
   }
 
-  /** The keys a stored blob itself refers to (a delta's base, a skeleton's strings). */
+  /**
+   * The text as copies from the stored texts sharing the most lines with it: first the one
+   * sharing most with the whole text, then, while a good share is still new, the one sharing
+   * most with what is left (the newest observation quoted in a compressor input is often in
+   * another rollout's input of the same task).
+   */
+  private delta(
+    text: string,
+    tokens: readonly string[],
+    voting: readonly number[],
+  ): { blob: EncodedBlob; ancestors: ReadonlySet<string> } | undefined {
+    const sources: DeltaBase[] = [];
+    const ancestors = new Set<string>();
+    const skip = new Set<string>();
+    const stored = (k: string) => this.stored(k);
+    let ops: DeltaOps = [];
+    let copied = 0;
+    let offset = 0;
+    let wanted = voting;
+    while (sources.length < MAX_SOURCES && wanted.length > 0) {
+      // The first source may bring a long chain; a further one only a few blobs more.
+      const maxNew =
+        sources.length === 0
+          ? MAX_ANCESTORS
+          : Math.min(MAX_EXTRA_ANCESTORS, MAX_ANCESTORS - ancestors.size);
+      const base = this.bases.best(wanted, { ancestors, maxNew, skip, stored });
+      if (base === undefined) break;
+      skip.add(base.key);
+      const more =
+        sources.length === 0
+          ? diffTokens(base.tokens, tokens, base.index, base.at)
+          : copyMore(ops, { ...base, offset });
+      if (more.copiedChars < MIN_SOURCE_GAIN) continue;
+      sources.push(base);
+      ancestors.add(base.key);
+      for (const a of base.ancestors) ancestors.add(a);
+      ops = more.ops;
+      copied += more.copiedChars;
+      offset += base.text.length;
+      const rest = ops.filter((op) => typeof op === 'string').join('');
+      if (rest.length < MIN_SOURCE_GAIN) break;
+      wanted = votingHashes(tokenize(rest));
+    }
+    if (sources.length === 0 || copied < text.length * DELTA_MIN_COPIED) return undefined;
+    const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
+      dictionary: dictionaryOf(sources[0]!.text),
+    });
+    const keys = sources.map((s) => Buffer.from(s.key, 'hex'));
+    const blob: EncodedBlob =
+      sources.length === 1
+        ? { encoding: ENCODING.delta, data: Buffer.concat([keys[0]!, packed]) }
+        : {
+            encoding: ENCODING.sources,
+            data: Buffer.concat([Buffer.of(sources.length), ...keys, packed]),
+          };
+    return { blob, ancestors };
+  }
+
+  /** A stored text read back to be copied from again; undefined when the file lacks it. */
+  private loadBase(key: string): NewBase | undefined {
+    if (!this.stored(key)) return undefined;
+    const text = this.get(key);
+    return { key, text, tokens: tokenize(text), ancestors: this.ancestorsOf(key) };
+  }
+
+  /** Every blob a reader decodes to rebuild the text of `key`. */
+  private ancestorsOf(key: string): Set<string> {
+    const out = new Set<string>();
+    const pending = [key];
+    while (pending.length > 0) {
+      const row = this.head.get(this.k(pending.pop()!)) as
+        { encoding: number; data: string | Buffer } | undefined;
+      if (row === undefined) continue;
+      for (const s of deltaSources(row.encoding, row.data)) {
+        if (out.has(s)) continue;
+        out.add(s);
+        pending.push(s);
+      }
+    }
+    return out;
+  }
+
+  /** The keys a stored blob itself refers to (a delta's sources, a skeleton's strings). */
   static references(encoding: number, data: string | Buffer): string[] {
     if (typeof data === 'string') return [];
-    if (encoding === ENCODING.delta) return [data.subarray(0, 16).toString('hex')];
     if (encoding === ENCODING.skeleton) return skeletonKeys(inflateRawSync(data).toString('utf8'));
-    return [];
+    return deltaSources(encoding, data);
   }
 
   /** The encodings whose blobs refer to other blobs. */
-  static readonly REFERRING_ENCODINGS: readonly number[] = [ENCODING.delta, ENCODING.skeleton];
+  static readonly REFERRING_ENCODINGS: readonly number[] = [
+    ENCODING.delta,
+    ENCODING.skeleton,
+    ENCODING.sources,
+  ];
 
   /** The text of a key; throws when the database lacks it (a damaged or hand-edited file). */
   get(key: string): string {
@@ -224,7 +348,8 @@ export class BlobStore {
       this.cache.set(key, hit);
       return hit;
     }
-    const row = this.select.get(key) as { encoding: number; data: string | Buffer } | undefined;
+    const row = this.select.get(this.k(key)) as
+      { encoding: number; data: string | Buffer } | undefined;
     if (!row) throw new Error(`blob ${key} is missing from the database; the file is damaged`);
     const text = this.decode(row.encoding, row.data);
     this.remember(key, text);
@@ -233,10 +358,12 @@ export class BlobStore {
 
   private decode(encoding: number, data: string | Buffer): string {
     if (typeof data === 'string') return data;
-    if (encoding === ENCODING.delta) {
-      const base = this.get(data.subarray(0, 16).toString('hex'));
-      const json = inflateRawSync(data.subarray(16), { dictionary: dictionaryOf(base) });
-      return applyDelta(base, DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
+    if (encoding === ENCODING.delta || encoding === ENCODING.sources) {
+      const keys = deltaSources(encoding, data);
+      const texts = keys.map((k) => this.get(k));
+      const start = encoding === ENCODING.delta ? 16 : 1 + 16 * keys.length;
+      const json = inflateRawSync(data.subarray(start), { dictionary: dictionaryOf(texts[0]!) });
+      return applyDelta(texts.join(''), DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
     }
     if (encoding === ENCODING.skeleton) {
       return joinLongStrings(inflateRawSync(data).toString('utf8'), (k) => this.get(k));
@@ -246,6 +373,17 @@ export class BlobStore {
 
   getJson(key: string): unknown {
     return JSON.parse(this.get(key));
+  }
+
+  /** Deletes blobs (in one transaction) and forgets them. */
+  remove(keys: readonly string[]): void {
+    const del = this.db.prepare('DELETE FROM blobs WHERE key = ?');
+    this.db
+      .transaction(() => {
+        for (const k of keys) del.run(this.k(k));
+      })
+      .immediate();
+    this.forget(keys);
   }
 
   /** Drops deleted keys from what this process believes is stored. */
@@ -269,6 +407,19 @@ export class BlobStore {
       this.cachedChars -= v.length;
     }
   }
+}
+
+const NO_ANCESTORS: ReadonlySet<string> = new Set();
+
+/** The keys of the texts a delta copies from (none for other encodings). */
+function deltaSources(encoding: number, data: string | Buffer): string[] {
+  if (typeof data === 'string') return [];
+  if (encoding === ENCODING.delta) return [data.subarray(0, 16).toString('hex')];
+  if (encoding !== ENCODING.sources) return [];
+  const n = data[0]!;
+  return Array.from({ length: n }, (_, i) =>
+    data.subarray(1 + 16 * i, 17 + 16 * i).toString('hex'),
+  );
 }
 
 /** The end of a base text, as bytes, for deflate's dictionary. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../seeded-random.js';
-import { applyDelta, diffTokens, tokenize } from './delta.js';
+import { applyDelta, copyMore, diffTokens, indexTokens, tokenize, tokenStarts } from './delta.js';
 
 /** A summary-like text: numbered fact lines, some with commas. */
 function lines(n: number, seed: string): string[] {
@@ -59,5 +59,25 @@ describe('diffTokens and applyDelta', () => {
 
   it('refuses a delta that copies past the end of its base', () => {
     expect(() => applyDelta('a\n', [[0, 3]])).toThrow(/0–3 of a 2-character base/);
+  });
+
+  it('copy the rest of a target from further sources, counting characters of all joined', () => {
+    const first = lines(30, 'first').join('\n');
+    const second = lines(30, 'second').join('\n');
+    const target = `${first}\n- new line\n${lines(30, 'second').slice(5, 25).join('\n')}\n- end`;
+    const one = diffTokens(tokenize(first), tokenize(target));
+    const t2 = tokenize(second);
+    const source = {
+      tokens: t2,
+      index: indexTokens(t2),
+      at: tokenStarts(t2),
+      offset: first.length,
+    };
+    const both = copyMore(one.ops, source);
+    expect(both.copiedChars).toBeGreaterThan(
+      lines(30, 'second').slice(5, 25).join('\n').length - 16,
+    );
+    expect(applyDelta(first + second, both.ops)).toBe(target);
+    expect(both.ops.filter((op) => typeof op === 'string').join('').length).toBeLessThan(30);
   });
 });

@@ -47,6 +47,14 @@ export function indexTokens(base: readonly string[], perToken = 16): TokenIndex 
   return index;
 }
 
+/** Where each token of a text starts, in characters (one more entry: the text's length). */
+export function tokenStarts(tokens: readonly string[]): number[] {
+  const at = new Array<number>(tokens.length + 1);
+  at[0] = 0;
+  for (let i = 0; i < tokens.length; i++) at[i + 1] = at[i]! + tokens[i]!.length;
+  return at;
+}
+
 /** How many tokens match from base[b] and target[t] on. */
 function runLength(
   base: readonly string[],
@@ -71,11 +79,8 @@ export function diffTokens(
   base: readonly string[],
   target: readonly string[],
   index: TokenIndex = indexTokens(base),
+  at: readonly number[] = tokenStarts(base),
 ): { ops: DeltaOps; copiedChars: number } {
-  // Where each base token starts, in characters.
-  const at = new Array<number>(base.length + 1);
-  at[0] = 0;
-  for (let i = 0; i < base.length; i++) at[i + 1] = at[i]! + base[i]!.length;
   const ops: DeltaOps = [];
   let copiedChars = 0;
   let next = 0; // the base token after the last copy
@@ -112,6 +117,47 @@ export function diffTokens(
     }
   }
   return { ops, copiedChars };
+}
+
+/** A further text to copy from: its tokens, and where it starts in the sources joined. */
+export type CopySource = {
+  tokens: readonly string[];
+  index: TokenIndex;
+  at: readonly number[];
+  offset: number;
+};
+
+/**
+ * Copies more of a target from one more source: each run of new text in `ops` of at least
+ * `minChars` characters is diffed against it (a run is whole tokens, so cutting it again gives
+ * the same tokens). Copies in the result count characters of all the sources joined.
+ */
+export function copyMore(
+  ops: DeltaOps,
+  source: CopySource,
+  minChars = 2 * MIN_COPY_CHARS,
+): { ops: DeltaOps; copiedChars: number } {
+  const out: DeltaOps = [];
+  let copiedChars = 0;
+  const push = (op: DeltaOps[number]) => {
+    const last = out[out.length - 1];
+    if (typeof op === 'string') {
+      if (typeof last === 'string') out[out.length - 1] = last + op;
+      else out.push(op);
+    } else if (Array.isArray(last) && last[0] + last[1] === op[0]) {
+      out[out.length - 1] = [last[0], last[1] + op[1]];
+    } else out.push(op);
+  };
+  for (const op of ops) {
+    if (typeof op !== 'string' || op.length < minChars) {
+      push(op);
+      continue;
+    }
+    const sub = diffTokens(source.tokens, tokenize(op), source.index, source.at);
+    copiedChars += sub.copiedChars;
+    for (const s of sub.ops) push(typeof s === 'string' ? s : [s[0] + source.offset, s[1]]);
+  }
+  return { ops: out, copiedChars };
 }
 
 /** The text the operations make of `base`; throws on a copy outside the base. */

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { BlobStore } from './blobs.js';
-import { requestJson, responseJson } from './codec.js';
+import { keyOf, requestFromParts, responseFromParts, type UsageColumns } from './codec.js';
 
 /**
  * Which rollouts of the run are exported: by condition label or strategy name (null: all), by
@@ -40,7 +40,7 @@ export const CallRowSchema = z.object({
 export type CallRow = z.infer<typeof CallRowSchema>;
 
 function where(f: RolloutFilter): { sql: string; params: unknown[] } {
-  let sql = 'c.run_id = ? AND c.role = ?';
+  let sql = 'x.run_id = ? AND x.role = ?';
   const params: unknown[] = [f.run, f.llmRole];
   const anyOf = (column: string, values: readonly string[]) => {
     sql += ` AND ${column} IN (${values.map(() => '?').join(', ')})`;
@@ -56,6 +56,10 @@ function where(f: RolloutFilter): { sql: string; params: unknown[] } {
   if (f.guidelines?.hist) anyOf('r.guideline_hist', f.guidelines.hist);
   return { sql, params };
 }
+
+/** Calls with their context (run, role) and rollout. */
+const CALLS = `call_contexts x JOIN llm_calls c ON c.context = x.id
+  JOIN rollouts r ON r.id = x.rollout_id`;
 
 /** The distillation export's reads: calls joined with their rollouts, streamed. */
 export class ExportQueries {
@@ -73,8 +77,7 @@ export class ExportQueries {
     const rows = this.db
       .prepare(
         `SELECT r.task_id AS task, MAX(r.success) AS ok
-         FROM llm_calls c JOIN rollouts r ON r.id = c.rollout_id
-         WHERE ${w.sql} GROUP BY r.task_id ORDER BY r.task_id`,
+         FROM ${CALLS} WHERE ${w.sql} GROUP BY r.task_id ORDER BY r.task_id`,
       )
       .all(...w.params) as { task: string; ok: number }[];
     return rows.map((r) => ({ task: r.task, succeeded: r.ok === 1 }));
@@ -87,20 +90,38 @@ export class ExportQueries {
   *calls(f: RolloutFilter): Generator<CallRow> {
     const w = where(f);
     const stmt = this.db.prepare(
-      `SELECT c.id, c.step, c.request_ref, c.response_ref, c.error, r.id AS rollout_id, r.task_id,
+      `SELECT c.id, c.step, c.messages_key, x.request_key, c.response_key, c.response_rest,
+         c.prompt_tokens, c.cached_tokens, c.completion_tokens, c.error, r.id AS rollout_id, r.task_id,
          r.success, r.condition, r.split, r.guideline_obs, r.guideline_hist,
          EXISTS (SELECT 1 FROM compression_events e WHERE e.call_id = c.id AND e.failed = 1)
            AS failed_event
-       FROM llm_calls c JOIN rollouts r ON r.id = c.rollout_id
-       WHERE ${w.sql}
+       FROM ${CALLS} WHERE ${w.sql}
        ORDER BY r.task_id, r.started_at, r.id, c.step, c.id`,
     );
     for (const raw of stmt.iterate(...w.params)) {
-      const { request_ref, response_ref, ...row } = raw as Record<string, unknown>;
+      const {
+        messages_key,
+        request_key,
+        response_key,
+        response_rest,
+        prompt_tokens,
+        cached_tokens,
+        completion_tokens,
+        ...row
+      } = raw as Record<string, unknown> & UsageColumns;
+      const usage = { prompt_tokens, cached_tokens, completion_tokens };
       yield CallRowSchema.parse({
         ...row,
-        request: requestJson(this.blobs, request_ref as string),
-        response: response_ref === null ? null : responseJson(this.blobs, response_ref as string),
+        request: requestFromParts(this.blobs, keyOf(messages_key), keyOf(request_key)),
+        response:
+          response_key === null
+            ? null
+            : responseFromParts(
+                this.blobs,
+                keyOf(response_key),
+                response_rest as string | null,
+                usage,
+              ),
       });
     }
   }

@@ -18,6 +18,6 @@ export {
 } from './records.js';
 export { BlobCompressionSchema, type BlobCompression } from './blobs.js';
 export type { CallRow, RolloutFilter } from './export-queries.js';
-export { explainDatabaseError, openDatabase, type OpenMode } from './open.js';
+export { explainDatabaseError, openDatabase, upgradeDatabase, type OpenMode } from './open.js';
 export { HEARTBEAT_MS, STALE_AFTER_MS, type Owner, type OwnerProbe } from './ownership.js';
 export { migrate, SCHEMA_VERSION } from './migrations.js';

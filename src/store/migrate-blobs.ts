@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { BlobStore } from './blobs.js';
-import { putMessagesJson, putRequest, putResponse, putTrajectory } from './codec.js';
+import { putMessagesJson, putRequestV4, putResponseV4, putTrajectoryV4 } from './codec.js';
 
 /**
  * Schema version 3 (issue #16): adds the `blobs` table and rewrites the large JSON columns of
@@ -29,7 +29,7 @@ export function convertToBlobs(db: Database.Database): void {
   `);
   const blobs = new BlobStore(db);
   rewrite(db, 'rollouts', ['trajectory_ref'], ([t]) => [
-    putTrajectory(blobs, JSON.parse(t!) as Record<string, unknown>),
+    putTrajectoryV4(blobs, JSON.parse(t!) as Record<string, unknown>),
   ]);
   rewrite(db, 'steps', ['prompt_key', 'assistant_key', 'observations_key'], ([p, a, o]) => [
     putMessagesJson(blobs, p!),
@@ -41,8 +41,8 @@ export function convertToBlobs(db: Database.Database): void {
     blobs.put(o!),
   ]);
   rewrite(db, 'llm_calls', ['request_ref', 'response_ref'], ([q, r]) => [
-    putRequest(blobs, JSON.parse(q!) as Record<string, unknown>),
-    r === null ? null : putResponse(blobs, JSON.parse(r!) as Record<string, unknown>),
+    putRequestV4(blobs, JSON.parse(q!) as Record<string, unknown>),
+    r === null ? null : putResponseV4(blobs, JSON.parse(r!) as Record<string, unknown>),
   ]);
 }
 

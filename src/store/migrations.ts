@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
 import { convertToBlobs } from './migrate-blobs.js';
+import { compactRows, contextRequests } from './migrate-rows.js';
 
 /** Plain SQL, or a step that also has to rewrite rows (hashing, compressing) in JavaScript. */
 type Migration = string | ((db: Database.Database) => void);
@@ -147,6 +148,27 @@ const MIGRATIONS: Migration[] = [
   -- (encoding 4). An older acon cannot read them, and its blob sweep (runs rm) would delete the
   -- texts they are built on: the version moves on so that it refuses the file.
   SELECT 1;
+  `,
+  // Smaller rows (issue #16): call contexts by integer, keys as bytes (src/store/migrate-rows.ts).
+  compactRows,
+  // A call's request settings in its context, a rollout's evaluation as a blob (migrate-rows.ts).
+  contextRequests,
+  `
+  -- The blobs table's own keys as 16-byte BLOBs instead of 32 hex characters (the table and its
+  -- key index shrink by a tenth), and blobs that copy from several texts (encoding 5,
+  -- src/store/blobs.ts), which an older acon could neither read nor keep in its sweep. Keys
+  -- already bytes stay as they are.
+  CREATE TABLE blobs_v9 (
+    key BLOB PRIMARY KEY NOT NULL, -- first 128 bits of the SHA-256 of the text
+    encoding INTEGER NOT NULL,     -- src/store/blobs.ts ENCODING
+    size INTEGER NOT NULL,         -- UTF-8 bytes of the text
+    data BLOB NOT NULL
+  );
+  INSERT INTO blobs_v9 (key, encoding, size, data)
+    SELECT CASE typeof(key) WHEN 'text' THEN unhex(key) ELSE key END, encoding, size, data
+    FROM blobs ORDER BY rowid;
+  DROP TABLE blobs;
+  ALTER TABLE blobs_v9 RENAME TO blobs;
   `,
 ];
 

@@ -57,7 +57,7 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       if (version < SCHEMA_VERSION) {
         throw new DatabaseError(
           file,
-          `schema version ${version} is older than this acon (${SCHEMA_VERSION}); run any writing command (e.g. \`acon run\`) on it once to upgrade it, ${ELSEWHERE}`,
+          `schema version ${version} is older than this acon (${SCHEMA_VERSION}); upgrade it in place with \`acon runs upgrade --db ${file}\` (any writing command also does), ${ELSEWHERE}`,
         );
       }
     }
@@ -66,6 +66,31 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
     db?.close();
     throw asDatabaseError(err, file);
   }
+}
+
+/**
+ * Brings an existing database file to this acon's schema in place (`acon runs upgrade`) and
+ * says from which version. Read-only commands refuse an older file; this upgrades it without
+ * starting a run.
+ */
+export function upgradeDatabase(file: string): { from: number; to: number } {
+  if (!existsSync(file)) {
+    throw new DatabaseError(file, `no such file; give the database to upgrade with --db`);
+  }
+  let from: number;
+  try {
+    checkHeader(file);
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      from = schemaVersion(db);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    throw asDatabaseError(err, file);
+  }
+  openDatabase(file, 'write').close();
+  return { from, to: SCHEMA_VERSION };
 }
 
 /**

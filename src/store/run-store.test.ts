@@ -205,6 +205,48 @@ describe('SqliteRunStore', () => {
     },
   );
 
+  it('reads back calls and trajectories that differ from the common shape byte for byte', () => {
+    const store = open();
+    const t = trajectoryOf(4);
+    const records = t.turns.map((_, i) => call(store, 'r1', i, t));
+    // A response with more than {message, usage}, a real SHA-256 request hash, and a failed call.
+    const unusual: CallRecord = {
+      ...records[0]!,
+      requestHash: 'ab'.repeat(32),
+      request: { model: 'sim-agent', messages: promptAt(t, 1), temperature: 0 },
+      response: {
+        message: t.turns[1]!.assistant,
+        usage: { promptTokens: 7, cachedPromptTokens: 1, completionTokens: 2 },
+        finish: 'stop',
+      } as unknown as CallRecord['response'],
+      usage: { promptTokens: 7, cachedPromptTokens: 1, completionTokens: 2 },
+    };
+    const failed: CallRecord = { ...records[1]!, response: null, error: 'HTTP 500' };
+    store.recordCall(unusual);
+    store.recordCall(failed);
+    const calls = store.calls({ rolloutId: 'r1' });
+    expect(calls.map((c) => [c.requestHash, c.request, c.response, c.error])).toEqual(
+      [...records, unusual, failed].map((r) => [
+        r.requestHash,
+        JSON.stringify(r.request),
+        r.response && JSON.stringify(r.response),
+        r.error,
+      ]),
+    );
+    expect(calls.every((c) => !Number.isNaN(Date.parse(c.createdAt)))).toBe(true);
+
+    // The history keeps less than the model said at turn 2 (as AppWorld cuts an answer): that
+    // turn cannot be read from its step and is stored in full.
+    const cut = structuredClone(t);
+    cut.turns[2]!.assistant = { ...cut.turns[2]!.assistant, content: 'cut' };
+    const written = { ...rollout('r1', t, [1, 2, 3, 4]), trajectory: cut };
+    store.saveRollout(written);
+    expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(cut));
+    expect(store.steps('r1').map((s) => s.assistant)).toEqual(
+      t.turns.map((turn) => JSON.stringify(turn.assistant)),
+    );
+  });
+
   it('stores each distinct message once, so storage grows with new content, not prompt length', () => {
     const store = open('none');
     const sizes: number[] = [];

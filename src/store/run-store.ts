@@ -8,15 +8,19 @@ import type { ProviderResponse } from '../llm/types.js';
 import type { CallUsage } from '../report/metrics.js';
 import { BlobStore, type BlobCompression } from './blobs.js';
 import {
+  type UsageColumns,
+  keyColumn,
+  keyOf,
   messagesJson,
   putMessages,
-  putRequest,
-  putResponse,
+  putRequestParts,
+  putResponseParts,
   putTrajectory,
-  requestJson,
-  responseJson,
+  requestFromParts,
+  responseFromParts,
   trajectoryHead,
   trajectoryJson,
+  type StepKeys,
 } from './codec.js';
 import { ExportQueries, type CallRow, type RolloutFilter } from './export-queries.js';
 import { openDatabase, type OpenMode } from './open.js';
@@ -172,47 +176,90 @@ export class SqliteRunStore implements RunStore {
   }
 
   recordCall(call: CallRecord): number {
+    const usage = {
+      prompt_tokens: call.usage.promptTokens,
+      cached_tokens: call.usage.cachedPromptTokens,
+      completion_tokens: call.usage.completionTokens,
+    };
+    const request = putRequestParts(this.blobs, call.request);
+    const response = call.response ? putResponseParts(this.blobs, call.response, usage) : null;
     const info = this.sql(
-      `INSERT INTO llm_calls (run_id, rollout_id, task_id, step, role, provider, model,
-           request_hash, request_ref, response_ref, prompt_tokens, cached_tokens, completion_tokens,
-           cost_usd, latency_ms, cached, error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO llm_calls (context, step, request_hash, messages_key, response_key,
+           response_rest, prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms,
+           cached, error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      call.ctx.runId,
-      call.ctx.rolloutId ?? null,
-      call.ctx.taskId ?? null,
+      this.callContext(call, request.rest),
       call.ctx.step ?? null,
-      call.ctx.role,
-      call.provider,
-      call.model,
-      call.requestHash,
-      putRequest(this.blobs, call.request),
-      call.response ? putResponse(this.blobs, call.response) : null,
-      call.usage.promptTokens,
-      call.usage.cachedPromptTokens,
-      call.usage.completionTokens,
+      keyColumn(call.requestHash),
+      keyColumn(request.messages),
+      response ? keyColumn(response.message) : null,
+      response?.rest ?? null,
+      usage.prompt_tokens,
+      usage.cached_tokens,
+      usage.completion_tokens,
       call.costUsd,
       call.latencyMs,
       call.cached ? 1 : 0,
       call.error,
-      now(),
+      Date.now(),
     );
     return Number(info.lastInsertRowid);
   }
 
+  /** call_contexts ids by their columns, for the calls this process records. */
+  private readonly contexts = new Map<string, number>();
+
+  /**
+   * The id of the call's run, rollout, task, role, provider, model and request settings (its
+   * request without the messages): a few per rollout.
+   */
+  private callContext(call: CallRecord, requestKey: string): number {
+    const values = [
+      call.ctx.runId,
+      call.ctx.rolloutId ?? null,
+      call.ctx.taskId ?? null,
+      call.ctx.role,
+      call.provider,
+      call.model,
+    ] as const;
+    const key = [...values, requestKey].join('\u0000');
+    const known = this.contexts.get(key);
+    if (known !== undefined) return known;
+    const found = this.sql(
+      `SELECT id FROM call_contexts WHERE rollout_id IS ? AND run_id = ? AND task_id IS ?
+         AND role = ? AND provider = ? AND model = ? AND request_key = ?`,
+    )
+      .pluck()
+      .get(values[1], values[0], ...values.slice(2), keyColumn(requestKey)) as number | undefined;
+    const id =
+      found ??
+      Number(
+        this.sql(
+          `INSERT INTO call_contexts (run_id, rollout_id, task_id, role, provider, model,
+               request_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        ).run(...values, keyColumn(requestKey)).lastInsertRowid,
+      );
+    // A context outlives its rollout's calls only in memory; keep the map small.
+    if (this.contexts.size >= MAX_REMEMBERED_CONTEXTS) this.contexts.clear();
+    this.contexts.set(key, id);
+    return id;
+  }
+
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.sql(
-      `SELECT id, role, model, prompt_tokens AS promptTokens, cached_tokens AS cachedTokens,
-           completion_tokens AS completionTokens, cost_usd AS costUsd
-         FROM llm_calls WHERE rollout_id = ? ORDER BY id`,
+      `SELECT c.id, x.role, x.model, c.prompt_tokens AS promptTokens,
+           c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
+           c.cost_usd AS costUsd
+         FROM ${CALLS} WHERE x.rollout_id = ? ORDER BY c.id`,
     ).all(rolloutId) as CallUsage[];
   }
 
   /** Calls and cost of a run, optionally only those not served from the cache. */
   callStats(runId: string): { calls: number; cachedCalls: number; costUsd: number } {
     const row = this.sql(
-      `SELECT COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cachedCalls,
-           COALESCE(SUM(cost_usd), 0) AS costUsd FROM llm_calls WHERE run_id = ?`,
+      `SELECT COUNT(*) AS calls, COALESCE(SUM(c.cached), 0) AS cachedCalls,
+           COALESCE(SUM(c.cost_usd), 0) AS costUsd FROM ${CALLS} WHERE x.run_id = ?`,
     ).get(runId) as { calls: number; cachedCalls: number; costUsd: number };
     return row;
   }
@@ -220,9 +267,10 @@ export class SqliteRunStore implements RunStore {
   /** Recorded calls in the order they were made, with their requests and responses. */
   calls(filter: CallFilter): LlmCallRow[] {
     const w = callWhere(filter);
-    const rows = this.sql(`SELECT * FROM llm_calls WHERE ${w.sql} ORDER BY id`).all(
-      ...w.params,
-    ) as Record<string, unknown>[];
+    const rows = this.sql(
+      `SELECT c.*, x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model, x.request_key
+         FROM ${CALLS} WHERE ${w.sql} ORDER BY c.id`,
+    ).all(...w.params) as (Record<string, unknown> & UsageColumns)[];
     return rows.map((c) => ({
       id: c.id as number,
       runId: c.run_id as string,
@@ -232,9 +280,17 @@ export class SqliteRunStore implements RunStore {
       role: c.role as string,
       provider: c.provider as string,
       model: c.model as string,
-      requestHash: c.request_hash as string,
-      request: requestJson(this.blobs, c.request_ref as string),
-      response: c.response_ref === null ? null : responseJson(this.blobs, c.response_ref as string),
+      requestHash: keyOf(c.request_hash),
+      request: requestFromParts(this.blobs, keyOf(c.messages_key), keyOf(c.request_key)),
+      response:
+        c.response_key === null
+          ? null
+          : responseFromParts(
+              this.blobs,
+              keyOf(c.response_key),
+              c.response_rest as string | null,
+              c,
+            ),
       promptTokens: c.prompt_tokens as number,
       cachedTokens: c.cached_tokens as number,
       completionTokens: c.completion_tokens as number,
@@ -242,13 +298,13 @@ export class SqliteRunStore implements RunStore {
       latencyMs: c.latency_ms as number,
       cached: c.cached === 1,
       error: c.error as string | null,
-      createdAt: c.created_at as string,
+      createdAt: isoTime(c.created_at),
     }));
   }
 
   countCalls(filter: CallFilter): number {
     const w = callWhere(filter);
-    return this.sql(`SELECT COUNT(*) FROM llm_calls WHERE ${w.sql}`)
+    return this.sql(`SELECT COUNT(*) FROM ${CALLS} WHERE ${w.sql}`)
       .pluck()
       .get(...w.params) as number;
   }
@@ -398,6 +454,13 @@ export class SqliteRunStore implements RunStore {
     // once with SQLITE_BUSY when another process wrote in between, instead of waiting its turn.
     this.db
       .transaction(() => {
+        // The steps' texts first: the trajectory refers to the keys of the steps its turns
+        // repeat. Their rows follow the rollout's (foreign key).
+        const stepKeys = r.steps.map((s) => ({
+          prompt: putMessages(this.blobs, s.prompt),
+          assistant: this.blobs.putJson(s.assistant),
+          observations: putMessages(this.blobs, s.observations),
+        }));
         insertRollout.run(
           r.id,
           r.runId,
@@ -414,26 +477,27 @@ export class SqliteRunStore implements RunStore {
           r.metrics.peakInputTokens,
           r.metrics.costUsd,
           JSON.stringify(r.metrics),
-          JSON.stringify(r.evaluation),
-          putTrajectory(this.blobs, r.trajectory),
+          keyColumn(this.blobs.put(JSON.stringify(r.evaluation))),
+          putTrajectory(this.blobs, r.trajectory, stepKeys),
           r.error,
           r.startedAt,
           r.finishedAt,
           r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
         );
-        for (const s of r.steps) {
+        r.steps.forEach((s, i) => {
+          const keys = stepKeys[i]!;
           insertStep.run(
             r.id,
             s.index,
-            putMessages(this.blobs, s.prompt),
+            keyColumn(keys.prompt),
             s.promptTokens,
-            this.blobs.putJson(s.assistant),
-            putMessages(this.blobs, s.observations),
+            keyColumn(keys.assistant),
+            keyColumn(keys.observations),
             s.observationTokens,
             s.callId,
             s.latencyMs,
           );
-        }
+        });
         for (const e of r.events) {
           insertEvent.run(
             r.id,
@@ -441,8 +505,8 @@ export class SqliteRunStore implements RunStore {
             e.kind,
             e.inputTokens,
             e.outputTokens,
-            this.blobs.put(e.input),
-            this.blobs.put(e.output),
+            keyColumn(this.blobs.put(e.input)),
+            keyColumn(this.blobs.put(e.output)),
             e.guidelineId,
             e.callId,
             e.failed ? 1 : 0,
@@ -459,17 +523,23 @@ export class SqliteRunStore implements RunStore {
           condition,
         )
       : this.sql('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id').all(runId);
-    return rows.map((r) => RolloutRowSchema.parse(r));
+    return rows.map((r) => this.toRolloutRow(r));
+  }
+
+  /** A rollouts row as read: its evaluation is a blob (schema v8). */
+  private toRolloutRow(raw: unknown): RolloutRow {
+    const row = raw as { evaluation: unknown };
+    return RolloutRowSchema.parse({ ...row, evaluation: this.blobs.get(keyOf(row.evaluation)) });
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const exact = this.sql('SELECT * FROM rollouts WHERE id = ?').get(idOrPrefix);
-    if (exact) return RolloutRowSchema.parse(exact);
+    if (exact) return this.toRolloutRow(exact);
     const rows = this.sql("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2").all(
       `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     );
-    if (rows.length === 1) return RolloutRowSchema.parse(rows[0]);
+    if (rows.length === 1) return this.toRolloutRow(rows[0]);
     if (rows.length > 1) {
       throw new UsageError(
         `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`,
@@ -497,10 +567,10 @@ export class SqliteRunStore implements RunStore {
     costUsd: number;
   }[] {
     return this.sql(
-      `SELECT role, COUNT(*) AS calls, COALESCE(SUM(prompt_tokens), 0) AS inputTokens,
-           COALESCE(SUM(completion_tokens), 0) AS outputTokens,
-           COALESCE(SUM(cost_usd), 0) AS costUsd
-         FROM llm_calls WHERE run_id = ? GROUP BY role ORDER BY role`,
+      `SELECT x.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
+           COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
+           COALESCE(SUM(c.cost_usd), 0) AS costUsd
+         FROM ${CALLS} WHERE x.run_id = ? GROUP BY x.role ORDER BY x.role`,
     ).all(runId) as {
       role: string;
       calls: number;
@@ -545,12 +615,16 @@ export class SqliteRunStore implements RunStore {
         byRollout('compression_events').run(runId);
         byRollout('steps').run(runId);
         const rollouts = this.sql('DELETE FROM rollouts WHERE run_id = ?').run(runId).changes;
-        const calls = this.sql('DELETE FROM llm_calls WHERE run_id = ?').run(runId).changes;
+        const calls = this.sql(
+          'DELETE FROM llm_calls WHERE context IN (SELECT id FROM call_contexts WHERE run_id = ?)',
+        ).run(runId).changes;
+        this.sql('DELETE FROM call_contexts WHERE run_id = ?').run(runId);
         this.sql('DELETE FROM run_state WHERE run_id = ?').run(runId);
         this.sql('DELETE FROM runs WHERE id = ?').run(runId);
         return { rollouts, calls };
       })
       .immediate();
+    this.contexts.clear();
     // Texts no other run shares go too, so deleting a run gives its space back.
     sweepBlobs(this.db, this.blobs);
     return deleted;
@@ -576,7 +650,19 @@ export class SqliteRunStore implements RunStore {
       .pluck()
       .get(rolloutId) as string | undefined;
     if (ref === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
-    return TrajectorySchema.parse(JSON.parse(trajectoryJson(this.blobs, ref)));
+    const steps = () => this.stepKeys(rolloutId);
+    return TrajectorySchema.parse(JSON.parse(trajectoryJson(this.blobs, ref, steps)));
+  }
+
+  /** The message keys of a rollout's steps, in order. */
+  private stepKeys(rolloutId: string): StepKeys[] {
+    const rows = this.sql(
+      'SELECT assistant_key, observations_key FROM steps WHERE rollout_id = ? ORDER BY idx',
+    ).all(rolloutId) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      assistant: keyOf(r.assistant_key),
+      observations: keyOf(r.observations_key),
+    }));
   }
 
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
@@ -587,16 +673,16 @@ export class SqliteRunStore implements RunStore {
     ).all(rolloutId) as {
       idx: number;
       prompt_tokens: number;
-      prompt_key: string;
-      assistant_key: string;
-      observations_key: string;
+      prompt_key: Buffer | string;
+      assistant_key: Buffer | string;
+      observations_key: Buffer | string;
     }[];
     return rows.map((r) => ({
       idx: r.idx,
       prompt_tokens: r.prompt_tokens,
-      prompt: messagesJson(this.blobs, r.prompt_key),
-      assistant: this.blobs.get(r.assistant_key),
-      observations: messagesJson(this.blobs, r.observations_key),
+      prompt: messagesJson(this.blobs, keyOf(r.prompt_key)),
+      assistant: this.blobs.get(keyOf(r.assistant_key)),
+      observations: messagesJson(this.blobs, keyOf(r.observations_key)),
     }));
   }
 
@@ -621,14 +707,14 @@ export class SqliteRunStore implements RunStore {
     ).all(rolloutId) as {
       idx: number;
       prompt_tokens: number;
-      assistant_key: string;
-      observations_key: string;
+      assistant_key: Buffer | string;
+      observations_key: Buffer | string;
     }[];
     return rows.map((r) => ({
       idx: r.idx,
       prompt_tokens: r.prompt_tokens,
-      assistant: this.blobs.get(r.assistant_key),
-      observations: messagesJson(this.blobs, r.observations_key),
+      assistant: this.blobs.get(keyOf(r.assistant_key)),
+      observations: messagesJson(this.blobs, keyOf(r.observations_key)),
     }));
   }
 
@@ -641,8 +727,8 @@ export class SqliteRunStore implements RunStore {
       step: e.step as number,
       inputTokens: e.input_tokens as number,
       outputTokens: e.output_tokens as number,
-      input: this.blobs.get(e.input_key as string),
-      output: this.blobs.get(e.output_key as string),
+      input: this.blobs.get(keyOf(e.input_key)),
+      output: this.blobs.get(keyOf(e.output_key)),
       guidelineId: (e.guideline_id as string | null) ?? null,
       callId: (e.call_id as number | null) ?? null,
       failed: e.failed === 1,
@@ -710,8 +796,19 @@ export class SqliteRunStore implements RunStore {
   }
 }
 
+/** llm_calls with the run, rollout, task, role, provider and model of each (call_contexts). */
+const CALLS = 'call_contexts x JOIN llm_calls c ON c.context = x.id';
+
+/** Remembered call contexts at most (three or so a rollout are in use at a time). */
+const MAX_REMEMBERED_CONTEXTS = 10_000;
+
+/** A call's time as ISO text (stored as epoch ms; rows older than schema v7 may hold text). */
+function isoTime(value: unknown): string {
+  return typeof value === 'number' ? new Date(value).toISOString() : String(value);
+}
+
 function callWhere(f: CallFilter): { sql: string; params: string[] } {
-  const columns = { run_id: f.runId, rollout_id: f.rolloutId, role: f.role };
+  const columns = { 'x.run_id': f.runId, 'x.rollout_id': f.rolloutId, 'x.role': f.role };
   const given = Object.entries(columns).filter(([, v]) => v !== undefined);
   return {
     sql: ['1 = 1', ...given.map(([c]) => `${c} = ?`)].join(' AND '),
