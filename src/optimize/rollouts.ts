@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import PQueue from 'p-queue';
 import { createStrategy } from '../agent/context/index.js';
 import { runEpisode, type EpisodeResult } from '../agent/loop.js';
@@ -213,7 +213,9 @@ type EndedRollout = {
 
 async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<EndedRollout> {
   const { config, runId } = opts;
-  const rolloutId = randomUUID();
+  // 64 random bits as 16 hex digits: unique in any store (a clash would fail the insert, not
+  // mix rows), and every step, compression event and call context repeats it (issue #16).
+  const rolloutId = randomBytes(8).toString('hex');
   const callCtx = { runId, rolloutId, taskId: job.task.id };
   const startedAt = new Date();
   const episode = await opts.bench.start(job.task.id, {
