@@ -14,10 +14,19 @@ import {
   copyMore,
   diffTokens,
   DeltaOpsSchema,
+  packOps,
   tokenize,
+  unpackOps,
   type DeltaOps,
 } from './delta.js';
-import { joinLongStrings, skeletonKeys, splitLongStrings } from './json-skeleton.js';
+import {
+  joinLongStrings,
+  packSkeleton,
+  skeletonKeys,
+  splitLongStrings,
+  unpackSkeleton,
+} from './json-skeleton.js';
+import { MESSAGE_DICTIONARY } from './message-dictionary.js';
 
 /**
  * How new blobs are compressed. Each blob records its own encoding, so a database can mix them
@@ -33,13 +42,30 @@ export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
  * stored as blobs of their own (json-skeleton.ts), raw-deflated. `sources`: a delta copying from
  * several texts: their count (one byte) and 16-byte keys, then the edits as for `delta`, whose
  * copies count characters of the sources joined in that order (the first one's end is the
- * dictionary).
+ * dictionary). `keys`: a JSON list of blob keys (a prompt, a step's observations) as the keys'
+ * 16 bytes each. `moreKeys`: such a list as the key of a list it starts with (the prompt of the
+ * step before) and the 16 bytes of each key it adds. `packedSkeleton`: a skeleton as the count
+ * (one byte) and 16-byte keys of its strings, then its template (json-skeleton.ts packSkeleton)
+ * raw-deflated with MESSAGE_DICTIONARY. `deflateDict`: a short text raw-deflated with
+ * MESSAGE_DICTIONARY.
  */
-const ENCODING = { none: 0, deflate: 1, brotli: 2, delta: 3, skeleton: 4, sources: 5 } as const;
+const ENCODING = {
+  none: 0,
+  deflate: 1,
+  brotli: 2,
+  delta: 3,
+  skeleton: 4,
+  sources: 5,
+  keys: 6,
+  moreKeys: 7,
+  packedSkeleton: 8,
+  deflateDict: 9,
+  copies: 10,
+} as const;
 
 /** Texts at least this long are stored as edits of a similar earlier text when there is one. */
 const DELTA_MIN_CHARS = 512;
-/** A delta is kept when it copies at least this share of the text from its base. */
+/** A delta is kept when it copies at least this share of the text from its sources. */
 const DELTA_MIN_COPIED = 0.5;
 /**
  * Blobs a reader decodes at most to rebuild a text (the texts it copies from, theirs, and so
@@ -57,6 +83,16 @@ const DICTIONARY_BYTES = 32 * 1024;
 /** JSON values at least this long have their strings of at least SKELETON_STRING_CHARS split out. */
 const SKELETON_MIN_CHARS = 1024;
 const SKELETON_STRING_CHARS = 256;
+
+/** Key lists remembered (by their last key) for the next list that extends one of them. */
+const KEY_LISTS_MAX = 100_000;
+/** A key list extends one that ended this many keys before its own end, at most. */
+const KEY_LIST_MAX_ADDED = 4;
+const HEX_KEY = /^[0-9a-f]{32}$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Texts shorter than this are deflated with MESSAGE_DICTIONARY (longer ones gain nothing). */
+const DICTIONARY_MAX_CHARS = 4096;
 
 /** Texts shorter than this are stored as they are: compressing them saves nothing. */
 const MIN_COMPRESS_BYTES = 96;
@@ -86,6 +122,11 @@ export function encodeBlob(text: string, compression: BlobCompression): EncodedB
     return { encoding: ENCODING.none, data: text };
   }
   const raw = Buffer.from(text, 'utf8');
+  if (compression === 'deflate' && text.length < DICTIONARY_MAX_CHARS) {
+    const packed = deflateRawSync(raw, { dictionary: MESSAGE_DICTIONARY });
+    if (packed.length >= raw.length) return { encoding: ENCODING.none, data: text };
+    return { encoding: ENCODING.deflateDict, data: packed };
+  }
   const packed =
     compression === 'brotli'
       ? brotliCompressSync(raw, {
@@ -110,6 +151,10 @@ export function decodeBlob(encoding: number, data: string | Buffer): string {
       return inflateRawSync(data).toString('utf8');
     case ENCODING.brotli:
       return brotliDecompressSync(data).toString('utf8');
+    case ENCODING.keys:
+      return `[${quotedKeys(data)}]`;
+    case ENCODING.deflateDict:
+      return inflateRawSync(data, { dictionary: MESSAGE_DICTIONARY }).toString('utf8');
     default:
       throw new Error(`blob encoding ${encoding} is unknown to this acon; upgrade acon`);
   }
@@ -136,6 +181,8 @@ export class BlobStore {
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
   private readonly bases: DeltaBases;
+  /** Key lists stored last, by their last key; `depth`: lists a reader decodes to rebuild it. */
+  private readonly keyLists = new Map<string, { key: string; keys: string[]; depth: number }>();
 
   /** `deltaMemoryChars`: text of the long texts stored last kept in memory to copy from. */
   constructor(
@@ -229,11 +276,10 @@ export class BlobStore {
    */
   private encode(key: string, text: string, value?: object): EncodedBlob {
     if (this.compression === 'none') return encodeBlob(text, 'none');
+    if (isKeyList(value)) return this.encodeKeyList(key, value);
     if (value !== undefined && text.length >= SKELETON_MIN_CHARS) {
       const skeleton = splitLongStrings(value, text, SKELETON_STRING_CHARS, (s) => this.put(s));
-      if (skeleton !== undefined) {
-        return { encoding: ENCODING.skeleton, data: deflateRawSync(Buffer.from(skeleton)) };
-      }
+      if (skeleton !== undefined) return encodeSkeleton(skeleton);
     }
     if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
     const tokens = tokenize(text);
@@ -287,18 +333,56 @@ export class BlobStore {
       wanted = votingHashes(tokenize(rest));
     }
     if (sources.length === 0 || copied < text.length * DELTA_MIN_COPIED) return undefined;
-    const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
-      dictionary: dictionaryOf(sources[0]!.text),
-    });
+    const dictionary = dictionaryOf(sources[0]!.text);
     const keys = sources.map((s) => Buffer.from(s.key, 'hex'));
-    const blob: EncodedBlob =
-      sources.length === 1
+    // Bytes keep only well-formed text; JSON keeps a lone surrogate of a string as it is.
+    const binary = ops.every((op) => typeof op !== 'string' || !LONE_SURROGATE.test(op));
+    const packed = deflateRawSync(binary ? packOps(ops) : Buffer.from(JSON.stringify(ops)), {
+      dictionary,
+    });
+    const header = [Buffer.of(sources.length), ...keys];
+    const blob: EncodedBlob = binary
+      ? { encoding: ENCODING.copies, data: Buffer.concat([...header, packed]) }
+      : sources.length === 1
         ? { encoding: ENCODING.delta, data: Buffer.concat([keys[0]!, packed]) }
-        : {
-            encoding: ENCODING.sources,
-            data: Buffer.concat([Buffer.of(sources.length), ...keys, packed]),
-          };
+        : { encoding: ENCODING.sources, data: Buffer.concat([...header, packed]) };
     return { blob, ancestors };
+  }
+
+  /**
+   * A list of keys as their bytes, or as the list it extends and the keys it adds: a step's
+   * prompt is the one before plus the assistant's message and the observations.
+   */
+  private encodeKeyList(key: string, keys: readonly string[]): EncodedBlob {
+    let base: { key: string; keys: string[]; depth: number } | undefined;
+    for (let i = keys.length - 2; i >= Math.max(0, keys.length - 1 - KEY_LIST_MAX_ADDED); i--) {
+      const c = this.keyLists.get(keys[i]!);
+      if (
+        c !== undefined &&
+        c.keys.length === i + 1 &&
+        c.depth < MAX_ANCESTORS &&
+        c.keys.every((k, j) => k === keys[j]) &&
+        this.stored(c.key)
+      ) {
+        base = c;
+        break;
+      }
+    }
+    const last = keys[keys.length - 1]!;
+    this.keyLists.delete(last);
+    this.keyLists.set(last, {
+      key,
+      keys: [...keys],
+      depth: base === undefined ? 0 : base.depth + 1,
+    });
+    if (this.keyLists.size > KEY_LISTS_MAX)
+      this.keyLists.delete(this.keyLists.keys().next().value!);
+    const bytes = (ks: readonly string[]) => ks.map((k) => Buffer.from(k, 'hex'));
+    if (base === undefined) return { encoding: ENCODING.keys, data: Buffer.concat(bytes(keys)) };
+    return {
+      encoding: ENCODING.moreKeys,
+      data: Buffer.concat(bytes([base.key, ...keys.slice(base.keys.length)])),
+    };
   }
 
   /** A stored text read back to be copied from again; undefined when the file lacks it. */
@@ -315,8 +399,8 @@ export class BlobStore {
     while (pending.length > 0) {
       const row = this.head.get(this.k(pending.pop()!)) as
         { encoding: number; data: string | Buffer } | undefined;
-      if (row === undefined) continue;
-      for (const s of deltaSources(row.encoding, row.data)) {
+      if (row === undefined || !DELTAS.includes(row.encoding)) continue;
+      for (const s of headerKeys(row.encoding, row.data)) {
         if (out.has(s)) continue;
         out.add(s);
         pending.push(s);
@@ -329,7 +413,7 @@ export class BlobStore {
   static references(encoding: number, data: string | Buffer): string[] {
     if (typeof data === 'string') return [];
     if (encoding === ENCODING.skeleton) return skeletonKeys(inflateRawSync(data).toString('utf8'));
-    return deltaSources(encoding, data);
+    return headerKeys(encoding, data);
   }
 
   /** The encodings whose blobs refer to other blobs. */
@@ -337,6 +421,9 @@ export class BlobStore {
     ENCODING.delta,
     ENCODING.skeleton,
     ENCODING.sources,
+    ENCODING.moreKeys,
+    ENCODING.packedSkeleton,
+    ENCODING.copies,
   ];
 
   /** The text of a key; throws when the database lacks it (a damaged or hand-edited file). */
@@ -358,15 +445,30 @@ export class BlobStore {
 
   private decode(encoding: number, data: string | Buffer): string {
     if (typeof data === 'string') return data;
-    if (encoding === ENCODING.delta || encoding === ENCODING.sources) {
-      const keys = deltaSources(encoding, data);
+    if (DELTAS.includes(encoding)) {
+      const keys = headerKeys(encoding, data);
       const texts = keys.map((k) => this.get(k));
       const start = encoding === ENCODING.delta ? 16 : 1 + 16 * keys.length;
-      const json = inflateRawSync(data.subarray(start), { dictionary: dictionaryOf(texts[0]!) });
-      return applyDelta(texts.join(''), DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
+      const body = inflateRawSync(data.subarray(start), { dictionary: dictionaryOf(texts[0]!) });
+      const ops =
+        encoding === ENCODING.copies
+          ? unpackOps(body)
+          : DeltaOpsSchema.parse(JSON.parse(body.toString('utf8')));
+      return applyDelta(texts.join(''), ops);
     }
     if (encoding === ENCODING.skeleton) {
       return joinLongStrings(inflateRawSync(data).toString('utf8'), (k) => this.get(k));
+    }
+    if (encoding === ENCODING.packedSkeleton) {
+      const keys = headerKeys(encoding, data);
+      const template = inflateRawSync(data.subarray(1 + 16 * keys.length), {
+        dictionary: MESSAGE_DICTIONARY,
+      });
+      return joinLongStrings(unpackSkeleton(template.toString('utf8'), keys), (k) => this.get(k));
+    }
+    if (encoding === ENCODING.moreKeys) {
+      const base = this.get(data.subarray(0, 16).toString('hex'));
+      return `${base.slice(0, -1)},${quotedKeys(data.subarray(16))}]`;
     }
     return decodeBlob(encoding, data);
   }
@@ -410,16 +512,52 @@ export class BlobStore {
 }
 
 const NO_ANCESTORS: ReadonlySet<string> = new Set();
+const DELTAS: readonly number[] = [ENCODING.delta, ENCODING.sources, ENCODING.copies];
 
-/** The keys of the texts a delta copies from (none for other encodings). */
-function deltaSources(encoding: number, data: string | Buffer): string[] {
+/** A skeleton as its keys' bytes and its template (or as JSON text when it has too many). */
+function encodeSkeleton(skeleton: string): EncodedBlob {
+  const packed = packSkeleton(skeleton);
+  if (packed === undefined || packed.keys.length > 255) {
+    return { encoding: ENCODING.skeleton, data: deflateRawSync(Buffer.from(skeleton)) };
+  }
+  const template = deflateRawSync(Buffer.from(packed.template), { dictionary: MESSAGE_DICTIONARY });
+  const keys = packed.keys.map((k) => Buffer.from(k, 'hex'));
+  return {
+    encoding: ENCODING.packedSkeleton,
+    data: Buffer.concat([Buffer.of(keys.length), ...keys, template]),
+  };
+}
+
+/** The keys a blob names in its header: a delta's sources, a packed skeleton's strings. */
+function headerKeys(encoding: number, data: string | Buffer): string[] {
   if (typeof data === 'string') return [];
-  if (encoding === ENCODING.delta) return [data.subarray(0, 16).toString('hex')];
-  if (encoding !== ENCODING.sources) return [];
+  if (encoding === ENCODING.delta || encoding === ENCODING.moreKeys) {
+    return [data.subarray(0, 16).toString('hex')];
+  }
+  const counted: readonly number[] = [ENCODING.sources, ENCODING.packedSkeleton, ENCODING.copies];
+  if (!counted.includes(encoding)) return [];
   const n = data[0]!;
   return Array.from({ length: n }, (_, i) =>
     data.subarray(1 + 16 * i, 17 + 16 * i).toString('hex'),
   );
+}
+
+/** Whether a value is a non-empty list of blob keys (its JSON is then rebuilt from the bytes). */
+function isKeyList(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((k) => typeof k === 'string' && HEX_KEY.test(k))
+  );
+}
+
+/** Keys given as 16 bytes each, as they are written in a JSON list: "k1","k2". */
+function quotedKeys(bytes: Buffer): string {
+  const out: string[] = [];
+  for (let i = 0; i + 16 <= bytes.length; i += 16) {
+    out.push(`"${bytes.subarray(i, i + 16).toString('hex')}"`);
+  }
+  return out.join(',');
 }
 
 /** The end of a base text, as bytes, for deflate's dictionary. */

@@ -170,6 +170,12 @@ const MIGRATIONS: Migration[] = [
   DROP TABLE blobs;
   ALTER TABLE blobs_v9 RENAME TO blobs;
   `,
+  `
+  -- Blobs may now be lists of keys as bytes (encodings 6 and 7), skeletons and short texts
+  -- deflated with a preset dictionary (8 and 9) and deltas with their edits as bytes (10).
+  -- The acon of version 9 could not read them: the version moves on so that it refuses the file.
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
