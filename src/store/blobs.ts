@@ -1,13 +1,19 @@
 import { createHash } from 'node:crypto';
-import {
-  brotliCompressSync,
-  brotliDecompressSync,
-  constants as zlib,
-  deflateRawSync,
-  inflateRawSync,
-} from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
+import {
+  decodeBlob,
+  DELTAS,
+  dictionaryOf,
+  ENCODING,
+  encodeBlob,
+  encodeSkeleton,
+  headerKeys,
+  isKeyList,
+  quotedKeys,
+  type BlobCompression,
+  type EncodedBlob,
+} from './blob-encoding.js';
 import { DeltaBases, votingHashes, type DeltaBase, type NewBase } from './delta-bases.js';
 import {
   applyDelta,
@@ -21,47 +27,14 @@ import {
 } from './delta.js';
 import {
   joinLongStrings,
-  packSkeleton,
   skeletonKeys,
   splitLongStrings,
   unpackSkeleton,
 } from './json-skeleton.js';
+import { KeyLists } from './key-lists.js';
 import { MESSAGE_DICTIONARY } from './message-dictionary.js';
 
-/**
- * How new blobs are compressed. Each blob records its own encoding, so a database can mix them
- * and any setting reads every file.
- */
-export const BlobCompressionSchema = z.enum(['none', 'deflate', 'brotli']);
-export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
-
-/**
- * Stored in `blobs.encoding`; never renumber (old files keep their numbers). `delta`: the 16-byte
- * key of a base blob, then the raw-deflated JSON of the edits that make the text of it (the
- * base's last 32 KiB as the deflate dictionary). `skeleton`: a JSON text with its long strings
- * stored as blobs of their own (json-skeleton.ts), raw-deflated. `sources`: a delta copying from
- * several texts: their count (one byte) and 16-byte keys, then the edits as for `delta`, whose
- * copies count characters of the sources joined in that order (the first one's end is the
- * dictionary). `keys`: a JSON list of blob keys (a prompt, a step's observations) as the keys'
- * 16 bytes each. `moreKeys`: such a list as the key of a list it starts with (the prompt of the
- * step before) and the 16 bytes of each key it adds. `packedSkeleton`: a skeleton as the count
- * (one byte) and 16-byte keys of its strings, then its template (json-skeleton.ts packSkeleton)
- * raw-deflated with MESSAGE_DICTIONARY. `deflateDict`: a short text raw-deflated with
- * MESSAGE_DICTIONARY.
- */
-const ENCODING = {
-  none: 0,
-  deflate: 1,
-  brotli: 2,
-  delta: 3,
-  skeleton: 4,
-  sources: 5,
-  keys: 6,
-  moreKeys: 7,
-  packedSkeleton: 8,
-  deflateDict: 9,
-  copies: 10,
-} as const;
+export { BlobCompressionSchema, type BlobCompression } from './blob-encoding.js';
 
 /** Texts at least this long are stored as edits of a similar earlier text when there is one. */
 const DELTA_MIN_CHARS = 512;
@@ -78,30 +51,9 @@ const MAX_EXTRA_ANCESTORS = 12;
 const MAX_SOURCES = 4;
 /** A further source is taken when it saves at least this many characters of new text. */
 const MIN_SOURCE_GAIN = 64;
-/** Deflate looks back 32 KiB: the dictionary of a delta is the end of its base. */
-const DICTIONARY_BYTES = 32 * 1024;
 /** JSON values at least this long have their strings of at least SKELETON_STRING_CHARS split out. */
 const SKELETON_MIN_CHARS = 1024;
 const SKELETON_STRING_CHARS = 256;
-
-/** Key lists remembered (by their last key) for the next list that extends one of them. */
-const KEY_LISTS_MAX = 100_000;
-/** A key list extends one that ended this many keys before its own end, at most. */
-const KEY_LIST_MAX_ADDED = 4;
-const HEX_KEY = /^[0-9a-f]{32}$/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Texts shorter than this are deflated with MESSAGE_DICTIONARY (longer ones gain nothing). */
-const DICTIONARY_MAX_CHARS = 4096;
-
-/** Texts shorter than this are stored as they are: compressing them saves nothing. */
-const MIN_COMPRESS_BYTES = 96;
-
-/**
- * Brotli quality 5: on stored trajectories it is within a few per cent of quality 11 in size
- * and runs an order of magnitude faster (writes happen on the event loop).
- */
-const BROTLI_QUALITY = 5;
 
 /** Text of the decoded blobs kept in memory for reads (prompts share most of their messages). */
 const READ_CACHE_CHARS = 16 * 1024 * 1024;
@@ -109,55 +61,11 @@ const READ_CACHE_CHARS = 16 * 1024 * 1024;
 /** Keys known to be stored already; past this many the set starts over (it is only a shortcut). */
 const KNOWN_KEYS_MAX = 200_000;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** The key of a text: the first 128 bits of its SHA-256, in hex. */
 export function blobKey(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
-
-export type EncodedBlob = { encoding: number; data: string | Buffer };
-
-/** Compresses a text when that makes it smaller; short texts stay plain (readable in sqlite3). */
-export function encodeBlob(text: string, compression: BlobCompression): EncodedBlob {
-  if (compression === 'none' || text.length < MIN_COMPRESS_BYTES) {
-    return { encoding: ENCODING.none, data: text };
-  }
-  const raw = Buffer.from(text, 'utf8');
-  if (compression === 'deflate' && text.length < DICTIONARY_MAX_CHARS) {
-    const packed = deflateRawSync(raw, { dictionary: MESSAGE_DICTIONARY });
-    if (packed.length >= raw.length) return { encoding: ENCODING.none, data: text };
-    return { encoding: ENCODING.deflateDict, data: packed };
-  }
-  const packed =
-    compression === 'brotli'
-      ? brotliCompressSync(raw, {
-          params: {
-            [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-            [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
-          },
-        })
-      : deflateRawSync(raw);
-  if (packed.length >= raw.length) return { encoding: ENCODING.none, data: text };
-  return { encoding: ENCODING[compression], data: packed };
-}
-
-/** Decodes a blob that stands alone (not a delta or a skeleton: those need the store). */
-export function decodeBlob(encoding: number, data: string | Buffer): string {
-  if (typeof data === 'string') return data;
-  switch (encoding) {
-    case ENCODING.none:
-      return data.toString('utf8');
-    case ENCODING.deflate:
-      return inflateRawSync(data).toString('utf8');
-    case ENCODING.brotli:
-      return brotliDecompressSync(data).toString('utf8');
-    case ENCODING.keys:
-      return `[${quotedKeys(data)}]`;
-    case ENCODING.deflateDict:
-      return inflateRawSync(data, { dictionary: MESSAGE_DICTIONARY }).toString('utf8');
-    default:
-      throw new Error(`blob encoding ${encoding} is unknown to this acon; upgrade acon`);
-  }
 }
 
 /**
@@ -181,8 +89,7 @@ export class BlobStore {
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
   private readonly bases: DeltaBases;
-  /** Key lists stored last, by their last key; `depth`: lists a reader decodes to rebuild it. */
-  private readonly keyLists = new Map<string, { key: string; keys: string[]; depth: number }>();
+  private readonly keyLists = new KeyLists(MAX_ANCESTORS);
 
   /** `deltaMemoryChars`: text of the long texts stored last kept in memory to copy from. */
   constructor(
@@ -276,7 +183,7 @@ export class BlobStore {
    */
   private encode(key: string, text: string, value?: object): EncodedBlob {
     if (this.compression === 'none') return encodeBlob(text, 'none');
-    if (isKeyList(value)) return this.encodeKeyList(key, value);
+    if (isKeyList(value)) return this.keyLists.encode(key, value, (k) => this.stored(k));
     if (value !== undefined && text.length >= SKELETON_MIN_CHARS) {
       const skeleton = splitLongStrings(value, text, SKELETON_STRING_CHARS, (s) => this.put(s));
       if (skeleton !== undefined) return encodeSkeleton(skeleton);
@@ -347,42 +254,6 @@ export class BlobStore {
         ? { encoding: ENCODING.delta, data: Buffer.concat([keys[0]!, packed]) }
         : { encoding: ENCODING.sources, data: Buffer.concat([...header, packed]) };
     return { blob, ancestors };
-  }
-
-  /**
-   * A list of keys as their bytes, or as the list it extends and the keys it adds: a step's
-   * prompt is the one before plus the assistant's message and the observations.
-   */
-  private encodeKeyList(key: string, keys: readonly string[]): EncodedBlob {
-    let base: { key: string; keys: string[]; depth: number } | undefined;
-    for (let i = keys.length - 2; i >= Math.max(0, keys.length - 1 - KEY_LIST_MAX_ADDED); i--) {
-      const c = this.keyLists.get(keys[i]!);
-      if (
-        c !== undefined &&
-        c.keys.length === i + 1 &&
-        c.depth < MAX_ANCESTORS &&
-        c.keys.every((k, j) => k === keys[j]) &&
-        this.stored(c.key)
-      ) {
-        base = c;
-        break;
-      }
-    }
-    const last = keys[keys.length - 1]!;
-    this.keyLists.delete(last);
-    this.keyLists.set(last, {
-      key,
-      keys: [...keys],
-      depth: base === undefined ? 0 : base.depth + 1,
-    });
-    if (this.keyLists.size > KEY_LISTS_MAX)
-      this.keyLists.delete(this.keyLists.keys().next().value!);
-    const bytes = (ks: readonly string[]) => ks.map((k) => Buffer.from(k, 'hex'));
-    if (base === undefined) return { encoding: ENCODING.keys, data: Buffer.concat(bytes(keys)) };
-    return {
-      encoding: ENCODING.moreKeys,
-      data: Buffer.concat(bytes([base.key, ...keys.slice(base.keys.length)])),
-    };
   }
 
   /** A stored text read back to be copied from again; undefined when the file lacks it. */
@@ -512,56 +383,3 @@ export class BlobStore {
 }
 
 const NO_ANCESTORS: ReadonlySet<string> = new Set();
-const DELTAS: readonly number[] = [ENCODING.delta, ENCODING.sources, ENCODING.copies];
-
-/** A skeleton as its keys' bytes and its template (or as JSON text when it has too many). */
-function encodeSkeleton(skeleton: string): EncodedBlob {
-  const packed = packSkeleton(skeleton);
-  if (packed === undefined || packed.keys.length > 255) {
-    return { encoding: ENCODING.skeleton, data: deflateRawSync(Buffer.from(skeleton)) };
-  }
-  const template = deflateRawSync(Buffer.from(packed.template), { dictionary: MESSAGE_DICTIONARY });
-  const keys = packed.keys.map((k) => Buffer.from(k, 'hex'));
-  return {
-    encoding: ENCODING.packedSkeleton,
-    data: Buffer.concat([Buffer.of(keys.length), ...keys, template]),
-  };
-}
-
-/** The keys a blob names in its header: a delta's sources, a packed skeleton's strings. */
-function headerKeys(encoding: number, data: string | Buffer): string[] {
-  if (typeof data === 'string') return [];
-  if (encoding === ENCODING.delta || encoding === ENCODING.moreKeys) {
-    return [data.subarray(0, 16).toString('hex')];
-  }
-  const counted: readonly number[] = [ENCODING.sources, ENCODING.packedSkeleton, ENCODING.copies];
-  if (!counted.includes(encoding)) return [];
-  const n = data[0]!;
-  return Array.from({ length: n }, (_, i) =>
-    data.subarray(1 + 16 * i, 17 + 16 * i).toString('hex'),
-  );
-}
-
-/** Whether a value is a non-empty list of blob keys (its JSON is then rebuilt from the bytes). */
-function isKeyList(value: unknown): value is string[] {
-  return (
-    Array.isArray(value) &&
-    value.length > 0 &&
-    value.every((k) => typeof k === 'string' && HEX_KEY.test(k))
-  );
-}
-
-/** Keys given as 16 bytes each, as they are written in a JSON list: "k1","k2". */
-function quotedKeys(bytes: Buffer): string {
-  const out: string[] = [];
-  for (let i = 0; i + 16 <= bytes.length; i += 16) {
-    out.push(`"${bytes.subarray(i, i + 16).toString('hex')}"`);
-  }
-  return out.join(',');
-}
-
-/** The end of a base text, as bytes, for deflate's dictionary. */
-function dictionaryOf(base: string): Buffer {
-  const bytes = Buffer.from(base, 'utf8');
-  return bytes.length <= DICTIONARY_BYTES ? bytes : bytes.subarray(bytes.length - DICTIONARY_BYTES);
-}
