@@ -192,7 +192,7 @@ Examples:
   runs
     .command('upgrade')
     .description(
-      "bring a database written by an older acon to this acon's schema, in place (read-only commands refuse an older file)",
+      "bring a database written by an older acon to this acon's schema, in place, and compact it (read-only commands refuse an older file)",
     )
     .option('--db <file>', 'SQLite database (default: run.db of the config)')
     .addHelpText(
@@ -207,12 +207,18 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { upgradeDatabase } = await import('../store/index.js');
       const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
-      const { from, to } = upgradeDatabase(path);
+      const { from, to, compacted } = upgradeDatabase(path);
       process.stdout.write(
         from === to
-          ? `${path} is at schema version ${to} already (this acon's); nothing to do\n`
+          ? `${path} is at schema version ${to} already (this acon's)\n`
           : `upgraded ${path} from schema version ${from} to ${to}\n`,
       );
+      if (compacted) {
+        const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+        process.stdout.write(
+          `compacted ${path}: ${mb(compacted.before)} → ${mb(compacted.after)} (free pages returned)\n`,
+        );
+      }
     });
   return runs;
 }

@@ -4,6 +4,7 @@ import type { ChatMessage, ToolDef } from '../llm/types.js';
 import { ScriptedLlm } from '../../test/fakes/scripted-llm.js';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import { ConfigSchema } from '../config/schema.js';
+import { InterruptedError } from '../errors.js';
 import { SqliteRunStore } from '../store/run-store.js';
 import { makeCondition } from './condition.js';
 import { runRollouts, sharedPrefixTokens } from './rollouts.js';
@@ -97,7 +98,11 @@ describe('runRollouts', () => {
     return { bench, log };
   }
 
-  async function run(bench: Benchmark, concurrency: number) {
+  async function run(
+    bench: Benchmark,
+    concurrency: number,
+    opts: { signal?: AbortSignal; onSave?: (taskId: string) => void } = {},
+  ) {
     const store = new SqliteRunStore(':memory:');
     const config = ConfigSchema.parse({});
     store.createRun({
@@ -111,6 +116,13 @@ describe('runRollouts', () => {
       params: {},
       config: {},
     });
+    if (opts.onSave) {
+      const save = store.saveRollout.bind(store);
+      store.saveRollout = (rollout) => {
+        opts.onSave!(rollout.taskId);
+        save(rollout);
+      };
+    }
     let n = 0;
     const llm = new ScriptedLlm({
       agent: () => ({
@@ -120,19 +132,57 @@ describe('runRollouts', () => {
       }),
     });
     const condition = makeCondition('raw');
-    await runRollouts({
-      runId: 'r',
-      bench,
-      jobs: tasks.map((task) => ({ condition, task })),
-      llm,
-      store,
-      config,
-      concurrency,
-    });
-    const stored = store.rollouts('r').length;
-    store.close();
-    return stored;
+    try {
+      await runRollouts({
+        runId: 'r',
+        bench,
+        jobs: tasks.map((task) => ({ condition, task })),
+        llm,
+        store,
+        config,
+        concurrency,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      return store.rollouts('r').length;
+    } finally {
+      stored = store.rollouts('r').map((r) => r.task_id);
+      store.close();
+    }
   }
+  /** Task ids of the rollouts the last `run` stored. */
+  let stored: string[] = [];
+
+  it('starts the next rollout before committing the one that ended, and commits every one', async () => {
+    const { bench, log } = standIn();
+    expect(await run(bench, 1, { onSave: (id) => log.push(`save ${id}`) })).toBe(tasks.length);
+    // With one slot: t1 starts as soon as t0's episode is over, and t0 is stored after that.
+    expect(log.indexOf('start t1')).toBeLessThan(log.indexOf('save t0'));
+    expect(log.filter((l) => l.startsWith('save'))).toEqual(tasks.map((t) => `save ${t.id}`));
+  });
+
+  it('still stores the rollouts that ended before a Ctrl-C, then reports the interruption', async () => {
+    const abort = new AbortController();
+    const { bench } = standIn();
+    const start = bench.start.bind(bench);
+    bench.start = (id, ctx) => {
+      if (id === 't2') abort.abort();
+      return start(id, ctx);
+    };
+    await expect(run(bench, 1, { signal: abort.signal })).rejects.toBeInstanceOf(InterruptedError);
+    expect(stored).toEqual(['t0', 't1']);
+  });
+
+  it('stops at a rollout that cannot be stored and reports its error', async () => {
+    const { bench, log } = standIn();
+    const onSave = (id: string) => {
+      if (id === 't1') throw new Error('disk full');
+    };
+    await expect(run(bench, 1, { onSave })).rejects.toThrow('disk full');
+    // t2 was running when t1's commit failed; it ends and is stored, like any rollout in flight
+    // at a stop. Jobs queued behind the failure do not start.
+    expect(stored).toEqual(['t0', 't2']);
+    expect(log.filter((l) => l.startsWith('start')).length).toBeLessThan(tasks.length);
+  });
 
   it('prepares tasks of jobs yet to start, at most `concurrency` beyond the started ones', async () => {
     const { bench, log } = standIn(async () => {});

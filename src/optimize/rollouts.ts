@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import PQueue from 'p-queue';
 import { createStrategy } from '../agent/context/index.js';
-import { runEpisode } from '../agent/loop.js';
+import { runEpisode, type EpisodeResult } from '../agent/loop.js';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
 import { InterruptedError } from '../errors.js';
@@ -42,8 +42,11 @@ export type RunRolloutsOptions = {
 
 /**
  * Runs every job not already stored for this run, concurrently through p-queue, and commits
- * each rollout (steps, events, metrics) the moment it finishes. Finished rollouts of an earlier,
+ * each rollout (steps, events, metrics) once it finishes. Finished rollouts of an earlier,
  * interrupted attempt are skipped: that is how --resume avoids redoing work.
+ *
+ * A rollout's slot is freed when its episode ends, before it is committed: the commit waits in
+ * a Committer until the rollouts that start meanwhile have sent their first request.
  */
 export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   const { store, runId } = opts;
@@ -58,6 +61,7 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   const warmer = new Warmer(opts.bench, todo, Math.min(concurrency, WARM_AHEAD), () => {
     return stop !== null || opts.signal?.aborted === true;
   });
+  const committer = new Committer((err) => (stop ??= err));
   // Jobs not started yet return at once after a stop; p-queue's clear() would leave their
   // promises pending forever.
   for (const job of todo) {
@@ -70,10 +74,13 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
         return;
       }
       try {
-        const outcome = await runOne(job, opts);
+        const ended = await runOne(job, opts);
         if (opts.signal?.aborted) return;
-        done += 1;
-        opts.onRollout?.(outcome, done, total);
+        committer.add(() => {
+          const outcome = commitRollout(ended, opts);
+          done += 1;
+          opts.onRollout?.(outcome, done, total);
+        });
       } catch (err) {
         // Budget, interruption and provider failures stop the whole run; finished rollouts stay stored.
         stop ??= err;
@@ -83,8 +90,52 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   const warming = warmer.run();
   await queue.onIdle();
   await warmer.finish(warming);
+  // Rollouts that ended before a stop or Ctrl-C are complete: they are stored all the same.
+  await committer.drain();
   if (opts.signal?.aborted) throw new InterruptedError('interrupted');
   if (stop !== null) throw stop;
+}
+
+/**
+ * Commits finished rollouts one per turn of the event loop, after the callbacks already due.
+ * Rollouts of equal length end together; committing each (its metrics and a SQLite
+ * transaction, a few ms) before the next rollout could start held every new rollout's first
+ * request, and every answer arriving meanwhile, behind all of them: at 64 in flight the model
+ * sat idle for a few hundred milliseconds at every wave (issue #16, bench:throughput).
+ */
+class Committer {
+  private readonly pending: (() => void)[] = [];
+  private scheduled = false;
+  private idle: (() => void) | undefined;
+
+  constructor(private readonly failed: (err: unknown) => void) {}
+
+  add(commit: () => void): void {
+    this.pending.push(commit);
+    this.schedule();
+  }
+
+  /** Resolves once every commit added so far has run. */
+  drain(): Promise<void> {
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.idle = resolve));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const commit = this.pending.shift();
+      try {
+        commit?.();
+      } catch (err) {
+        this.failed(err);
+      }
+      if (this.pending.length > 0) this.schedule();
+      else this.idle?.();
+    });
+  }
 }
 
 /** Tasks prepared ahead of the rollouts running (at most; fewer when fewer run at once). */
@@ -149,9 +200,22 @@ class Warmer {
   }
 }
 
-async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<RolloutOutcome> {
-  const { config, store, runId } = opts;
-  const rolloutId = randomUUID();
+/** A rollout whose episode is over (evaluated and closed), ready to be committed. */
+type EndedRollout = {
+  job: RolloutJob;
+  rolloutId: string;
+  episodeMeta: Record<string, unknown> | null;
+  tools: ToolDef[];
+  result: EpisodeResult;
+  startedAt: Date;
+  finishedAt: Date;
+};
+
+async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<EndedRollout> {
+  const { config, runId } = opts;
+  // 64 random bits as 16 hex digits: unique in any store (a clash would fail the insert, not
+  // mix rows), and every step, compression event and call context repeats it (issue #16).
+  const rolloutId = randomBytes(8).toString('hex');
   const callCtx = { runId, rolloutId, taskId: job.task.id };
   const startedAt = new Date();
   const episode = await opts.bench.start(job.task.id, {
@@ -182,46 +246,55 @@ async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<Rollou
     });
     if (opts.signal?.aborted) throw new InterruptedError('interrupted');
     const finishedAt = new Date();
-    const metrics = rolloutMetrics({
-      success: result.evaluation.success,
-      score: result.evaluation.score,
-      stepPromptTokens: result.steps.map((s) => s.promptTokens),
-      events: result.events,
-      calls: store.callsOfRollout(rolloutId),
-      wallMs: finishedAt.getTime() - startedAt.getTime(),
-      prices: config.prices,
-      sharedPrefixTokens: sharedPrefixTokens(result.steps, episode.tools),
-      qa: result.evaluation.qa,
-    });
-    store.saveRollout({
-      id: rolloutId,
-      runId,
-      condition: job.condition.label,
-      taskId: job.task.id,
-      split: job.task.split,
-      strategy: job.condition.strategy,
-      guidelineObs: only === 'hist' ? null : (job.condition.guidelines?.obs.id ?? null),
-      guidelineHist: only === 'obs' ? null : (job.condition.guidelines?.hist.id ?? null),
-      status: result.stopReason,
-      evaluation: result.evaluation,
-      metrics,
-      trajectory: result.trajectory,
-      steps: result.steps,
-      events: result.events,
-      error: result.error ?? null,
-      episodeMeta: episode.meta?.() ?? null,
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-    });
-    return {
-      job,
-      success: metrics.success,
-      peakInputTokens: metrics.peakInputTokens,
-      steps: metrics.steps,
-    };
+    const episodeMeta = episode.meta?.() ?? null;
+    return { job, rolloutId, episodeMeta, tools: episode.tools, result, startedAt, finishedAt };
   } finally {
     await episode.close();
   }
+}
+
+/** Stores a finished rollout (steps, events, metrics) in one transaction. */
+function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOutcome {
+  const { config, store, runId } = opts;
+  const { job, rolloutId, result, startedAt, finishedAt } = ended;
+  const { only } = job.condition;
+  const metrics = rolloutMetrics({
+    success: result.evaluation.success,
+    score: result.evaluation.score,
+    stepPromptTokens: result.steps.map((s) => s.promptTokens),
+    events: result.events,
+    calls: store.callsOfRollout(rolloutId),
+    wallMs: finishedAt.getTime() - startedAt.getTime(),
+    prices: config.prices,
+    sharedPrefixTokens: sharedPrefixTokens(result.steps, ended.tools),
+    qa: result.evaluation.qa,
+  });
+  store.saveRollout({
+    id: rolloutId,
+    runId,
+    condition: job.condition.label,
+    taskId: job.task.id,
+    split: job.task.split,
+    strategy: job.condition.strategy,
+    guidelineObs: only === 'hist' ? null : (job.condition.guidelines?.obs.id ?? null),
+    guidelineHist: only === 'obs' ? null : (job.condition.guidelines?.hist.id ?? null),
+    status: result.stopReason,
+    evaluation: result.evaluation,
+    metrics,
+    trajectory: result.trajectory,
+    steps: result.steps,
+    events: result.events,
+    error: result.error ?? null,
+    episodeMeta: ended.episodeMeta,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+  });
+  return {
+    job,
+    success: metrics.success,
+    peakInputTokens: metrics.peakInputTokens,
+    steps: metrics.steps,
+  };
 }
 
 /**

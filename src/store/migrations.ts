@@ -171,9 +171,55 @@ const MIGRATIONS: Migration[] = [
   ALTER TABLE blobs_v9 RENAME TO blobs;
   `,
   `
+  -- Leaner steps and compression events (issue #16). A step's prompt is NULL when it is the
+  -- message list of the step's agent call (llm_calls.messages_key), as it almost always is.
+  -- Compression events are keyed by (rollout, position) without a rowid and a second index;
+  -- only failed ones are indexed by call (what the distillation export asks).
+  CREATE TABLE steps_v10 (
+    rollout_id TEXT NOT NULL REFERENCES rollouts(id),
+    idx INTEGER NOT NULL,
+    prompt_key BLOB,               -- NULL: the agent call's message list
+    prompt_tokens INTEGER NOT NULL,
+    assistant_key BLOB NOT NULL,
+    observations_key BLOB NOT NULL,
+    observation_tokens INTEGER NOT NULL,
+    call_id INTEGER,
+    latency_ms REAL NOT NULL,
+    PRIMARY KEY (rollout_id, idx)
+  ) WITHOUT ROWID;
+  INSERT INTO steps_v10 SELECT s.rollout_id, s.idx,
+      CASE WHEN s.prompt_key = c.messages_key THEN NULL ELSE s.prompt_key END, s.prompt_tokens,
+      s.assistant_key, s.observations_key, s.observation_tokens, s.call_id, s.latency_ms
+    FROM steps s LEFT JOIN llm_calls c ON c.id = s.call_id;
+  DROP TABLE steps;
+  ALTER TABLE steps_v10 RENAME TO steps;
+
+  CREATE TABLE events_v10 (
+    rollout_id TEXT NOT NULL REFERENCES rollouts(id),
+    seq INTEGER NOT NULL,          -- order within the rollout
+    step INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    input_key BLOB NOT NULL,
+    output_key BLOB NOT NULL,
+    guideline_id TEXT,
+    call_id INTEGER,
+    failed INTEGER NOT NULL,
+    PRIMARY KEY (rollout_id, seq)
+  ) WITHOUT ROWID;
+  INSERT INTO events_v10 SELECT rollout_id, id, step, kind, input_tokens, output_tokens,
+      input_key, output_key, guideline_id, call_id, failed
+    FROM compression_events;
+  DROP TABLE compression_events;
+  ALTER TABLE events_v10 RENAME TO compression_events;
+  CREATE INDEX compression_events_failed_call ON compression_events(call_id) WHERE failed = 1;
+  `,
+  `
   -- Blobs may now be lists of keys as bytes (encodings 6 and 7), skeletons and short texts
   -- deflated with a preset dictionary (8 and 9) and deltas with their edits as bytes (10).
-  -- The acon of version 9 could not read them: the version moves on so that it refuses the file.
+  -- An acon of schema 10 or older cannot read them: the version moves on so that it refuses
+  -- the file.
   SELECT 1;
   `,
 ];

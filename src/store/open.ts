@@ -69,11 +69,16 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
 }
 
 /**
- * Brings an existing database file to this acon's schema in place (`acon runs upgrade`) and
- * says from which version. Read-only commands refuse an older file; this upgrades it without
- * starting a run.
+ * Brings an existing database file to this acon's schema in place (`acon runs upgrade`), then
+ * compacts it when much of it is free, and says what it did. Read-only commands refuse an older
+ * file; this upgrades it without starting a run.
  */
-export function upgradeDatabase(file: string): { from: number; to: number } {
+export function upgradeDatabase(file: string): {
+  from: number;
+  to: number;
+  /** File bytes before and after compacting; null when there was little to give back. */
+  compacted: { before: number; after: number } | null;
+} {
   if (!existsSync(file)) {
     throw new DatabaseError(file, `no such file; give the database to upgrade with --db`);
   }
@@ -89,9 +94,28 @@ export function upgradeDatabase(file: string): { from: number; to: number } {
   } catch (err) {
     throw asDatabaseError(err, file);
   }
-  openDatabase(file, 'write').close();
-  return { from, to: SCHEMA_VERSION };
+  const db = openDatabase(file, 'write');
+  try {
+    // A migration rebuilds tables and leaves their old pages free inside the file; give them
+    // back to the disk when they are a good share of it.
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    const before = pages * (db.pragma('page_size', { simple: true }) as number);
+    if (free > pages * COMPACT_FREE_SHARE) {
+      db.exec('VACUUM');
+      const after = (db.pragma('page_count', { simple: true }) as number) * (before / pages);
+      return { from, to: SCHEMA_VERSION, compacted: { before, after } };
+    }
+    return { from, to: SCHEMA_VERSION, compacted: null };
+  } catch (err) {
+    throw asDatabaseError(err, file);
+  } finally {
+    db.close();
+  }
 }
+
+/** `acon runs upgrade` compacts a file whose free pages are more than this share of it. */
+const COMPACT_FREE_SHARE = 0.1;
 
 /**
  * SQLite silently turns a short non-database file into a fresh database; a file that is not

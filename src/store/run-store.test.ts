@@ -245,6 +245,15 @@ describe('SqliteRunStore', () => {
     expect(store.steps('r1').map((s) => s.assistant)).toEqual(
       t.turns.map((turn) => JSON.stringify(turn.assistant)),
     );
+
+    // A step's prompt is kept once with its agent call; a step whose call sent other messages
+    // keeps its own.
+    const unusualId = calls.find((c) => c.requestHash === unusual.requestHash)!.id;
+    const other = rollout('r2', t, [unusualId, unusualId, unusualId, unusualId]);
+    store.saveRollout({ ...other, taskId: 'task-2' });
+    expect(store.steps('r2').map((s) => s.prompt)).toEqual(
+      other.steps.map((s) => JSON.stringify(s.prompt)),
+    );
   });
 
   it('stores each distinct message once, so storage grows with new content, not prompt length', () => {

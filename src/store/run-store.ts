@@ -447,8 +447,9 @@ export class SqliteRunStore implements RunStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertEvent = this.sql(
-      `INSERT INTO compression_events (rollout_id, step, kind, input_tokens, output_tokens,
-         input_key, output_key, guideline_id, call_id, failed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO compression_events (rollout_id, seq, step, kind, input_tokens, output_tokens,
+         input_key, output_key, guideline_id, call_id, failed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // IMMEDIATE: the transaction reads (blob keys) before it writes; a deferred one would fail at
     // once with SQLITE_BUSY when another process wrote in between, instead of waiting its turn.
@@ -484,12 +485,16 @@ export class SqliteRunStore implements RunStore {
           r.finishedAt,
           r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
         );
+        const callMessages = this.sql('SELECT messages_key FROM llm_calls WHERE id = ?').pluck();
         r.steps.forEach((s, i) => {
           const keys = stepKeys[i]!;
+          // The prompt is the agent call's message list, kept once in its llm_calls row.
+          const sent = callMessages.get(s.callId);
+          const same = sent !== undefined && keyOf(sent) === keys.prompt;
           insertStep.run(
             r.id,
             s.index,
-            keyColumn(keys.prompt),
+            same ? null : keyColumn(keys.prompt),
             s.promptTokens,
             keyColumn(keys.assistant),
             keyColumn(keys.observations),
@@ -498,9 +503,10 @@ export class SqliteRunStore implements RunStore {
             s.latencyMs,
           );
         });
-        for (const e of r.events) {
+        r.events.forEach((e, seq) => {
           insertEvent.run(
             r.id,
+            seq,
             e.step,
             e.kind,
             e.inputTokens,
@@ -511,7 +517,7 @@ export class SqliteRunStore implements RunStore {
             e.callId,
             e.failed ? 1 : 0,
           );
-        }
+        });
       })
       .immediate();
   }
@@ -668,8 +674,10 @@ export class SqliteRunStore implements RunStore {
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
   steps(rolloutId: string): StepRow[] {
     const rows = this.sql(
-      `SELECT idx, prompt_tokens, prompt_key, assistant_key, observations_key FROM steps
-         WHERE rollout_id = ? ORDER BY idx`,
+      `SELECT s.idx, s.prompt_tokens, COALESCE(s.prompt_key, c.messages_key) AS prompt_key,
+           s.assistant_key, s.observations_key
+         FROM steps s LEFT JOIN llm_calls c ON c.id = s.call_id
+         WHERE s.rollout_id = ? ORDER BY s.idx`,
     ).all(rolloutId) as {
       idx: number;
       prompt_tokens: number;
@@ -719,7 +727,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   events(rolloutId: string): CompressionEvent[] {
-    const rows = this.sql('SELECT * FROM compression_events WHERE rollout_id = ? ORDER BY id').all(
+    const rows = this.sql('SELECT * FROM compression_events WHERE rollout_id = ? ORDER BY seq').all(
       rolloutId,
     ) as Record<string, unknown>[];
     return rows.map((e) => ({

@@ -22,7 +22,8 @@ export function sweepBlobs(db: Database.Database, blobs: BlobStore): number {
     .prepare('SELECT prompt_key, assistant_key, observations_key FROM steps')
     .iterate()) {
     const { prompt_key, assistant_key, observations_key } = s as Record<string, unknown>;
-    mark(messageListKeys(blobs, keyOf(prompt_key)));
+    // NULL: the prompt is the agent call's message list, marked with the calls below.
+    if (prompt_key !== null) mark(messageListKeys(blobs, keyOf(prompt_key)));
     mark(messageListKeys(blobs, keyOf(observations_key)));
     live.add(keyOf(assistant_key));
   }
