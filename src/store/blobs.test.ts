@@ -95,8 +95,8 @@ describe('BlobStore', () => {
       const stored = db.prepare('SELECT SUM(LENGTH(data)) FROM blobs').pluck().get() as number;
       expect(stored).toBeLessThan(rawBytes / 20);
       const kinds = encodings(db);
-      expect(kinds[3]).toBeGreaterThan(100); // deltas
-      expect(kinds[4]).toBeGreaterThan(100); // skeletons
+      expect(kinds[10]).toBeGreaterThan(100); // deltas
+      expect(kinds[8]).toBeGreaterThan(100); // skeletons
       // A fresh store has nothing cached: every text is rebuilt from the file.
       const reader = new BlobStore(db);
       for (const [key, text] of written) expect(reader.get(key)).toBe(text);
@@ -119,7 +119,7 @@ describe('BlobStore', () => {
     const next = `${base}\n- one more line`;
     const key = blobs.put(next);
     expect(new BlobStore(db).get(key)).toBe(next);
-    expect(encodings(db)[3]).toBeUndefined();
+    expect(encodings(db)[10]).toBeUndefined();
   });
 
   it('names the blobs a delta or a skeleton refers to', () => {
@@ -144,7 +144,7 @@ describe('BlobStore', () => {
     const quotedKey = blobs.put(quoted);
     const next = `<task>\nA task\n</task>\n${history.join('\n')}\n[Turn 30] Observation: ${quoted}`;
     const key = blobs.put(next);
-    expect(row(db, key).encoding).toBe(5);
+    expect(row(db, key).encoding).toBe(10);
     expect(new Set(BlobStore.references(row(db, key).encoding, row(db, key).data))).toEqual(
       new Set([first, quotedKey]),
     );
@@ -163,7 +163,7 @@ describe('BlobStore', () => {
     for (let i = 0; i < 10; i++) blobs.put(observation(`other-${i}`, 60));
     const again = `${old}\n- read again`;
     const key = blobs.put(again);
-    expect(row(db, key).encoding).toBe(3);
+    expect(row(db, key).encoding).toBe(10);
     expect(BlobStore.references(row(db, key).encoding, row(db, key).data)).toEqual([oldKey]);
     expect(new BlobStore(db).get(key)).toBe(again);
   });
@@ -177,5 +177,67 @@ describe('BlobStore', () => {
       expect(stored).toEqual(layout === 'binary' ? Buffer.from(key, 'hex') : key);
       expect(BlobStore.keyText(stored)).toBe(key);
     }
+  });
+
+  it('stores a list of keys as their bytes, and one that extends a stored list as the keys it adds', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const messages = Array.from({ length: 40 }, (_, i) => blobs.put(`message ${i}`));
+    const lists = Array.from({ length: 20 }, (_, step) => messages.slice(0, 2 + 2 * step));
+    const keys = lists.map((l) => blobs.putJson(l));
+    const first = row(db, keys[0]!);
+    expect(first.encoding).toBe(6);
+    expect(first.data.length).toBe(32);
+    for (const [i, key] of keys.entries()) {
+      if (i === 0) continue;
+      const r = row(db, key);
+      expect(r.encoding).toBe(7);
+      expect(r.data.length).toBe(16 * 3); // the list it extends, and two keys
+      expect(BlobStore.references(r.encoding, r.data)).toEqual([keys[i - 1]]);
+    }
+    const reader = new BlobStore(db);
+    for (const [i, key] of keys.entries()) expect(reader.get(key)).toBe(JSON.stringify(lists[i]));
+    // A list that drops keys at its start (a truncated history) is stored whole.
+    const dropped = blobs.putJson(messages.slice(4, 12));
+    expect(row(db, dropped).encoding).toBe(6);
+    expect(reader.get(dropped)).toBe(JSON.stringify(messages.slice(4, 12)));
+  });
+
+  it('writes the edits of a text with a lone surrogate as JSON, which keeps it', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const base = Array.from({ length: 40 }, (_, i) => `- line ${i} of a long enough base text`);
+    blobs.put(base.join('\n'));
+    const odd = `${base.join('\n')}\n- a lone \ud800 surrogate`;
+    const key = blobs.put(odd);
+    expect(row(db, key).encoding).toBe(3);
+    expect(new BlobStore(db).get(key)).toBe(odd);
+  });
+
+  it('deflates short messages and skeletons with the message dictionary', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const message = {
+      role: 'assistant',
+      content: 'Step 3 of 20: calling music.show_album with album_id=517952.',
+      tool_calls: [
+        {
+          id: 'call_2',
+          type: 'function',
+          function: { name: 'call_api', arguments: '{"app":"music","api":"show_album"}' },
+        },
+      ],
+    };
+    const key = blobs.putJson(message);
+    expect(row(db, key).encoding).toBe(9);
+    expect(row(db, key).data.length).toBeLessThan(JSON.stringify(message).length / 2);
+    const user = { role: 'user', content: 'x'.repeat(1100) + summary(3) };
+    const skeleton = blobs.putJson(user);
+    const r = row(db, skeleton);
+    expect(r.encoding).toBe(8);
+    expect(r.data.length).toBeLessThan(32); // a key's 16 bytes and a few for the rest
+    const reader = new BlobStore(db);
+    expect(reader.getJson(key)).toEqual(message);
+    expect(reader.get(skeleton)).toBe(JSON.stringify(user));
   });
 });

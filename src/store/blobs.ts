@@ -1,45 +1,44 @@
 import { createHash } from 'node:crypto';
-import {
-  brotliCompressSync,
-  brotliDecompressSync,
-  constants as zlib,
-  deflateRawSync,
-  inflateRawSync,
-} from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
+import {
+  decodeBlob,
+  DELTAS,
+  dictionaryOf,
+  ENCODING,
+  encodeBlob,
+  encodeSkeleton,
+  headerKeys,
+  isKeyList,
+  quotedKeys,
+  type BlobCompression,
+  type EncodedBlob,
+} from './blob-encoding.js';
 import { DeltaBases, votingHashes, type DeltaBase, type NewBase } from './delta-bases.js';
 import {
   applyDelta,
   copyMore,
   diffTokens,
   DeltaOpsSchema,
+  packOps,
   tokenize,
+  unpackOps,
   type DeltaOps,
 } from './delta.js';
-import { joinLongStrings, skeletonKeys, splitLongStrings } from './json-skeleton.js';
+import {
+  joinLongStrings,
+  skeletonKeys,
+  splitLongStrings,
+  unpackSkeleton,
+} from './json-skeleton.js';
+import { KeyLists } from './key-lists.js';
+import { MESSAGE_DICTIONARY } from './message-dictionary.js';
 
-/**
- * How new blobs are compressed. Each blob records its own encoding, so a database can mix them
- * and any setting reads every file.
- */
-export const BlobCompressionSchema = z.enum(['none', 'deflate', 'brotli']);
-export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
-
-/**
- * Stored in `blobs.encoding`; never renumber (old files keep their numbers). `delta`: the 16-byte
- * key of a base blob, then the raw-deflated JSON of the edits that make the text of it (the
- * base's last 32 KiB as the deflate dictionary). `skeleton`: a JSON text with its long strings
- * stored as blobs of their own (json-skeleton.ts), raw-deflated. `sources`: a delta copying from
- * several texts: their count (one byte) and 16-byte keys, then the edits as for `delta`, whose
- * copies count characters of the sources joined in that order (the first one's end is the
- * dictionary).
- */
-const ENCODING = { none: 0, deflate: 1, brotli: 2, delta: 3, skeleton: 4, sources: 5 } as const;
+export { BlobCompressionSchema, type BlobCompression } from './blob-encoding.js';
 
 /** Texts at least this long are stored as edits of a similar earlier text when there is one. */
 const DELTA_MIN_CHARS = 512;
-/** A delta is kept when it copies at least this share of the text from its base. */
+/** A delta is kept when it copies at least this share of the text from its sources. */
 const DELTA_MIN_COPIED = 0.5;
 /**
  * Blobs a reader decodes at most to rebuild a text (the texts it copies from, theirs, and so
@@ -52,20 +51,9 @@ const MAX_EXTRA_ANCESTORS = 12;
 const MAX_SOURCES = 4;
 /** A further source is taken when it saves at least this many characters of new text. */
 const MIN_SOURCE_GAIN = 64;
-/** Deflate looks back 32 KiB: the dictionary of a delta is the end of its base. */
-const DICTIONARY_BYTES = 32 * 1024;
 /** JSON values at least this long have their strings of at least SKELETON_STRING_CHARS split out. */
 const SKELETON_MIN_CHARS = 1024;
 const SKELETON_STRING_CHARS = 256;
-
-/** Texts shorter than this are stored as they are: compressing them saves nothing. */
-const MIN_COMPRESS_BYTES = 96;
-
-/**
- * Brotli quality 5: on stored trajectories it is within a few per cent of quality 11 in size
- * and runs an order of magnitude faster (writes happen on the event loop).
- */
-const BROTLI_QUALITY = 5;
 
 /** Text of the decoded blobs kept in memory for reads (prompts share most of their messages). */
 const READ_CACHE_CHARS = 16 * 1024 * 1024;
@@ -73,46 +61,11 @@ const READ_CACHE_CHARS = 16 * 1024 * 1024;
 /** Keys known to be stored already; past this many the set starts over (it is only a shortcut). */
 const KNOWN_KEYS_MAX = 200_000;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** The key of a text: the first 128 bits of its SHA-256, in hex. */
 export function blobKey(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
-
-export type EncodedBlob = { encoding: number; data: string | Buffer };
-
-/** Compresses a text when that makes it smaller; short texts stay plain (readable in sqlite3). */
-export function encodeBlob(text: string, compression: BlobCompression): EncodedBlob {
-  if (compression === 'none' || text.length < MIN_COMPRESS_BYTES) {
-    return { encoding: ENCODING.none, data: text };
-  }
-  const raw = Buffer.from(text, 'utf8');
-  const packed =
-    compression === 'brotli'
-      ? brotliCompressSync(raw, {
-          params: {
-            [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-            [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
-          },
-        })
-      : deflateRawSync(raw);
-  if (packed.length >= raw.length) return { encoding: ENCODING.none, data: text };
-  return { encoding: ENCODING[compression], data: packed };
-}
-
-/** Decodes a blob that stands alone (not a delta or a skeleton: those need the store). */
-export function decodeBlob(encoding: number, data: string | Buffer): string {
-  if (typeof data === 'string') return data;
-  switch (encoding) {
-    case ENCODING.none:
-      return data.toString('utf8');
-    case ENCODING.deflate:
-      return inflateRawSync(data).toString('utf8');
-    case ENCODING.brotli:
-      return brotliDecompressSync(data).toString('utf8');
-    default:
-      throw new Error(`blob encoding ${encoding} is unknown to this acon; upgrade acon`);
-  }
 }
 
 /**
@@ -136,6 +89,7 @@ export class BlobStore {
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
   private readonly bases: DeltaBases;
+  private readonly keyLists = new KeyLists(MAX_ANCESTORS);
 
   /** `deltaMemoryChars`: text of the long texts stored last kept in memory to copy from. */
   constructor(
@@ -229,11 +183,10 @@ export class BlobStore {
    */
   private encode(key: string, text: string, value?: object): EncodedBlob {
     if (this.compression === 'none') return encodeBlob(text, 'none');
+    if (isKeyList(value)) return this.keyLists.encode(key, value, (k) => this.stored(k));
     if (value !== undefined && text.length >= SKELETON_MIN_CHARS) {
       const skeleton = splitLongStrings(value, text, SKELETON_STRING_CHARS, (s) => this.put(s));
-      if (skeleton !== undefined) {
-        return { encoding: ENCODING.skeleton, data: deflateRawSync(Buffer.from(skeleton)) };
-      }
+      if (skeleton !== undefined) return encodeSkeleton(skeleton);
     }
     if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
     const tokens = tokenize(text);
@@ -287,17 +240,19 @@ export class BlobStore {
       wanted = votingHashes(tokenize(rest));
     }
     if (sources.length === 0 || copied < text.length * DELTA_MIN_COPIED) return undefined;
-    const packed = deflateRawSync(Buffer.from(JSON.stringify(ops)), {
-      dictionary: dictionaryOf(sources[0]!.text),
-    });
+    const dictionary = dictionaryOf(sources[0]!.text);
     const keys = sources.map((s) => Buffer.from(s.key, 'hex'));
-    const blob: EncodedBlob =
-      sources.length === 1
+    // Bytes keep only well-formed text; JSON keeps a lone surrogate of a string as it is.
+    const binary = ops.every((op) => typeof op !== 'string' || !LONE_SURROGATE.test(op));
+    const packed = deflateRawSync(binary ? packOps(ops) : Buffer.from(JSON.stringify(ops)), {
+      dictionary,
+    });
+    const header = [Buffer.of(sources.length), ...keys];
+    const blob: EncodedBlob = binary
+      ? { encoding: ENCODING.copies, data: Buffer.concat([...header, packed]) }
+      : sources.length === 1
         ? { encoding: ENCODING.delta, data: Buffer.concat([keys[0]!, packed]) }
-        : {
-            encoding: ENCODING.sources,
-            data: Buffer.concat([Buffer.of(sources.length), ...keys, packed]),
-          };
+        : { encoding: ENCODING.sources, data: Buffer.concat([...header, packed]) };
     return { blob, ancestors };
   }
 
@@ -315,8 +270,8 @@ export class BlobStore {
     while (pending.length > 0) {
       const row = this.head.get(this.k(pending.pop()!)) as
         { encoding: number; data: string | Buffer } | undefined;
-      if (row === undefined) continue;
-      for (const s of deltaSources(row.encoding, row.data)) {
+      if (row === undefined || !DELTAS.includes(row.encoding)) continue;
+      for (const s of headerKeys(row.encoding, row.data)) {
         if (out.has(s)) continue;
         out.add(s);
         pending.push(s);
@@ -329,7 +284,7 @@ export class BlobStore {
   static references(encoding: number, data: string | Buffer): string[] {
     if (typeof data === 'string') return [];
     if (encoding === ENCODING.skeleton) return skeletonKeys(inflateRawSync(data).toString('utf8'));
-    return deltaSources(encoding, data);
+    return headerKeys(encoding, data);
   }
 
   /** The encodings whose blobs refer to other blobs. */
@@ -337,6 +292,9 @@ export class BlobStore {
     ENCODING.delta,
     ENCODING.skeleton,
     ENCODING.sources,
+    ENCODING.moreKeys,
+    ENCODING.packedSkeleton,
+    ENCODING.copies,
   ];
 
   /** The text of a key; throws when the database lacks it (a damaged or hand-edited file). */
@@ -358,15 +316,30 @@ export class BlobStore {
 
   private decode(encoding: number, data: string | Buffer): string {
     if (typeof data === 'string') return data;
-    if (encoding === ENCODING.delta || encoding === ENCODING.sources) {
-      const keys = deltaSources(encoding, data);
+    if (DELTAS.includes(encoding)) {
+      const keys = headerKeys(encoding, data);
       const texts = keys.map((k) => this.get(k));
       const start = encoding === ENCODING.delta ? 16 : 1 + 16 * keys.length;
-      const json = inflateRawSync(data.subarray(start), { dictionary: dictionaryOf(texts[0]!) });
-      return applyDelta(texts.join(''), DeltaOpsSchema.parse(JSON.parse(json.toString('utf8'))));
+      const body = inflateRawSync(data.subarray(start), { dictionary: dictionaryOf(texts[0]!) });
+      const ops =
+        encoding === ENCODING.copies
+          ? unpackOps(body)
+          : DeltaOpsSchema.parse(JSON.parse(body.toString('utf8')));
+      return applyDelta(texts.join(''), ops);
     }
     if (encoding === ENCODING.skeleton) {
       return joinLongStrings(inflateRawSync(data).toString('utf8'), (k) => this.get(k));
+    }
+    if (encoding === ENCODING.packedSkeleton) {
+      const keys = headerKeys(encoding, data);
+      const template = inflateRawSync(data.subarray(1 + 16 * keys.length), {
+        dictionary: MESSAGE_DICTIONARY,
+      });
+      return joinLongStrings(unpackSkeleton(template.toString('utf8'), keys), (k) => this.get(k));
+    }
+    if (encoding === ENCODING.moreKeys) {
+      const base = this.get(data.subarray(0, 16).toString('hex'));
+      return `${base.slice(0, -1)},${quotedKeys(data.subarray(16))}]`;
     }
     return decodeBlob(encoding, data);
   }
@@ -410,20 +383,3 @@ export class BlobStore {
 }
 
 const NO_ANCESTORS: ReadonlySet<string> = new Set();
-
-/** The keys of the texts a delta copies from (none for other encodings). */
-function deltaSources(encoding: number, data: string | Buffer): string[] {
-  if (typeof data === 'string') return [];
-  if (encoding === ENCODING.delta) return [data.subarray(0, 16).toString('hex')];
-  if (encoding !== ENCODING.sources) return [];
-  const n = data[0]!;
-  return Array.from({ length: n }, (_, i) =>
-    data.subarray(1 + 16 * i, 17 + 16 * i).toString('hex'),
-  );
-}
-
-/** The end of a base text, as bytes, for deflate's dictionary. */
-function dictionaryOf(base: string): Buffer {
-  const bytes = Buffer.from(base, 'utf8');
-  return bytes.length <= DICTIONARY_BYTES ? bytes : bytes.subarray(bytes.length - DICTIONARY_BYTES);
-}

@@ -19,15 +19,21 @@ export type NewBase = Omit<DeltaBase, 'index' | 'at'>;
 const VOTING_TOKEN_CHARS = 16;
 /** Tokens of a new text looked up at most, spread evenly over it. */
 const VOTES_PER_TEXT = 96;
-/** Texts remembered per voting token (the newest). */
-const TEXTS_PER_TOKEN = 8;
+/**
+ * Texts remembered per voting token (the newest). Many: the lines a new text shares with the
+ * right source (the same task in another rollout) are also in the many texts its own rollout
+ * sent since; with 8, the README optimize stored 2.4 MB more.
+ */
+const TEXTS_PER_TOKEN = 64;
 /** The share of a text's voting tokens a source must have for a copy from it to be tried. */
 const MIN_SHARED_VOTES = 0.3;
 /**
- * Distinct voting tokens per generation of the lookup table. Two generations are kept, so a
- * full table forgets only the tokens no text used since the one before it filled.
+ * Distinct voting tokens, and texts named under them, per generation of the lookup table (the
+ * second bounds its memory to some 32 MB a generation). Two generations are kept, so a full
+ * table forgets only the tokens no text used since the one before it filled.
  */
 const VOTING_TOKENS_PER_GENERATION = 400_000;
+const VOTES_PER_GENERATION = 4_000_000;
 /** Candidates tried at most per lookup (an evicted one is read back from the database). */
 const MAX_TRIES = 4;
 /** Texts remembered by key only (their text evicted), found again by votes and read back. */
@@ -87,6 +93,7 @@ export class DeltaBases {
   private readonly idOfKey = new Map<string, number>();
   private current = new Map<number, number[]>();
   private previous = new Map<number, number[]>();
+  private votesInCurrent = 0;
   private nextId = 0;
   private chars = 0;
 
@@ -104,19 +111,25 @@ export class DeltaBases {
       const [oldId, old] = this.remembered.entries().next().value!;
       this.drop(oldId, old.key);
     }
-    if (this.current.size > VOTING_TOKENS_PER_GENERATION) {
+    if (
+      this.current.size > VOTING_TOKENS_PER_GENERATION ||
+      this.votesInCurrent > VOTES_PER_GENERATION
+    ) {
       this.previous = this.current;
       this.current = new Map();
+      this.votesInCurrent = 0;
     }
     for (const h of voting) {
       let ids = this.current.get(h);
       if (ids === undefined) {
         ids = [...(this.previous.get(h) ?? [])];
         this.current.set(h, ids);
+        this.votesInCurrent += ids.length;
       }
       if (ids[ids.length - 1] === id) continue;
       ids.push(id);
       if (ids.length > TEXTS_PER_TOKEN) ids.shift();
+      else this.votesInCurrent++;
     }
     this.makeHot(id, base);
   }

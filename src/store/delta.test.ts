@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../seeded-random.js';
-import { applyDelta, copyMore, diffTokens, indexTokens, tokenize, tokenStarts } from './delta.js';
+import {
+  applyDelta,
+  copyMore,
+  diffTokens,
+  indexTokens,
+  packOps,
+  tokenize,
+  tokenStarts,
+  unpackOps,
+} from './delta.js';
 
 /** A summary-like text: numbered fact lines, some with commas. */
 function lines(n: number, seed: string): string[] {
@@ -79,5 +88,27 @@ describe('diffTokens and applyDelta', () => {
     );
     expect(applyDelta(first + second, both.ops)).toBe(target);
     expect(both.ops.filter((op) => typeof op === 'string').join('').length).toBeLessThan(30);
+  });
+});
+
+describe('packOps and unpackOps', () => {
+  it('give the operations back, copies before and after the one before them included', () => {
+    const ops = [
+      [0, 300],
+      'new text, with "quotes"\nand ü 😀\n',
+      [100, 5],
+      [105, 1_000_000],
+      '',
+      [2 ** 40, 3],
+      [0, 1],
+    ] as const;
+    expect(unpackOps(packOps([...ops] as never))).toEqual(ops);
+    expect(unpackOps(packOps([]))).toEqual([]);
+  });
+
+  it('refuse bytes that do not add up', () => {
+    const bytes = packOps([[0, 10], 'abc']);
+    expect(() => unpackOps(bytes.subarray(0, bytes.length - 1))).toThrow(/add up/);
+    expect(() => unpackOps(Buffer.of(5, 255))).toThrow(/end early/);
   });
 });

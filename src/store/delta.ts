@@ -178,3 +178,76 @@ export function applyDelta(base: string, ops: DeltaOps): string {
   }
   return out;
 }
+
+/**
+ * Operations as bytes (blob encoding 10): a varint with the length of the list of operations,
+ * the list, then the new text of every string operation, UTF-8, one after the other. In the list
+ * a copy is varint(2 × length) then varint(zigzag(start − end of the copy before)) (a copy
+ * usually starts where the last one ended, or near it); a string is varint(2 × bytes + 1). The
+ * new text stays as it is (JSON would escape every newline and quote), so deflate matches it
+ * against the dictionary. The texts must be well-formed UTF-16 (no lone surrogates).
+ */
+export function packOps(ops: DeltaOps): Buffer {
+  const list: number[] = [];
+  const texts: Buffer[] = [];
+  let end = 0;
+  for (const op of ops) {
+    if (typeof op === 'string') {
+      const bytes = Buffer.from(op, 'utf8');
+      texts.push(bytes);
+      varint(list, bytes.length * 2 + 1);
+      continue;
+    }
+    const [start, length] = op;
+    varint(list, length * 2);
+    const rel = start - end;
+    varint(list, rel >= 0 ? rel * 2 : -rel * 2 - 1);
+    end = start + length;
+  }
+  const head: number[] = [];
+  varint(head, list.length);
+  return Buffer.concat([Buffer.from(head), Buffer.from(list), ...texts]);
+}
+
+/** The operations packOps wrote; throws on bytes it did not write. */
+export function unpackOps(bytes: Buffer): DeltaOps {
+  let at = 0;
+  const read = (): number => {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      if (at >= bytes.length) throw new Error('delta operations end early');
+      const b = bytes[at++]!;
+      v += (b & 127) * scale;
+      if (b < 128) return v;
+      scale *= 128;
+    }
+  };
+  const listEnd = read() + at;
+  let text = listEnd;
+  const ops: DeltaOps = [];
+  let end = 0;
+  while (at < listEnd) {
+    const v = read();
+    if (v % 2 === 1) {
+      const n = (v - 1) / 2;
+      ops.push(bytes.subarray(text, text + n).toString('utf8'));
+      text += n;
+      continue;
+    }
+    const z = read();
+    const start = end + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+    ops.push([start, v / 2]);
+    end = start + v / 2;
+  }
+  if (at !== listEnd || text !== bytes.length) throw new Error('delta operations do not add up');
+  return ops;
+}
+
+function varint(out: number[], v: number): void {
+  while (v >= 128) {
+    out.push((v % 128) | 128);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}

@@ -53,3 +53,28 @@ export function skeletonKeys(skeleton: string): string[] {
   });
   return keys;
 }
+
+/**
+ * A skeleton as a template whose long strings are the mark alone, and their keys in the order
+ * JSON.parse visits them (stored as bytes: 16 a key instead of 32 hex digits). Undefined when
+ * the template would not give the skeleton back.
+ */
+export function packSkeleton(skeleton: string): { template: string; keys: string[] } | undefined {
+  const keys: string[] = [];
+  const template = JSON.stringify(
+    JSON.parse(skeleton, (_key, v: unknown) => {
+      if (typeof v !== 'string' || !v.startsWith(MARK)) return v;
+      keys.push(v.slice(1));
+      return MARK;
+    }),
+  );
+  return unpackSkeleton(template, keys) === skeleton ? { template, keys } : undefined;
+}
+
+/** The skeleton of a template and its keys (packSkeleton). */
+export function unpackSkeleton(template: string, keys: readonly string[]): string {
+  let i = 0;
+  return JSON.stringify(
+    JSON.parse(template, (_key, v: unknown) => (v === MARK ? MARK + keys[i++]! : v)),
+  );
+}

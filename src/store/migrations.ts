@@ -215,6 +215,13 @@ const MIGRATIONS: Migration[] = [
   ALTER TABLE events_v10 RENAME TO compression_events;
   CREATE INDEX compression_events_failed_call ON compression_events(call_id) WHERE failed = 1;
   `,
+  `
+  -- Blobs may now be lists of keys as bytes (encodings 6 and 7), skeletons and short texts
+  -- deflated with a preset dictionary (8 and 9) and deltas with their edits as bytes (10).
+  -- An acon of schema 10 or older cannot read them: the version moves on so that it refuses
+  -- the file.
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

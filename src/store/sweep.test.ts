@@ -29,8 +29,8 @@ describe('removeUnreachable', () => {
     const skeleton = blobs.putJson(message);
     const dead = blobs.put(facts('gamma', 40));
     const row = db.prepare('SELECT encoding FROM blobs WHERE key = ?').pluck();
-    expect(row.get(Buffer.from(both, 'hex'))).toBe(5);
-    expect(row.get(Buffer.from(skeleton, 'hex'))).toBe(4);
+    expect(row.get(Buffer.from(both, 'hex'))).toBe(10);
+    expect(row.get(Buffer.from(skeleton, 'hex'))).toBe(8);
 
     expect(removeUnreachable(db, blobs, new Set([skeleton]))).toBe(1);
     const reader = new BlobStore(db);
@@ -38,5 +38,17 @@ describe('removeUnreachable', () => {
     expect(reader.get(both)).toBe(text);
     expect([a, b].map((k) => reader.get(k))).toEqual([facts('alpha', 40), facts('beta', 40)]);
     expect(() => reader.get(dead)).toThrow(/missing/);
+  });
+
+  it('keeps the list of keys a live list extends', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const messages = ['a', 'b', 'c', 'd'].map((m) => blobs.put(m));
+    const short = blobs.putJson(messages.slice(0, 2));
+    const long = blobs.putJson(messages);
+    expect(removeUnreachable(db, blobs, new Set([long, ...messages]))).toBe(0);
+    expect(new BlobStore(db).getJson(long)).toEqual(messages);
+    expect(removeUnreachable(db, blobs, new Set([short, ...messages]))).toBe(1);
+    expect(new BlobStore(db).getJson(short)).toEqual(messages.slice(0, 2));
   });
 });
