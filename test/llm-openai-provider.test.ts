@@ -50,6 +50,20 @@ describe('OpenAiProvider against the fake server', () => {
       env,
     });
 
+  it('sends every body whole and intact when their memory is reused, short after long', async () => {
+    const p = provider();
+    const sizes = [5000, 40_000, 10, 70_000, 3000, 40_000];
+    for (const [i, n] of sizes.entries()) {
+      await p.chat(request({ messages: [{ role: 'user', content: `${i}:${'x'.repeat(n)}` }] }));
+    }
+    const sent = server.chatRequests.map(
+      (r) => JSON.parse(r.raw) as { messages: { content: string }[] },
+    );
+    expect(sent.map((b) => b.messages[0]!.content)).toEqual(
+      sizes.map((n, i) => `${i}:${'x'.repeat(n)}`),
+    );
+  });
+
   it('sends messages, tools, JSON-schema format, temperature, max_tokens and seed', async () => {
     const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
     await provider().chat(

@@ -6,6 +6,7 @@ import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';
 import { redact } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
+import { BodyPool } from './body-pool.js';
 import { createHttpFetch } from './http-fetch.js';
 import { chatRequestBody } from './wire-request.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
@@ -43,10 +44,16 @@ export class OpenAiProvider implements LlmProvider {
   private readonly env: Record<string, string | undefined>;
   private rotation = 0;
   private readonly fetch: typeof fetch;
+  /**
+   * Request bodies' memory, reused with acon's own fetch only: another fetch (a test's) may
+   * keep a body it was given.
+   */
+  private readonly bodies: BodyPool | undefined;
 
   constructor(private readonly opts: OpenAiProviderOptions) {
     this.env = opts.env ?? process.env;
     this.fetch = opts.fetch ?? createHttpFetch();
+    this.bodies = opts.fetch ? undefined : new BodyPool();
   }
 
   async chat(req: ProviderRequest, signal?: AbortSignal): Promise<ProviderResponse> {
@@ -55,16 +62,19 @@ export class OpenAiProvider implements LlmProvider {
     const where = `endpoint "${state.name}" (${backend.baseURL})`;
     backend.inFlight++;
     let raw: unknown;
+    // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
+    // prompt again on every step (see wire-request.ts).
+    const body = chatRequestBody(req, this.bodies);
     try {
-      // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
-      // prompt again on every step (see wire-request.ts).
       raw = await withLinkedSignal(signal, (requestSignal) =>
         backend.client.post<unknown>('/chat/completions', {
-          body: chatRequestBody(req),
+          body,
           headers: { 'content-type': 'application/json' },
           signal: requestSignal,
         }),
       );
+      // The answer was read whole, so the request was sent whole: its memory can be reused.
+      this.bodies?.give(body);
     } catch (err) {
       throw mapOpenAiError(err, where, state.endpoint.timeout_ms, [state.key]);
     } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ProviderRequest, ToolDef } from './types.js';
+import { BodyPool } from './body-pool.js';
 import { chatRequestBody, toWireRequest } from './wire-request.js';
 
 const chatRequestJson = (req: ProviderRequest) => chatRequestBody(req).toString('utf8');
@@ -45,5 +46,17 @@ describe('chatRequestBody', () => {
     // A copy with the same content serializes the same as the object it was copied from.
     const copies = history.map((m) => ({ ...m }));
     expect(chatRequestJson({ ...second, messages: copies })).toBe(chatRequestJson(second));
+  });
+
+  it('writes the same bytes into reused memory, whatever the body that used it before', () => {
+    const pool = new BodyPool();
+    const long: ProviderRequest = { model: 'm', messages: history, ctx, tools };
+    const short: ProviderRequest = { model: 'm', messages: history.slice(0, 2), ctx };
+    const first = chatRequestBody(long, pool);
+    expect(first.toString('utf8')).toBe(JSON.stringify(toWireRequest(long)));
+    pool.give(first);
+    const second = chatRequestBody(short, pool);
+    expect(second.buffer).toBe(first.buffer);
+    expect(second.toString('utf8')).toBe(JSON.stringify(toWireRequest(short)));
   });
 });

@@ -1,4 +1,5 @@
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { BodyPool } from './body-pool.js';
 import type { ProviderRequest } from './types.js';
 
 /** A chat request in the OpenAI wire format (snake_case, tools only when there are some). */
@@ -45,8 +46,11 @@ function cachedJson(value: object): Buffer {
 
 const COMMA = Buffer.from(',');
 
-/** The body of a chat request: `JSON.stringify(toWireRequest(req))` as UTF-8, byte for byte. */
-export function chatRequestBody(req: ProviderRequest): Buffer {
+/**
+ * The body of a chat request: `JSON.stringify(toWireRequest(req))` as UTF-8, byte for byte;
+ * written into memory from `pool` when one is given.
+ */
+export function chatRequestBody(req: ProviderRequest, pool?: BodyPool): Buffer {
   const { model, messages, tools, ...rest } = toWireRequest(req);
   const parts: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
   for (let i = 0; i < messages.length; i++) {
@@ -57,5 +61,11 @@ export function chatRequestBody(req: ProviderRequest): Buffer {
   else parts.push(Buffer.from(']'));
   const tail = JSON.stringify(rest);
   parts.push(Buffer.from(tail === '{}' ? '}' : `,${tail.slice(1)}`));
-  return Buffer.concat(parts);
+  if (!pool) return Buffer.concat(parts);
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const body = pool.take(size);
+  let at = 0;
+  for (const part of parts) at += part.copy(body, at);
+  return body;
 }
