@@ -8,7 +8,8 @@
  *
  *   tsx scripts/bench/throughput/fake-model-server.ts <plans.json> <latency-ms>
  *
- * Prints `port <n>` once listening; GET /stats returns {calls, firstAt, lastAt} (ms).
+ * Prints `port <n>` once listening; GET /stats returns {calls, firstAt, lastAt} (ms) and the
+ * request bodies' bytes.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -37,13 +38,14 @@ function plan(firstUser: string): Step[] {
 }
 
 let calls = 0;
+let bytes = 0;
 let firstAt = 0;
 let lastAt = 0;
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/stats') {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ calls, firstAt, lastAt }));
+    res.end(JSON.stringify({ calls, firstAt, lastAt, bytes }));
     return;
   }
   const arrived = performance.timeOrigin + performance.now();
@@ -52,6 +54,7 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const raw = Buffer.concat(chunks);
+    bytes += raw.length;
     const body = JSON.parse(raw.toString('utf8')) as {
       messages: { role: string; content: string | null }[];
     };

@@ -99,12 +99,13 @@ function runAcon(
   cwd: string,
 ): Promise<{ code: number | null; stderr: string; cpuSeconds: number | null }> {
   return new Promise((done, fail) => {
-    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the acon process.
+    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the acon process; with
+    // BENCH_STDOUT=1 its stdout is shown (for flags that print there, such as --trace-gc).
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const child = spawn(process.execPath, [...nodeArgs, ACON, ...args], {
       cwd,
       env: { ...process.env, OPENAI_API_KEY: 'sk-bench-throughput', NO_COLOR: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
     });
     let stderr = '';
     let cpuSeconds: number | null = null;
@@ -172,6 +173,7 @@ for (const c of levels) {
       calls: number;
       firstAt: number;
       lastAt: number;
+      bytes: number;
     };
     const ideal = c / (latencyMs / 1000);
     const achieved = stats.calls / ((stats.lastAt - stats.firstAt) / 1000);
@@ -184,6 +186,9 @@ for (const c of levels) {
         `  acon process: ${r.cpuSeconds.toFixed(1)} s CPU in all (start-up and world generation included), ${perCall.toFixed(2)} ms per call`,
       );
     }
+    console.log(
+      `  requests: ${(stats.bytes / stats.calls / 1024).toFixed(1)} KiB of body each on average`,
+    );
   } finally {
     child.kill();
   }
