@@ -8,7 +8,7 @@ import {
   toolCallMessage,
 } from '../src/bench/apptown/index.js';
 import { answerMatches } from '../src/bench/apptown/normalize.js';
-import type { World } from '../src/bench/apptown/world.js';
+import { CATALOGUES, type World } from '../src/bench/apptown/world.js';
 
 const SEED = 4409;
 
@@ -39,10 +39,23 @@ describe('apptown apps', () => {
       // structuredClone is the reference deep copy; the world's own copy must match it exactly.
       expect(world.data[table]).toStrictEqual(structuredClone(world.initial[table]));
     }
+    const playlist = world.data['music.playlists'][0]!;
+    playlist.song_ids.push(1);
+    expect(world.initial['music.playlists'][0]!.song_ids).not.toContain(1);
+    expect(createWorld(SEED).data['music.playlists'][0]).toStrictEqual(
+      world.initial['music.playlists'][0],
+    );
+  });
+
+  it('reads the catalogues no API writes from the initial rows, which refuse writes', () => {
+    const world = createWorld(SEED);
+    for (const table of CATALOGUES) expect(world.data[table]).toBe(world.initial[table]);
+    expect(world.data['music.playlists'].length).toBeGreaterThan(0);
     const song = world.data['music.songs'][0]!;
-    song.artists.push({ id: 1, name: 'Someone' });
-    expect(world.initial['music.songs'][0]!.artists).not.toContainEqual({ id: 1, name: 'Someone' });
-    expect(createWorld(SEED).data['music.songs'][0]).toStrictEqual(world.initial['music.songs'][0]);
+    expect(() => song.artists.push({ id: 1, name: 'Someone' })).toThrow(TypeError);
+    expect(() => world.data['shop.products'].pop()).toThrow(TypeError);
+    // Only copied tables can change, so only they are compared when an episode is evaluated.
+    expect(world.touchedTables()).toEqual(['music.playlists']);
   });
 
   it('gives every row a distinctive 5-6 digit id, unique across the world', () => {

@@ -81,6 +81,28 @@ describe('createHttpFetch', () => {
     expect(empty.body).toBeNull();
   });
 
+  it('gives a body that reads once, in any of the ways a Response offers', async () => {
+    const { url } = await serve((_req, res) => json(res, 200, { ok: 'é' }));
+    const f = createHttpFetch();
+    const get = () => f(url, { method: 'POST', body: '{}' });
+    const first = await get();
+    expect(first).toBeInstanceOf(Response);
+    expect(first.bodyUsed).toBe(false);
+    const copy = first.clone();
+    expect(await first.text()).toBe('{"ok":"é"}');
+    expect(first.bodyUsed).toBe(true);
+    await expect(first.json()).rejects.toThrow(TypeError);
+    expect(() => first.clone()).toThrow(TypeError);
+    expect(await copy.json()).toEqual({ ok: 'é' });
+    expect(new TextDecoder().decode(await (await get()).arrayBuffer())).toBe('{"ok":"é"}');
+    // The stream is made only when asked for; after reading it, the body is used up.
+    const streamed = await get();
+    const bytes: Uint8Array[] = [];
+    for await (const chunk of streamed.body!) bytes.push(chunk);
+    expect(Buffer.concat(bytes).toString('utf8')).toBe('{"ok":"é"}');
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+  });
+
   it('keeps the connection alive between requests', async () => {
     const { url, sockets } = await serve((_req, res) => json(res, 200, {}));
     const f = createHttpFetch();

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { hash as oneShotHash, type Hash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ToolDef } from './types.js';
 
 /** Everything that determines a model's answer; the call cache is keyed by its hash. */
@@ -38,9 +38,7 @@ export function requestHash(req: HashedRequest): string {
     maxTokens,
     seed,
   };
-  const hash = createHash('sha256').update(ENCODING_VERSION);
-  writeCanonical(hash, key);
-  return hash.digest('hex');
+  return sha256Hex(ENCODING_VERSION + canonicalText(key));
 }
 
 /**
@@ -54,9 +52,7 @@ const toolDigests = new WeakMap<object, string>();
 function digestOf(cache: WeakMap<object, string>, value: object): string {
   let d = cache.get(value);
   if (d === undefined) {
-    const hash = createHash('sha256');
-    writeCanonical(hash, value);
-    d = hash.digest('hex');
+    d = sha256Hex(canonicalText(value));
     cache.set(value, d);
   }
   return d;
@@ -72,9 +68,22 @@ const toolsDigest = (tools: readonly ToolDef[]): string => digestOf(toolDigests,
  * instead of two per message costs a tenth as much for a long prompt.
  */
 export function writeCanonical(hash: Hash, value: unknown): void {
+  hash.update(canonicalText(value));
+}
+
+/** The canonical encoding of `value` that writeCanonical hashes. */
+function canonicalText(value: unknown): string {
   const parts: string[] = [];
   canonicalParts(value, parts);
-  hash.update(parts.join(''));
+  return parts.join('');
+}
+
+/**
+ * sha256 of a string's UTF-8 bytes, in hex. One-shot: a Hash object per digest cost more than
+ * hashing a message did, and every call hashes its request and its new messages (issue #16).
+ */
+function sha256Hex(text: string): string {
+  return oneShotHash('sha256', text, 'hex');
 }
 
 function canonicalParts(value: unknown, out: string[]): void {

@@ -37,6 +37,7 @@ export class World {
     const copyOf = (key: string | symbol): unknown[] | undefined => {
       if (typeof key !== 'string' || !Object.hasOwn(initial, key)) return undefined;
       const table = key as TableName;
+      if (CATALOGUES.has(table)) return initial[table];
       let copy = copies.get(table);
       if (!copy) {
         copy = cloneRows(initial[table]);
@@ -60,7 +61,10 @@ export class World {
     });
   }
 
-  /** Tables an API has read or written: the only ones that can differ from `initial`. */
+  /**
+   * Tables an API has read or written, catalogues aside: the only ones that can differ from
+   * `initial`.
+   */
   touchedTables(): TableName[] {
     return [...this.copies.keys()];
   }
@@ -89,6 +93,20 @@ export class World {
     if (index >= 0) rows.splice(index, 1);
   }
 }
+
+/**
+ * Tables no API writes (the music and shop catalogues): a world reads them from its frozen
+ * `initial` rows instead of copying them, so an API that wrote one would fail loudly. They are
+ * the largest tables most tasks read, and copying them took a third of what an episode
+ * allocated; at 64 rollouts in flight those copies drove most full garbage collections
+ * (issue #16, bench:throughput).
+ */
+export const CATALOGUES: ReadonlySet<TableName> = new Set<TableName>([
+  'music.songs',
+  'music.albums',
+  'music.artists',
+  'shop.products',
+]);
 
 /** ISO 8601 without milliseconds, as most real APIs print timestamps. */
 export function isoSeconds(ms: number): string {

@@ -1,10 +1,15 @@
-import type { Playlist } from '../records.js';
+import type { Playlist, Song } from '../records.js';
 import type { World } from '../world.js';
 
 /** Views shared by the music APIs: rows joined with the songs they point to. */
 export function songsById(world: World, ids: number[]) {
-  const all = new Map(world.data['music.songs'].map((s) => [s.id, s]));
-  return ids.flatMap((id) => all.get(id) ?? []);
+  // One pass over the catalogue keeping only the wanted songs: a list of playlists joins each
+  // playlist's few songs, and indexing the whole catalogue per playlist was most of the
+  // garbage an apptown step made (issue #16).
+  const wanted = new Set(ids);
+  const found = new Map<number, Song>();
+  for (const s of world.data['music.songs']) if (wanted.has(s.id)) found.set(s.id, s);
+  return ids.flatMap((id) => found.get(id) ?? []);
 }
 
 export function playlistView(world: World, p: Playlist, withSongs: boolean) {
