@@ -34,7 +34,8 @@ export type BlobCompression = z.infer<typeof BlobCompressionSchema>;
  * (one byte) and 16-byte keys of its strings, then its template (json-skeleton.ts packSkeleton)
  * raw-deflated with MESSAGE_DICTIONARY. `deflateDict`: a short text raw-deflated with
  * MESSAGE_DICTIONARY. `copies`: as `sources`, with the edits as bytes (delta.ts packOps) instead
- * of JSON.
+ * of JSON. `deflateWith`: the 16-byte key of a dictionary text (short-texts.ts), then the text
+ * raw-deflated with MESSAGE_DICTIONARY and that text after it as the dictionary.
  */
 export const ENCODING = {
   none: 0,
@@ -48,6 +49,7 @@ export const ENCODING = {
   packedSkeleton: 8,
   deflateDict: 9,
   copies: 10,
+  deflateWith: 11,
 } as const;
 
 /** Deflate looks back 32 KiB: the dictionary of a delta is the end of its base. */
@@ -132,7 +134,8 @@ export function encodeSkeleton(skeleton: string): EncodedBlob {
 /** The keys a blob names in its header: a delta's sources, a packed skeleton's strings. */
 export function headerKeys(encoding: number, data: string | Buffer): string[] {
   if (typeof data === 'string') return [];
-  if (encoding === ENCODING.delta || encoding === ENCODING.moreKeys) {
+  const single: readonly number[] = [ENCODING.delta, ENCODING.moreKeys, ENCODING.deflateWith];
+  if (single.includes(encoding)) {
     return [data.subarray(0, 16).toString('hex')];
   }
   const counted: readonly number[] = [ENCODING.sources, ENCODING.packedSkeleton, ENCODING.copies];
@@ -159,6 +162,12 @@ export function quotedKeys(bytes: Buffer): string {
     out.push(`"${bytes.subarray(i, i + 16).toString('hex')}"`);
   }
   return out.join(',');
+}
+
+/** MESSAGE_DICTIONARY followed by a dictionary text: deflate's dictionary of `deflateWith`. */
+export function withMessageDictionary(text: string): Buffer {
+  const bytes = Buffer.concat([MESSAGE_DICTIONARY, Buffer.from(text, 'utf8')]);
+  return bytes.length <= DICTIONARY_BYTES ? bytes : bytes.subarray(bytes.length - DICTIONARY_BYTES);
 }
 
 /** The end of a base text, as bytes, for deflate's dictionary. */

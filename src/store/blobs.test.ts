@@ -240,4 +240,35 @@ describe('BlobStore', () => {
     expect(reader.getJson(key)).toEqual(message);
     expect(reader.get(skeleton)).toBe(JSON.stringify(user));
   });
+
+  it('deflates a short message with the messages of its kind stored before it', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const message = (i: number) => ({
+      role: 'assistant',
+      content: `Step ${i} of 40: calling music.show_album with album_id=${517952 + i}.`,
+      tool_calls: [
+        {
+          id: `call_${i}`,
+          type: 'function',
+          function: {
+            name: 'call_api',
+            arguments: `{"app":"music","api":"show_album","args":{"access_token":"atk_gN69B-Oa_bck08FC3Qr5h","album_id":${517952 + i}}}`,
+          },
+        },
+      ],
+    });
+    const keys = Array.from({ length: 40 }, (_, i) => blobs.putJson(message(i)));
+    expect(row(db, keys[0]!).encoding).toBe(9); // nothing of its kind before it
+    const later = keys.slice(10).map((k) => row(db, k));
+    expect(later.every((r) => r.encoding === 11)).toBe(true);
+    const alone = row(db, keys[0]!).data.length;
+    for (const r of later) expect(r.data.length).toBeLessThan(alone * 0.6);
+    // Each names its dictionary, a text stored whole: reading one costs one blob more.
+    const dictionary = BlobStore.references(later[0]!.encoding, later[0]!.data);
+    expect(dictionary).toHaveLength(1);
+    expect([0, 1, 9]).toContain(row(db, dictionary[0]!).encoding);
+    const reader = new BlobStore(db);
+    for (const [i, key] of keys.entries()) expect(reader.getJson(key)).toEqual(message(i));
+  });
 });

@@ -11,6 +11,7 @@ import {
   headerKeys,
   isKeyList,
   quotedKeys,
+  withMessageDictionary,
   type BlobCompression,
   type EncodedBlob,
 } from './blob-encoding.js';
@@ -32,6 +33,7 @@ import {
   unpackSkeleton,
 } from './json-skeleton.js';
 import { KeyLists } from './key-lists.js';
+import { ShortTexts } from './short-texts.js';
 import { MESSAGE_DICTIONARY } from './message-dictionary.js';
 
 export { BlobCompressionSchema, type BlobCompression } from './blob-encoding.js';
@@ -90,6 +92,7 @@ export class BlobStore {
   private cachedChars = 0;
   private readonly bases: DeltaBases;
   private readonly keyLists = new KeyLists(MAX_ANCESTORS);
+  private readonly shortTexts = new ShortTexts();
 
   /** `deltaMemoryChars`: text of the long texts stored last kept in memory to copy from. */
   constructor(
@@ -188,12 +191,37 @@ export class BlobStore {
       const skeleton = splitLongStrings(value, text, SKELETON_STRING_CHARS, (s) => this.put(s));
       if (skeleton !== undefined) return encodeSkeleton(skeleton);
     }
-    if (text.length < DELTA_MIN_CHARS) return encodeBlob(text, this.compression);
+    if (text.length < DELTA_MIN_CHARS) return this.encodeShort(text);
     const tokens = tokenize(text);
     const voting = votingHashes(tokens);
     const delta = this.delta(text, tokens, voting);
     this.bases.add({ key, text, tokens, ancestors: delta?.ancestors ?? NO_ANCESTORS }, voting);
     return delta?.blob ?? encodeBlob(text, this.compression);
+  }
+
+  /** A short text deflated with the texts of its kind stored just before it, when it pays. */
+  private encodeShort(text: string): EncodedBlob {
+    const alone = encodeBlob(text, this.compression);
+    if (this.compression !== 'deflate' || alone.encoding === ENCODING.none) return alone;
+    const found = this.shortTexts.dictionaryFor(text);
+    if (found === undefined) return alone;
+    const dictKey = blobKey(found.dictionary);
+    if (found.isNew && !this.stored(dictKey)) {
+      // Whole, never as edits of other texts: reading a short text costs one blob more at most.
+      const { encoding, data } = encodeBlob(found.dictionary, this.compression);
+      this.insert.run(this.k(dictKey), encoding, Buffer.byteLength(found.dictionary), data);
+    } else if (!this.stored(dictKey)) {
+      this.shortTexts.drop(found.dictionary);
+      return alone;
+    }
+    const packed = deflateRawSync(Buffer.from(text, 'utf8'), {
+      dictionary: withMessageDictionary(found.dictionary),
+    });
+    if (packed.length + 16 >= alone.data.length) return alone;
+    return {
+      encoding: ENCODING.deflateWith,
+      data: Buffer.concat([Buffer.from(dictKey, 'hex'), packed]),
+    };
   }
 
   /**
@@ -295,6 +323,7 @@ export class BlobStore {
     ENCODING.moreKeys,
     ENCODING.packedSkeleton,
     ENCODING.copies,
+    ENCODING.deflateWith,
   ];
 
   /** The text of a key; throws when the database lacks it (a damaged or hand-edited file). */
@@ -336,6 +365,13 @@ export class BlobStore {
         dictionary: MESSAGE_DICTIONARY,
       });
       return joinLongStrings(unpackSkeleton(template.toString('utf8'), keys), (k) => this.get(k));
+    }
+    if (encoding === ENCODING.deflateWith) {
+      const dictionary = this.get(data.subarray(0, 16).toString('hex'));
+      const text = inflateRawSync(data.subarray(16), {
+        dictionary: withMessageDictionary(dictionary),
+      });
+      return text.toString('utf8');
     }
     if (encoding === ENCODING.moreKeys) {
       const base = this.get(data.subarray(0, 16).toString('hex'));

@@ -1,7 +1,10 @@
 import { ENCODING, type EncodedBlob } from './blob-encoding.js';
 
-/** Key lists remembered (by their last key) for the next list that extends one of them. */
-const KEY_LISTS_MAX = 100_000;
+/**
+ * Key lists remembered (by their last key) for the next list that extends one of them: the
+ * last prompts of the rollouts in flight are what counts, and each holds a copy of its keys.
+ */
+const KEY_LISTS_MAX = 20_000;
 /** A key list extends one that ended this many keys before its own end, at most. */
 const KEY_LIST_MAX_ADDED = 4;
 

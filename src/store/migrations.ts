@@ -222,6 +222,11 @@ const MIGRATIONS: Migration[] = [
   -- the file.
   SELECT 1;
   `,
+  `
+  -- Short texts may now name a dictionary text they were deflated with (encoding 11); an acon
+  -- of schema 11 could not read them, and its sweep would delete the dictionaries.
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -51,4 +51,19 @@ describe('removeUnreachable', () => {
     expect(removeUnreachable(db, blobs, new Set([short, ...messages]))).toBe(1);
     expect(new BlobStore(db).getJson(short)).toEqual(messages.slice(0, 2));
   });
+
+  it('keeps the dictionary text a live short text was deflated with', () => {
+    const db = database();
+    const blobs = new BlobStore(db);
+    const note = (i: number) =>
+      `{"role":"tool","tool_call_id":"call_${i}","content":"Sent $${i}.50 to Annabel Shanahan, transaction ${190128 + i}."}`;
+    const keys = Array.from({ length: 12 }, (_, i) => blobs.put(note(i)));
+    const last = keys[keys.length - 1]!;
+    const encoding = db.prepare('SELECT encoding FROM blobs WHERE key = ?').pluck();
+    expect(encoding.get(Buffer.from(last, 'hex'))).toBe(11);
+    // The first dictionary is the first note itself; the other notes go.
+    expect(removeUnreachable(db, blobs, new Set([last]))).toBe(10);
+    expect(new BlobStore(db).get(last)).toBe(note(11));
+    expect(db.prepare('SELECT COUNT(*) FROM blobs').pluck().get()).toBe(2);
+  });
 });
