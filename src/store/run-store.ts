@@ -227,11 +227,11 @@ export class SqliteRunStore implements RunStore {
     const known = this.contexts.get(key);
     if (known !== undefined) return known;
     const found = this.sql(
-      `SELECT id FROM call_contexts WHERE rollout_id IS ? AND run_id = ? AND task_id IS ?
+      `SELECT id FROM call_contexts WHERE run_id = ? AND rollout_id IS ? AND task_id IS ?
          AND role = ? AND provider = ? AND model = ? AND request_key = ?`,
     )
       .pluck()
-      .get(values[1], values[0], ...values.slice(2), keyColumn(requestKey)) as number | undefined;
+      .get(...values, keyColumn(requestKey)) as number | undefined;
     const id =
       found ??
       Number(
