@@ -25,6 +25,8 @@ export type RenderedEvent = {
   source: number | null;
   kept: string;
   actions: { step: number; text: string }[];
+  /** The agent's reasoning in the turns after the event, when the rendering shows it. */
+  thoughts: { step: number; text: string }[];
 };
 
 const BLOCK_HEADER = /^\[step (\d+)\] (THOUGHT|ACTION|OBSERVATION|HISTORY SUMMARY|NOTE)(?: (.*))?$/;
@@ -59,6 +61,7 @@ export function parseRenderedTrajectory(text: string): RenderedBlock[] {
 
 const EVENT_HEADER = /^\[event (\d+)\] (obs|hist) compression at step (\d+)(.*)$/;
 const ACTION_LINE = /^\[step (\d+)\] ACTION (.*)$/;
+const THOUGHT_LINE = /^\[step (\d+)\] (?:THOUGHT|REASONING) (.*)$/;
 
 /** Reads back a `renderCompressionEvents` text. */
 export function parseCompressionEvents(text: string): RenderedEvent[] {
@@ -87,16 +90,17 @@ export function parseCompressionEvents(text: string): RenderedEvent[] {
         source: source ? Number(source[1] ?? source[2]) : null,
         kept: '',
         actions: [],
+        thoughts: [],
       };
       part = 'header';
       continue;
     }
     if (!current) continue;
-    if (part === 'header' && line === 'KEPT:') {
+    if (part === 'header' && /^(KEPT|OUTPUT)\b.*:$/.test(line)) {
       part = 'kept';
       continue;
     }
-    if (part === 'kept' && line === 'NEXT ACTIONS:') {
+    if (part === 'kept' && /^NEXT (ACTIONS|TURNS)\b.*:$/.test(line)) {
       part = 'actions';
       continue;
     }
@@ -105,6 +109,11 @@ export function parseCompressionEvents(text: string): RenderedEvent[] {
       continue;
     }
     if (part === 'actions') {
+      const t = THOUGHT_LINE.exec(line);
+      if (t) {
+        current.thoughts.push({ step: Number(t[1]), text: t[2] ?? '' });
+        continue;
+      }
       const a = ACTION_LINE.exec(line);
       if (a) current.actions.push({ step: Number(a[1]), text: a[2] ?? '' });
       else if (line.trim() !== '' && current.actions.length > 0) {
