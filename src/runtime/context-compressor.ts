@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createStrategy, defaultContextOptions } from '../agent/context/index.js';
 import type { GuidelinePair } from '../agent/context/options.js';
-import type { CompressionEvent, ContextStrategy } from '../agent/context/strategy.js';
-import type { Trajectory } from '../agent/trajectory.js';
+import type { ContextStrategy } from '../agent/context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory } from '../domain/trajectory.js';
 import { countMessageTokens } from '../llm/tokenizer.js';
-import type { ChatMessage, LlmClient } from '../llm/types.js';
+import type { ChatMessage } from '../domain/message.js';
+import type { LlmClient } from '../llm/types.js';
 import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';
 
 /** ACON's thresholds (seed 003 defaults). */
