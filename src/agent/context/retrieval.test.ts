@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { charTokens, pairingViolation, toolTurn } from '../../../test/fakes/scripted-llm.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { createStrategy } from './index.js';
 import { defaultContextOptions } from './options.js';
 import { RetrievalStrategy } from './retrieval.js';

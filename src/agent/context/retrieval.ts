@@ -1,8 +1,9 @@
 import MiniSearch from 'minisearch';
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory, Turn } from '../trajectory.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
 import { flattenTurns, headMessages } from './messages.js';
-import type { CompressionEvent, ContextStrategy, ViewResult } from './strategy.js';
+import type { ContextStrategy, ViewResult } from './strategy.js';
 
 /** `context.retrieval` of acon.config.yaml. */
 export type RetrievalSettings = {
