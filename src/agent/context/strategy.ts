@@ -5,7 +5,15 @@ import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { CompressionEvent } from '../../domain/compression-event.js';
 import type { Trajectory } from '../../domain/trajectory.js';
 
-export const StrategyNameSchema = z.enum(['raw', 'fifo', 'masking', 'summary', 'naive', 'acon']);
+export const StrategyNameSchema = z.enum([
+  'raw',
+  'fifo',
+  'masking',
+  'summary',
+  'retrieval',
+  'naive',
+  'acon',
+]);
 export type StrategyName = z.infer<typeof StrategyNameSchema>;
 
 export type ViewResult = { messages: ChatMessage[]; events: CompressionEvent[] };
