@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CompressionEvent } from '../src/agent/context/strategy.js';
+import type { CompressionEvent } from '../src/domain/compression-event.js';
 import type { CallContext, ChatMessage, ProviderResponse, ToolDef } from '../src/llm/types.js';
 import { SqliteRunStore } from '../src/store/run-store.js';
 

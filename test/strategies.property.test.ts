@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pairObservations } from '../src/agent/observations.js';
 import { createStrategy, defaultContextOptions } from '../src/agent/context/index.js';
 import { StrategyNameSchema } from '../src/agent/context/strategy.js';
-import type { Trajectory, Turn } from '../src/agent/trajectory.js';
+import type { Trajectory, Turn } from '../src/domain/trajectory.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../src/llm/types.js';
 import {
   charTokens,

@@ -1,5 +1,5 @@
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import type { Trajectory, Turn } from '../agent/trajectory.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory, Turn } from '../domain/trajectory.js';
 
 /**
  * The text the analyzer LLM reads (seed 003: the optimizer compares τ_full with τ_comp, and,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RolloutMetrics } from './metrics.js';
+import type { RolloutMetrics } from '../domain/rollout-metrics.js';
 import { accuracyRetention, diffRuns } from './run-diff.js';
 
 const m = (success: boolean, peak: number): RolloutMetrics => ({

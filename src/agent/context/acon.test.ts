@@ -8,7 +8,7 @@ import {
   trajectoryOf,
 } from '../../../test/fakes/scripted-llm.js';
 import { UsageError } from '../../errors.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { AconStrategy, type AconSettings } from './acon.js';
 import { createStrategy, defaultContextOptions } from './index.js';
 import { flattenTurns, summaryMessage } from './messages.js';

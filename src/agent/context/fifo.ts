@@ -1,7 +1,8 @@
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { firstKeptTurn, reactiveBudget, turnsTokens, viewFrom, viewTokens } from './drop-oldest.js';
-import type { CompressionEvent, ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * FIFO truncation (the ACON paper's FIFO baseline, seed 003): drop the oldest whole turns until

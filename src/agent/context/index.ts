@@ -63,9 +63,8 @@ export { SummaryStrategy } from './summary.js';
 export { countLines, maskPlaceholder, defaultTokenCounter } from './messages.js';
 export { defaultContextOptions } from './options.js';
 export type { ContextOptions, GuidelinePair, StrategyOptions } from './options.js';
-export { CompressionEventSchema, StrategyNameSchema } from './strategy.js';
+export { StrategyNameSchema } from './strategy.js';
 export type {
-  CompressionEvent,
   ContextStrategy,
   GuidelineText,
   StrategyDeps,
