@@ -16,7 +16,11 @@ export type Made = Omit<McpTaskFile, 'id' | 'split' | 'difficulty' | 'fixture'> 
   difficulty: 1 | 2 | 3;
   uses: ('files' | 'graph')[];
 };
-export type Template = { id: string; heldOut: boolean; make(ctx: TemplateContext, n: number): Made };
+export type Template = {
+  id: string;
+  heldOut: boolean;
+  make(ctx: TemplateContext, n: number): Made;
+};
 
 const FS = {
   command: '${node}',
@@ -49,25 +53,34 @@ const invoiceMax: Template = {
     const op = f.helpers.arrayElement(['max', 'min'] as const);
     const status = f.helpers.arrayElement([undefined, 'paid', 'open'] as const);
     const candidates = list.filter((i) => !status || i.status === status);
-    const best = candidates.reduce((a, b) => ((op === 'max' ? b.total > a.total : b.total < a.total) ? b : a));
+    const best = candidates.reduce((a, b) =>
+      (op === 'max' ? b.total > a.total : b.total < a.total) ? b : a,
+    );
     const reference = [call('fs__list_directory', { path: `invoices/${month}` })];
     for (const inv of [...list].sort((a, b) => a.id.localeCompare(b.id))) {
       reference.push(
-        call('fs__read_text_file', { path: `invoices/${month}/${inv.id}.json` }, [{ value: inv.id, from: 0 }]),
+        call('fs__read_text_file', { path: `invoices/${month}/${inv.id}.json` }, [
+          { value: inv.id, from: 0 },
+        ]),
       );
     }
     const reads = reference.map((_, i) => i).slice(1);
     reference.push(
-      call('complete_task', { answer: best.id }, [], [
-        {
-          value: best.id,
-          from: reads,
-          op,
-          by: 'total',
-          take: 'id',
-          ...(status ? { where: { status } } : {}),
-        },
-      ]),
+      call(
+        'complete_task',
+        { answer: best.id },
+        [],
+        [
+          {
+            value: best.id,
+            from: reads,
+            op,
+            by: 'total',
+            take: 'id',
+            ...(status ? { where: { status } } : {}),
+          },
+        ],
+      ),
     );
     const which = op === 'max' ? 'largest' : 'smallest';
     return {
@@ -86,11 +99,14 @@ const ticketEmails: Template = {
   heldOut: false,
   make({ world, f }) {
     const seen = new Set<string>();
-    const tickets = f.helpers.shuffle([...world.tickets]).filter((t) => {
-      if (seen.has(t.customer_id)) return false;
-      seen.add(t.customer_id);
-      return true;
-    }).slice(0, 7);
+    const tickets = f.helpers
+      .shuffle([...world.tickets])
+      .filter((t) => {
+        if (seen.has(t.customer_id)) return false;
+        seen.add(t.customer_id);
+        return true;
+      })
+      .slice(0, 7);
     const reference: ReferenceCall[] = [];
     const emails: { value: string; from: number }[] = [];
     for (const t of tickets) {
@@ -129,7 +145,10 @@ const teamEmails: Template = {
     const staff = staffOf(world, company);
     const counts = new Map<string, number>();
     for (const p of staff) counts.set(p.role, (counts.get(p.role) ?? 0) + 1);
-    const roles = [...counts].filter(([, c]) => c >= 2).map(([r]) => r).sort();
+    const roles = [...counts]
+      .filter(([, c]) => c >= 2)
+      .map(([r]) => r)
+      .sort();
     const role = roles[n % roles.length] ?? staff[0]!.role;
     const reference: ReferenceCall[] = [call('memory__search_nodes', { query: company })];
     const emails: { value: string; from: number }[] = [];
@@ -159,7 +178,10 @@ const meetingLog: Template = {
     const counts = new Map<string, number>();
     for (const p of members) counts.set(p.role, (counts.get(p.role) ?? 0) + 1);
     const role = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
-    const date = f.date.between({ from: '2026-05-01', to: '2026-06-30' }).toISOString().slice(0, 10);
+    const date = f.date
+      .between({ from: '2026-05-01', to: '2026-06-30' })
+      .toISOString()
+      .slice(0, 10);
     const meeting = `${project.name} kickoff ${date}`;
     const reference: ReferenceCall[] = [call('memory__search_nodes', { query: project.name })];
     const attendees: { value: string; from: number }[] = [];
@@ -175,7 +197,13 @@ const meetingLog: Template = {
     reference.push(
       call(
         'memory__create_relations',
-        { relations: attendees.map((a) => ({ from: a.value, to: meeting, relationType: 'attended' })) },
+        {
+          relations: attendees.map((a) => ({
+            from: a.value,
+            to: meeting,
+            relationType: 'attended',
+          })),
+        },
         attendees,
       ),
     );
@@ -187,7 +215,9 @@ const meetingLog: Template = {
         match: 'text',
         checks: [
           { graph_entity: { name: meeting, type: 'Meeting', observation: `date: ${date}` } },
-          ...attendees.map((a) => ({ graph_relation: { from: a.value, to: meeting, type: 'attended' } })),
+          ...attendees.map((a) => ({
+            graph_relation: { from: a.value, to: meeting, type: 'attended' },
+          })),
         ],
       },
       reference,
@@ -209,14 +239,19 @@ const invoiceSum: Template = {
     const reference = [call('fs__list_directory', { path: `invoices/${month}` })];
     for (const inv of [...list].sort((a, b) => a.id.localeCompare(b.id))) {
       reference.push(
-        call('fs__read_text_file', { path: `invoices/${month}/${inv.id}.json` }, [{ value: inv.id, from: 0 }]),
+        call('fs__read_text_file', { path: `invoices/${month}/${inv.id}.json` }, [
+          { value: inv.id, from: 0 },
+        ]),
       );
     }
     const reads = reference.map((_, i) => i).slice(1);
     reference.push(
-      call('complete_task', { answer: value }, [], [
-        { value, from: reads, op: 'sum', by: 'total', where: { status } },
-      ]),
+      call(
+        'complete_task',
+        { answer: value },
+        [],
+        [{ value, from: reads, op: 'sum', by: 'total', where: { status } }],
+      ),
     );
     return {
       instruction: `What is the sum of the totals of all ${status} invoices in invoices/${month}? Answer with the number (two decimals at most). ${ROOT_NOTE}`,
@@ -255,9 +290,12 @@ const archiveClosed: Template = {
     }
     const count = String(closed.length);
     reference.push(
-      call('complete_task', { answer: count }, [], [
-        { value: count, from: reads, op: 'count', by: 'id', where: { status: 'closed' } },
-      ]),
+      call(
+        'complete_task',
+        { answer: count },
+        [],
+        [{ value: count, from: reads, op: 'count', by: 'id', where: { status: 'closed' } }],
+      ),
     );
     return {
       instruction: `Of the tickets ${tickets.map((t) => t.id).join(', ')} (files tickets/<id>.json), move every one whose status is closed into the folder tickets/archive (create it; keep the file names). Answer with how many tickets you moved. ${ROOT_NOTE}`,
@@ -294,7 +332,9 @@ const managerEmails: Template = {
       reference.push(call('memory__open_nodes', { names: [p.name] }));
       const manager = world.people.find((m) => m.name === p.manager)!;
       reference.push(
-        call('memory__open_nodes', { names: [manager.name] }, [{ value: manager.name, from: reference.length - 1 }]),
+        call('memory__open_nodes', { names: [manager.name] }, [
+          { value: manager.name, from: reference.length - 1 },
+        ]),
       );
       emails.push({ value: manager.email, from: reference.length - 1 });
     }
@@ -315,12 +355,17 @@ const importContacts: Template = {
   id: 'mixed.import-customers',
   heldOut: true,
   make({ world, f }) {
-    const customers = f.helpers.arrayElements(world.customers, 10).sort((a, b) => a.id.localeCompare(b.id));
+    const customers = f.helpers
+      .arrayElements(world.customers, 10)
+      .sort((a, b) => a.id.localeCompare(b.id));
     const reference: ReferenceCall[] = [];
     const facts: { value: string; from: number }[] = [];
     for (const c of customers) {
       reference.push(call('fs__read_text_file', { path: `customers/${c.id}.json` }));
-      facts.push({ value: c.name, from: reference.length - 1 }, { value: c.email, from: reference.length - 1 });
+      facts.push(
+        { value: c.name, from: reference.length - 1 },
+        { value: c.email, from: reference.length - 1 },
+      );
     }
     reference.push(
       call(

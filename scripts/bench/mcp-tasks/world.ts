@@ -127,7 +127,7 @@ export function makeWorld(seed: number): World {
   for (const month of MONTHS) {
     const list: Invoice[] = [];
     for (let i = 0; i < 15; i++) {
-      const lines = Array.from({ length: f.number.int({ min: 8, max: 12 }) }, () => {
+      const lines = Array.from({ length: f.number.int({ min: 16, max: 22 }) }, () => {
         const qty = f.number.int({ min: 1, max: 40 });
         const unit = cents(f.number.float({ min: 4, max: 480, fractionDigits: 2 }));
         return {
@@ -169,10 +169,10 @@ export function makeWorld(seed: number): World {
       status: f.helpers.arrayElement(['open', 'pending', 'closed'] as const),
       priority: f.helpers.arrayElement(['low', 'normal', 'high'] as const),
       opened,
-      thread: Array.from({ length: f.number.int({ min: 4, max: 7 }) }, (_, k) => ({
+      thread: Array.from({ length: f.number.int({ min: 9, max: 12 }) }, (_, k) => ({
         at: `${opened}T${String(9 + k).padStart(2, '0')}:${String(f.number.int({ min: 0, max: 59 })).padStart(2, '0')}:00Z`,
         from: k % 2 === 0 ? customer.name : `support agent ${f.person.firstName()}`,
-        body: f.lorem.paragraph({ min: 2, max: 4 }),
+        body: f.lorem.paragraph({ min: 3, max: 5 }),
       })),
     });
   }
@@ -204,8 +204,11 @@ export function makeWorld(seed: number): World {
       });
     }
     for (let p = 0; p < 2; p++) {
-      const name = unique(
-        () => `Project ${f.word.adjective({ length: { min: 4, max: 9 } })} ${f.word.noun({ length: { min: 4, max: 9 } })}`.replace(/\b\w/g, (c) => c.toUpperCase()),
+      const name = unique(() =>
+        `Project ${f.word.adjective({ length: { min: 4, max: 9 } })} ${f.word.noun({ length: { min: 4, max: 9 } })}`.replace(
+          /\b\w/g,
+          (c) => c.toUpperCase(),
+        ),
       );
       const members = f.helpers.arrayElements(staff, { min: 10, max: 12 });
       for (const m of members) m.projects.push(name);
@@ -244,8 +247,9 @@ export function makeWorld(seed: number): World {
         `office: ${f.location.city()}`,
         `joined: ${isoDay(f, '2012-01-01', '2025-12-31')}`,
         ...Array.from(
-          { length: 10 },
-          () => `${isoDay(f, '2025-01-01', '2026-04-30')}: ${f.lorem.sentence({ min: 8, max: 16 })}`,
+          { length: 36 },
+          () =>
+            `${isoDay(f, '2025-01-01', '2026-04-30')}: ${f.lorem.sentence({ min: 10, max: 18 })}`,
         ),
       ],
     });

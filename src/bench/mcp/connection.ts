@@ -174,9 +174,12 @@ export class McpConnection {
     }
   }
 
-  /** The last characters the server wrote to stderr, once the stream has drained. */
+  /**
+   * The last characters the server wrote to stderr, once the stream has drained (a dying
+   * server's last words may arrive after its exit is noticed).
+   */
   async stderrTail(): Promise<string> {
-    await this.wait(this.stderrDone, 500);
+    await this.wait(this.stderrDone, 1_000);
     return this.stderr.trim();
   }
 
@@ -223,8 +226,10 @@ export class McpConnection {
     const timeout = new Promise<never>((_, reject) => {
       handle = this.opts.timers.setTimeout(() => {
         this.stopped = true;
+        // Settled before the abort, so the race ends with this error, not the SDK's AbortError.
+        // A stuck server is still running: its stderr so far is all there is.
+        reject(new McpServerError(this.server, detail, this.stderr.trim()));
         abort.abort();
-        void this.failure(detail).then(reject);
       }, ms);
     });
     try {

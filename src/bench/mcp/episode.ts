@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { AssistantMessage, ChatMessage, ToolCall, ToolDef } from '../../llm/types.js';
-import type { ActResult, Episode, Evaluation, TaskInfo } from '../types.js';
+import type { Evaluation } from '../../domain/evaluation.js';
+import type { ActResult, Episode, TaskInfo } from '../types.js';
 import type { McpConnection, McpServerError } from './connection.js';
 import { evaluateMcp } from './evaluate.js';
 import type { EvaluationSpec } from './task-schema.js';
@@ -60,11 +61,13 @@ export class McpEpisode implements Episode {
     if (calls.length === 0)
       return { messages: [{ role: 'user', content: NO_TOOL_CALL_MESSAGE }], done: this.done };
     const messages: ChatMessage[] = [];
+    const before = this.failed.length;
     // One call after another: the agent reads each result before the next (system prompt).
     for (const call of calls) {
       messages.push({ role: 'tool', tool_call_id: call.id, content: await this.run(call, step) });
     }
-    return { messages, done: this.done };
+    const failure = this.failed[before];
+    return failure ? { messages, done: true, error: failure.error } : { messages, done: this.done };
   }
 
   async evaluate(): Promise<Evaluation> {

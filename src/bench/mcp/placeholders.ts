@@ -23,6 +23,8 @@ export function resolvePlaceholders(text: string, scope: PlaceholderScope): stri
         return scope.workdir;
       case 'memory_file':
         return scope.memoryFile;
+      case 'task_dir':
+        return dirname(scope.taskFile);
       case 'node':
         return process.execPath;
       case 'package':
@@ -38,7 +40,7 @@ export function resolvePlaceholders(text: string, scope: PlaceholderScope): stri
       }
       default:
         throw new BenchmarkError(
-          `${scope.taskFile}: unknown placeholder ${whole}; use \${workdir}, \${memory_file}, \${node}, \${package:NAME} or \${env:VAR}`,
+          `${scope.taskFile}: unknown placeholder ${whole}; use \${workdir}, \${memory_file}, \${task_dir}, \${node}, \${package:NAME} or \${env:VAR}`,
         );
     }
   });

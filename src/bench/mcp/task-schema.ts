@@ -8,7 +8,8 @@ import { z } from 'zod';
  *
  * Placeholders in server commands, arguments, environment values, URLs and headers:
  * `${workdir}` (the rollout's temp folder, holding a copy of `fixture.files`), `${memory_file}`
- * (a JSONL file in it holding a copy of `fixture.graph`), `${node}` (the running Node binary),
+ * (a JSONL file beside it holding a copy of `fixture.graph`), `${task_dir}` (the task file's
+ * folder), `${node}` (the running Node binary),
  * `${package:NAME}` (the bin script of an installed npm package, so no download at run time)
  * and `${env:VAR}` (an environment variable: keep keys out of task files).
  */
