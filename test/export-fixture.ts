@@ -129,6 +129,7 @@ export function buildFixture(opts: { dir?: string; mixed?: boolean } = {}): Fixt
         score: success ? 1 : 0,
         steps: 4,
         peakInputTokens: 100,
+        peakPromptTokens: null,
         byRole: {},
         costUsd: 0,
         fullCostUsd: null,

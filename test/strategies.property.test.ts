@@ -85,7 +85,7 @@ describe('every strategy view', () => {
           keep_last: rng.int(0, 3),
           masking: { window: rng.int(0, 6) },
           summary: { n: rng.int(1, 5), m: rng.int(0, 4) },
-          fifo: { budget: rng.int(256, 1500) },
+          fifo: { turns: rng.int(1, 6), budget: rng.chance(0.5) ? rng.int(256, 1500) : null },
           guidelines,
         };
         const strategy = createStrategy(name, options, {

@@ -15,8 +15,17 @@ export const RolloutMetricsSchema = z.object({
   success: z.boolean(),
   score: z.number(),
   steps: z.number().int(),
-  /** Largest agent prompt of the rollout in tokens, system prompt included. */
+  /**
+   * Peak (ACON paper v3, §4): the largest agent context of the rollout in tokens, the system
+   * prompt and the tool definitions excluded (what the strategies can shrink). Rollouts stored
+   * before this definition (their `peakPromptTokens` is null) counted both in.
+   */
   peakInputTokens: z.number().int(),
+  /**
+   * Peak+sys: the largest agent prompt actually sent, system prompt and tool definitions
+   * included (what a provider's context window must hold); null for rollouts stored before it.
+   */
+  peakPromptTokens: z.number().int().nullable().default(null),
   byRole: z.record(z.string(), RoleUsageSchema),
   /** Billed USD: what was paid (call-cache hits and simulated calls cost 0). */
   costUsd: z.number(),
@@ -26,9 +35,11 @@ export const RolloutMetricsSchema = z.object({
    */
   fullCostUsd: z.number().nullable().default(null),
   /**
-   * Dependency (ACON, after MEM1): Σ over the agent's calls of input tokens × output tokens, the
-   * attention work of generating every agent token over the context it was given (compressor
-   * work shows in total tokens and cost); null for rollouts stored before this metric existed.
+   * Dependency (ACON paper v3, Eq. 12, after MEM1): Σ over the agent's calls of
+   * (n_in + 2·n_out)·n_out / 2, n_in the call's input tokens without the system prompt and the
+   * tool definitions, n_out its output tokens: the attention work of generating every agent
+   * token over the context it was given (compressor work shows in total tokens and cost). Null
+   * for rollouts stored before this metric existed.
    */
   dependency: z.number().nullable().default(null),
   compressionEvents: z.number().int(),
@@ -36,7 +47,7 @@ export const RolloutMetricsSchema = z.object({
   /** Tokens removed by compression events (input minus output, successful events only). */
   tokensSaved: z.number().int(),
   wallMs: z.number(),
-  /** QA benchmarks only (src/report/qa-metrics.ts): mean exact match over the task's questions. */
+  /** QA benchmarks only (src/bench/qa/metrics.ts): mean exact match over the task's questions. */
   exactMatch: z.number().optional(),
   /** QA benchmarks only: mean token F1 over the task's questions. */
   f1: z.number().optional(),

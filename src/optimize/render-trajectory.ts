@@ -49,7 +49,7 @@ export function classifyEvents(
   const taken = new Set<string>();
   for (const event of events) {
     if (event.failed) continue;
-    if (event.kind === 'mask' || event.kind === 'fifo') {
+    if (event.kind === 'mask' || event.kind === 'fifo' || event.kind === 'retrieval') {
       out.other.push(event);
       continue;
     }

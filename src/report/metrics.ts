@@ -15,9 +15,22 @@ import { fullCallCost } from './full-cost.js';
 /** Agent and compressor roles: the tokens a deployed agent spends (not the optimizer's). */
 const ROLLOUT_ROLES = ['agent', 'obs_compressor', 'hist_compressor'];
 
-/** Σ input × output tokens over the calls (ACON's dependency, given the agent's calls). */
-export function dependency(calls: Pick<CallUsage, 'promptTokens' | 'completionTokens'>[]): number {
-  return sum(calls.map((c) => c.promptTokens * c.completionTokens));
+/**
+ * ACON's dependency (paper v3, Eq. 12) over the agent's calls: Σ (n_in + 2·n_out)·n_out / 2,
+ * where n_in is a call's prompt tokens minus `systemTokens` (the system prompt and tool
+ * definitions every call repeats, which the paper leaves out).
+ */
+export function dependency(
+  calls: Pick<CallUsage, 'promptTokens' | 'completionTokens'>[],
+  systemTokens = 0,
+): number {
+  return sum(
+    calls.map((c) => {
+      const nIn = Math.max(0, c.promptTokens - systemTokens);
+      const nOut = c.completionTokens;
+      return ((nIn + 2 * nOut) * nOut) / 2;
+    }),
+  );
 }
 
 /** Input plus output tokens of the agent and both compressors. */
@@ -30,7 +43,13 @@ export function totalTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
 export function rolloutMetrics(input: {
   success: boolean;
   score: number;
+  /** Tokens of each agent prompt as sent (system prompt and tool definitions included). */
   stepPromptTokens: number[];
+  /**
+   * Tokens every agent prompt spends on the system prompt and the tool definitions; peak and
+   * dependency leave them out (paper v3). @default 0
+   */
+  systemTokens?: number;
   events: Pick<CompressionEvent, 'inputTokens' | 'outputTokens' | 'failed'>[];
   calls: CallUsage[];
   wallMs: number;
@@ -70,11 +89,18 @@ export function rolloutMetrics(input: {
     success: input.success,
     score: input.score,
     steps: input.stepPromptTokens.length,
-    peakInputTokens: Math.max(0, ...input.stepPromptTokens),
+    peakInputTokens: Math.max(
+      0,
+      ...input.stepPromptTokens.map((t) => t - (input.systemTokens ?? 0)),
+    ),
+    peakPromptTokens: Math.max(0, ...input.stepPromptTokens),
     byRole,
     costUsd: sum(input.calls.map((c) => c.costUsd)),
     fullCostUsd: fullCost,
-    dependency: dependency(input.calls.filter((c) => c.role === 'agent')),
+    dependency: dependency(
+      input.calls.filter((c) => c.role === 'agent'),
+      input.systemTokens ?? 0,
+    ),
     compressionEvents: input.events.length,
     failedCompressions: input.events.length - ok.length,
     tokensSaved: sum(ok.map((e) => Math.max(0, e.inputTokens - e.outputTokens))),
@@ -89,8 +115,14 @@ export const ConditionMetricsSchema = z.object({
   accuracy: z.number(),
   /** 95% percentile-bootstrap interval of the accuracy. */
   accuracyCi: z.tuple([z.number(), z.number()]),
+  /** Mean peak (system prompt and tools excluded, paper v3). */
   meanPeakTokens: z.number(),
   medianPeakTokens: z.number(),
+  /**
+   * Mean peak+sys: the largest prompt actually sent, system prompt and tools included; null when
+   * a rollout was stored before this metric existed.
+   */
+  meanPeakPromptTokens: z.number().nullable().default(null),
   /** 1 - meanPeak / meanPeak(raw); null without a raw condition to compare with. */
   peakReductionVsRaw: z.number().nullable(),
   meanSteps: z.number(),
@@ -102,7 +134,7 @@ export const ConditionMetricsSchema = z.object({
   fullCostPerTask: z.number().nullable().default(null),
   /** Mean input + output tokens of the agent and both compressors per task. */
   meanTotalTokens: z.number().default(0),
-  /** Mean dependency per task (Σ input × output tokens); null when a rollout has none. */
+  /** Mean dependency per task (paper v3 Eq. 12, in tokens²); null when a rollout has none. */
   meanDependency: z.number().nullable().default(null),
   /** Share of the cost spent on the observation and history compressors. */
   compressorCostShare: z.number(),
@@ -144,6 +176,7 @@ export function conditionMetrics(
     accuracyCi: bootstrapCi(successes, opts.seed, condition),
     meanPeakTokens: meanPeak,
     medianPeakTokens: median(peaks),
+    meanPeakPromptTokens: meanOrNull(rollouts.map((r) => r.peakPromptTokens)),
     peakReductionVsRaw: raw && rawPeak > 0 ? 1 - meanPeak / rawPeak : null,
     meanSteps,
     stepsVsRaw: raw && rawSteps > 0 ? meanSteps / rawSteps : null,

@@ -7,6 +7,7 @@ const m = (success: boolean, peak: number): RolloutMetrics => ({
   score: success ? 1 : 0,
   steps: 5,
   peakInputTokens: peak,
+  peakPromptTokens: null,
   byRole: {},
   costUsd: 0,
   fullCostUsd: null,

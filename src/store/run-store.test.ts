@@ -129,6 +129,7 @@ function rollout(id: string, t: Trajectory, callIds: number[]): FinishedRollout 
       score: 1,
       steps: steps.length,
       peakInputTokens: 200,
+      peakPromptTokens: null,
       byRole: {},
       costUsd: 0,
       fullCostUsd: null,

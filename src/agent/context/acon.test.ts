@@ -200,7 +200,8 @@ describe('createStrategy', () => {
       keep_last: 1,
       masking: { window: 10 },
       summary: { n: 21, m: 10 },
-      fifo: { budget: 8192 },
+      fifo: { turns: 5, budget: null },
+      retrieval: { top_k: 5, recent: 3 },
     });
   });
 });
