@@ -15,7 +15,7 @@ export function registerRollout(program: Command): void {
     .argument('<id>', 'rollout id or a unique prefix of it (as `acon runs show RUN` prints them)')
     .option('--full', 'print long texts whole (default: fold them to a few lines)')
     .option('--wide', 'use up to 200 columns (default: fit the terminal, 100 columns if unknown)')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print JSON, texts unfolded (schema: acon schema rollout-show)')
     .addHelpText(
       'after',
@@ -28,11 +28,11 @@ Examples:
     .action(async (id: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { rolloutShow, renderRollout } = await import('../report/rollout-view.js');
       const { terminalWidth } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
-      const store = new SqliteRunStore(opts.db ?? config.run.db, { mode: 'read' });
+      const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {
         const row = store.rollout(id);
         const view = rolloutShow(

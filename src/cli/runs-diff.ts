@@ -15,7 +15,7 @@ export function registerRunsDiff(runs: Command): void {
     )
     .argument('<runA>', 'the reference run (e.g. the teacher compressor)')
     .argument('<runB>', 'the run compared with it (e.g. the student compressor)')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print the rows as JSON')
     .option('--wide', 'every column at full length')
     .addHelpText(
@@ -31,13 +31,13 @@ Examples:
     .action(async (runA: string, runB: string, _o: DiffOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<DiffOpts>();
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
       const { resultTable, runIdLine } = await import('../report/table.js');
       const { terminalWidth } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
-      const store = new SqliteRunStore(path, { mode: 'read' });
+      const store = openRunStore(path, { mode: 'read' });
       try {
         const [a, b] = [store.getRun(runA), store.getRun(runB)];
         const rows = diffRuns(store.rollouts(a.id), store.rollouts(b.id), config.seed);
