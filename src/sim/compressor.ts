@@ -51,7 +51,9 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
   const policy: FieldPolicy = {
     reading: readGuideline(section(system, 'guideline') ?? ''),
     evidence: without(user, 'observation'),
-    promptHash: shortHash(system + user),
+    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
+    // changes nothing.
+    promptHash: shortHash(user),
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -87,7 +89,9 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     reading,
     // Evidence of relevance: the task and the calls the agent made.
     evidence: [task, ...history.split('\n').filter((l) => l.startsWith('Action:'))].join('\n'),
-    promptHash: shortHash(system + user),
+    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
+    // changes nothing.
+    promptHash: shortHash(user),
   };
 
   const memory: Memory = { lastStep: null, apis: [], facts: [] };

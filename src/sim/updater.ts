@@ -1,4 +1,4 @@
-import { stripDirectives } from '../guidelines/directives.js';
+import { parseDirectives, stripDirectives } from '../guidelines/directives.js';
 import {
   CompressionAnalysisSchema,
   type CompressionAnalysis,
@@ -105,6 +105,12 @@ function compose(guideline: string, prose: string | null): string {
   const paragraphs = stripDirectives(guideline)
     .split(/\n{2,}/)
     .filter((p) => p.trim() !== '');
+  // An older guideline's machine lines become the prose that says the same.
+  const old = parseDirectives(guideline);
+  const quote = (fields: string[]) => fields.map((f) => `\`${f}\``).join(', ');
+  if (old.keep.length > 0) paragraphs.push(`Keep ${quote(old.keep)} exactly as they appear.`);
+  if (old.drop.length > 0) paragraphs.push(`Leave out ${quote(old.drop)}.`);
+  if (old.maxItems !== null) paragraphs.push(`Keep at most ${old.maxItems} items of any list.`);
   if (prose !== null && !paragraphs.includes(prose)) paragraphs.push(prose);
   let text = paragraphs.join('\n\n');
   while (text.length > GUIDELINE_MAX_CHARS && paragraphs.length > 2) {

@@ -80,7 +80,8 @@ const PROGRESS =
 const GOAL =
   /\b(goal|what is left|left to do|remaining work|pending|user context|what the user asked)\b/;
 
-const ALL_ITEMS = /\b(every|all) (items|entries|results|records|rows)\b/;
+const ALL_ITEMS =
+  /\b(every|all) (items?|entries|entry) of (a|each|every|the) lists?\b|\bnever cut lists\b/;
 
 export type Action = 'keep' | 'drop' | 'shorten';
 
