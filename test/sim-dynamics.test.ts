@@ -14,7 +14,7 @@ const GENERIC =
   'Rewrite the tool output so that it keeps what matters for the task and leaves out what does not.';
 
 describe('sim dynamics on apptown dev', () => {
-  it('raw succeeds, naive loses ids, KEEP lines restore accuracy, DROP lines and masking cut tokens', async () => {
+  it('raw succeeds, naive loses some facts, KEEP lines restore accuracy, DROP lines and masking cut tokens', async () => {
     const env = makeEnv({ shortTasks: true, provider: 'sim' });
     const keep = env.guidelines.write({
       kind: 'obs',
@@ -47,7 +47,9 @@ describe('sim dynamics on apptown dev', () => {
     const masking = by(base, 'masking');
     expect(raw.tasks).toBeGreaterThanOrEqual(15);
     expect(raw.accuracy).toBeGreaterThanOrEqual(0.95);
-    expect(naive.accuracy).toBeLessThanOrEqual(raw.accuracy - 0.15);
+    // The generic guideline keeps each field with a seeded, evidence-weighted draw (issue 22), so
+    // naive degrades rather than losing every id as it did before.
+    expect(naive.accuracy).toBeLessThan(raw.accuracy);
     expect(masking.meanPeakTokens).toBeLessThan(raw.meanPeakTokens);
 
     const withKeep = (await run(['acon'], `${keep.id},hist@0`)).conditions[0]!;

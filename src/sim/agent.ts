@@ -144,24 +144,25 @@ function matches(text: string | undefined, select: { value: string; prefix: bool
   return select.prefix ? text.startsWith(select.value) : text === select.value;
 }
 
-/** Whether the plan works through the list of `need` item by item (several indexes of it). */
+/**
+ * Whether the plan works through the list of `need` item by item: several steps each take an
+ * item of it (one step taking several items, a list in an email, reads them by position).
+ */
 function iterates(plan: ReferencePlan, need: Need): boolean {
   if (need.select?.kind !== 'index') return false;
   const list = need.select.list;
-  let indexes = 0;
+  let steps = 0;
   for (const step of plan.steps) {
-    for (const n of step.needs) {
-      if (
+    const takes = step.needs.some(
+      (n) =>
         n.fromStep === need.fromStep &&
         n.field === need.field &&
         n.select?.kind === 'index' &&
-        n.select.list === list
-      ) {
-        indexes++;
-      }
-    }
+        n.select.list === list,
+    );
+    if (takes) steps++;
   }
-  return indexes > 1;
+  return steps > 1;
 }
 
 function fromProducer(r: VisibleRecord, call: string): boolean {
@@ -176,9 +177,12 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
   const field = need.field;
   const records = seen.records();
   if (producer === undefined || field === undefined || need.select === undefined) {
-    // A value read out of a response with no path (a declared read): it must be a field value
-    // of some visible record.
-    const hit = newest(records.filter((r) => Object.values(r.fields).includes(need.value)));
+    // A value read out of a response with no path (a declared read): it must be in a field of
+    // some visible record
+    // (inside a text field counts: an amount in an email body, a city in an address).
+    const hit = newest(
+      records.filter((r) => Object.values(r.fields).some((v) => containsToken(v, need.value))),
+    );
     return hit
       ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }
       : { kind: 'missing', why: 'a value I read earlier is not in my context' };
@@ -215,9 +219,15 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
     };
   }
   if (select.kind === 'root') {
-    const own = newest(
-      withField.filter((r) => r.source.kind === 'observation' && r.source.call === call),
+    // The response itself: the first record (its top level) of the newest result of that call.
+    const results = withField.filter(
+      (r) => r.source.kind === 'observation' && r.source.call === call && r.list === undefined,
     );
+    const last = newest(results)?.source;
+    const own =
+      last?.kind === 'observation'
+        ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
+        : undefined;
     const app = call.split('.')[0] ?? call;
     const action = newest(
       records.filter(

@@ -46,11 +46,15 @@ export function callOf(
   return { call: name, args };
 }
 
+const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/** An object's scalar fields as text; a list of scalars (tags, ids) reads as `a, b, c`. */
 function scalars(value: Record<string, unknown>): Item {
   const own: Item = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-      own[k] = String(v);
+    if (isScalar(v)) own[k] = String(v);
+    else if (Array.isArray(v) && v.length > 0 && v.every(isScalar)) own[k] = v.join(', ');
   }
   return own;
 }
