@@ -25,7 +25,10 @@ import { directClient, fixtureEpisode, PLAN, TASK_ID } from './sim-fixtures.js';
  * method's dynamics in miniature (ARCHITECTURE §6).
  */
 /** The shipped v0, told to leave out ids and links: a guideline that loses what the task needs. */
-const V0_OBS = `${readFileSync(new URL('../guidelines/obs/0000-generic.md', import.meta.url), 'utf8')
+const V0_OBS = `${readFileSync(
+  new URL('../guidelines/obs/0000-generic.md', import.meta.url),
+  'utf8',
+)
   .split('---')
   .slice(2)
   .join('---')
