@@ -150,6 +150,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       kept = act.assistant ?? assistant;
       observations = pairObservations(kept, act.messages);
       done = act.done;
+      if (act.stop !== undefined) {
+        stopReason = 'error';
+        error = `step ${step}: ${act.stop}`;
+      }
     }
 
     trajectory.turns.push({ assistant: kept, observations });

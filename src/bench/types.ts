@@ -38,6 +38,11 @@ export type ActResult = {
    * (AppWorld keeps a message only up to the end of the code block it ran).
    */
   assistant?: AssistantMessage;
+  /**
+   * Set when the environment cannot go on (AppWorld: the server is still running code whose
+   * answer never came): the episode stops here as an error with this reason, then is evaluated.
+   */
+  stop?: string;
 };
 
 /** Which run and condition an episode belongs to (AppWorld names its output folder after them). */

@@ -1,7 +1,7 @@
 import type { Benchmark, EpisodeContext, TaskInfo } from '../types.js';
 import { AppWorldClient, type AppWorldClientOptions } from './client.js';
 import { AppWorldEpisode } from './episode.js';
-import { AppWorldUnreachableError } from './errors.js';
+import { AppWorldBusyError, AppWorldUnreachableError } from './errors.js';
 import { experimentName } from './experiment-name.js';
 import { ServerPool } from './server-pool.js';
 import { TaskIdSource } from './task-ids.js';
@@ -51,7 +51,10 @@ export class AppWorldBenchmark implements Benchmark {
     const urls = [...new Set(opts.urls.map((u) => u.replace(/\/+$/, '')))];
     this.experimentPrefix = opts.experimentPrefix;
     this.clients = urls.map((url) => new AppWorldClient({ ...opts.client, url }));
-    this.pool = new ServerPool(this.clients);
+    this.pool = new ServerPool(
+      this.clients,
+      () => new AppWorldBusyError(urls.join(', '), '/initialize'),
+    );
     this.tasks = new TaskIdSource({
       taskIds: opts.taskIds,
       taskFile: opts.taskFile,
@@ -118,7 +121,7 @@ export class AppWorldBenchmark implements Benchmark {
         onClosed: () => {
           if (released) return;
           released = true;
-          this.pool.release(client);
+          this.giveBack(client);
         },
       });
     } catch (err) {
@@ -132,8 +135,25 @@ export class AppWorldBenchmark implements Benchmark {
    * paths, where a dead server must not hide the error that got us there.
    */
   async close(): Promise<void> {
+    for (const c of this.clients) c.shutdown();
     await Promise.allSettled([...this.used].map((c) => c.closeAll()));
     this.used.clear();
+  }
+
+  /**
+   * Returns a server to the pool once it can take work: a server still running code whose
+   * `/execute` timed out waits until it answers again, and leaves the pool if it never does
+   * (the other servers run the remaining tasks).
+   */
+  private giveBack(client: AppWorldClient): void {
+    if (!client.busy) {
+      this.pool.release(client);
+      return;
+    }
+    void client.whenResponsive().then((ok) => {
+      if (ok) this.pool.release(client);
+      else this.pool.retire(client);
+    });
   }
 
   private info(id: string, split: string): TaskInfo {

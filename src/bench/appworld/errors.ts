@@ -54,6 +54,24 @@ export class AppWorldTimeoutError extends BenchmarkError {
 }
 
 /**
+ * A request was not sent: the server is still running code whose `/execute` we stopped waiting
+ * for, and the real server answers nothing else until that code ends.
+ */
+export class AppWorldBusyError extends BenchmarkError {
+  override name = 'AppWorldBusyError';
+  constructor(
+    readonly url: string,
+    readonly route: string,
+  ) {
+    super(
+      `AppWorld server ${url} is still running code from an earlier /execute that timed out; ` +
+        `${route} was not sent. Restart that server if it stays stuck, or raise ` +
+        'appworld.initialize.timeout_seconds so AppWorld stops such code itself',
+    );
+  }
+}
+
+/**
  * `/initialize` failed with HTTP 500: AppWorld could not load the task, because the id is not
  * one of its tasks or because the server runs where it finds no `data/` folder.
  */
