@@ -71,6 +71,11 @@ describe('acon CLI basics', () => {
       /acon\.config\.yaml: context\.t_obs: expected number, got "many"/,
     ],
     ['an unknown key', 'contxt:\n  t_obs: 5\n', /acon\.config\.yaml: contxt: unknown setting/],
+    [
+      'a misspelt AppWorld /initialize option',
+      'appworld:\n  initialize:\n    timout_seconds: 60\n',
+      /acon\.config\.yaml: appworld\.initialize\.timout_seconds: unknown setting; .*valid here: .*timeout_seconds/,
+    ],
   ])(
     'reports %s in one line naming file and field, exit 2, no stack',
     async (_name, yaml, pattern) => {

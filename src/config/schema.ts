@@ -46,6 +46,47 @@ export type Price = z.infer<typeof PriceSchema>;
 
 const role = (model: string) => RoleConfigSchema.prefault({ model });
 
+const nullableInt = z.number().int().nullable();
+const acon = (key: string) =>
+  z
+    .never({ error: `acon sets ${key} itself (appworld.experiment_prefix names experiments)` })
+    .optional();
+
+/**
+ * The `/initialize` options of AppWorld's environment server (`AppWorldInitDefaults` in
+ * `appworld/environment.py`), all optional: the server's defaults apply to what is left out.
+ */
+export const AppWorldInitializeSchema = z.strictObject({
+  task_id: acon('task_id'),
+  experiment_name: acon('experiment_name'),
+  remote_apis_url: z.string().nullable().optional(),
+  remote_environment_url: z.string().nullable().optional(),
+  remote_mcp_url: z.string().nullable().optional(),
+  remote_docker: z.boolean().optional(),
+  max_interactions: z.number().int().positive().optional(),
+  max_api_calls_per_interaction: z.number().int().positive().optional(),
+  raise_on_unsafe_syntax: z.boolean().optional(),
+  raise_on_unsafe_execution: z.boolean().optional(),
+  load_ground_truth: z.boolean().optional(),
+  ground_truth_mode: z.string().optional(),
+  raise_on_failure: z.boolean().optional(),
+  random_seed: nullableInt.optional(),
+  /** AppWorld's per-execution limit in seconds (its default 100); null: none. */
+  timeout_seconds: z.number().int().positive().nullable().optional(),
+  show_api_response_schemas: z.boolean().optional(),
+  gc_threshold: nullableInt.optional(),
+  include_direct_functions: z.boolean().optional(),
+  direct_function_separator: z.string().optional(),
+  raise_on_extra_parameters: z.boolean().optional(),
+  import_utils: z.boolean().optional(),
+  parse_datetimes: z.boolean().optional(),
+  allow_datetime_change: z.boolean().optional(),
+  add_login_shortcut: z.boolean().optional(),
+  wrap_response: z.boolean().optional(),
+  unwrap_response: z.boolean().optional(),
+  munchify_response: z.boolean().optional(),
+});
+
 export const ConfigSchema = z.strictObject({
   /** Provider for every role that does not name its own. `sim` runs offline and is labelled SIMULATED. */
   provider: ProviderNameSchema.default('sim'),
@@ -176,20 +217,11 @@ export const ConfigSchema = z.strictObject({
         .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." and "-" only')
         .default('acon'),
       /**
-       * Extra fields of every `/initialize` request (AppWorld's AppWorld(...) arguments), e.g.
-       * `timeout_seconds: 100` or `raise_on_extra_parameters: true`.
+       * Extra fields of every `/initialize` request: AppWorld's `AppWorldInitDefaults`, e.g.
+       * `timeout_seconds: 100` or `raise_on_extra_parameters: true`. The server drops a key it
+       * does not know without a word, so a misspelt one is an error here.
        */
-      initialize: z
-        .record(
-          z
-            .string()
-            .refine(
-              (k) => k !== 'task_id' && k !== 'experiment_name',
-              'acon sets task_id and experiment_name itself',
-            ),
-          z.union([z.string(), z.number(), z.boolean(), z.null()]),
-        )
-        .default({}),
+      initialize: AppWorldInitializeSchema.default({}),
     })
     .prefault({}),
 });
