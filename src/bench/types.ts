@@ -148,6 +148,12 @@ export interface Benchmark {
    * src/optimize/contrastive.ts
    */
   pairRule?: PairRule;
+  /**
+   * Fills in what `listTasks` leaves out because only a server knows it (AppWorld: the
+   * instruction, from `GET /tasks/{id}`); without a reachable server the tasks come back as
+   * they were. For `acon tasks list/show`, not for planning runs.
+   */
+  describeTasks?(tasks: TaskInfo[]): Promise<TaskInfo[]>;
   /** Problems found while loading (bad task files); the good tasks still load. */
   loadProblems?(): Promise<Error[]>;
   close?(): Promise<void>;

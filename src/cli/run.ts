@@ -19,6 +19,7 @@ type RawOpts = {
   strategy?: string;
   strategies?: string;
   tasks?: string;
+  maxTasks?: string;
   taskFile?: string;
   concurrency?: string;
   guidelines?: string;
@@ -47,6 +48,7 @@ function commonOptions(cmd: Command): Command {
     .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
+    .option('--max-tasks <n>', 'only the first N tasks of the split (or of --tasks): quick trials')
     .option('--task-file <file>', 'task ids, one per line (AppWorld)')
     .option('--concurrency <n>', 'rollouts in flight (default: run.concurrency)')
     .option('--guidelines <spec>', 'guideline versions for acon, e.g. obs@3,hist@active')
@@ -106,6 +108,7 @@ export function registerRun(program: Command): void {
       `
 Examples:
   $ acon run --bench apptown --split dev --strategy masking
+  $ acon run --bench apptown --split dev --strategy raw --max-tasks 3
   $ acon run --strategy acon --guidelines obs@2,hist@active --tasks town-dev-001,town-dev-002
   $ acon run --bench qa --split dev --strategy naive
   $ acon run --bench appworld --tasks 50e1ac9_1,fac291d_2 --provider openai
@@ -179,6 +182,7 @@ async function runAction(
     strategies: parseStrategies(strategyNames),
     tasks: opts.tasks ? list(opts.tasks) : null,
     guidelines: opts.guidelines ?? null,
+    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
   };
   let params = given;
   const session = await openSession({
@@ -215,6 +219,11 @@ async function runAction(
           flag: '--guidelines',
           given: typed.has('guidelines') ? given.guidelines : undefined,
           recorded: params.guidelines,
+        },
+        {
+          flag: '--max-tasks',
+          given: typed.has('maxTasks') ? given.maxTasks : undefined,
+          recorded: params.maxTasks ?? null,
         },
       ]);
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };

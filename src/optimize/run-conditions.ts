@@ -20,6 +20,8 @@ export const RunParamsSchema = z.object({
   strategies: z.array(StrategyNameSchema).min(1),
   tasks: z.array(z.string()).nullable(),
   guidelines: z.string().nullable(),
+  /** `--max-tasks`: only the first N tasks of the split (or of `tasks`). */
+  maxTasks: z.number().int().positive().nullable().optional(),
   /** The exact tasks the run covers (recorded when it starts; --resume runs these). */
   taskIds: z.array(z.string()).optional(),
   /** The versions `guidelines` resolved to when the run started, e.g. obs-0002,hist-0000. */
@@ -34,20 +36,25 @@ export const RunConditionsResultSchema = z.object({
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
-/** Tasks of a split, narrowed to `ids` when given (unknown ids are an error, not a silent skip). */
+/**
+ * Tasks of a split, narrowed to `ids` when given (unknown ids are an error, not a silent skip),
+ * then to the first `maxTasks`.
+ */
 export async function selectTasks(
   session: Pick<RunEnv, 'bench'>,
   split: string,
   ids: string[] | null,
+  maxTasks: number | null = null,
 ): Promise<TaskInfo[]> {
-  if (ids) {
-    return Promise.all(ids.map((id) => session.bench.getTask(id)));
+  const chosen = ids ? ids.slice(0, maxTasks ?? undefined) : null;
+  if (chosen) {
+    return Promise.all(chosen.map((id) => session.bench.getTask(id)));
   }
   const tasks = await session.bench.listTasks(split);
   if (tasks.length === 0) {
     throw new UsageError(`no tasks in split "${split}"; see \`acon tasks list\``);
   }
-  return tasks;
+  return tasks.slice(0, maxTasks ?? undefined);
 }
 
 /** The conditions for strategy names: naive uses the v0 guidelines, acon the given or active ones. */
@@ -96,7 +103,10 @@ export async function runConditions(opts: {
     params.guidelineVersions ?? params.guidelines,
     session.guidelines,
   );
-  const tasks = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
+  // A resumed run's recorded task ids are already cut to --max-tasks.
+  const tasks = params.taskIds
+    ? await selectTasks(session, params.split, params.taskIds)
+    : await selectTasks(session, params.split, params.tasks, params.maxTasks ?? null);
   const aconCondition = conditions.find((c) => c.strategy === 'acon');
   const runId = startRun(session, {
     resume: opts.resume,

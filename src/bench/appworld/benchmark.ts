@@ -94,6 +94,39 @@ export class AppWorldBenchmark implements Benchmark {
     return this.info(id, await this.tasks.splitOf(id));
   }
 
+  /**
+   * The tasks with their instructions from `GET /tasks/{id}`, which needs no world, asked of
+   * every server at once (each answers one request at a time). Without a reachable server, or
+   * for a task a server cannot load, the task comes back as it was.
+   */
+  async describeTasks(tasks: TaskInfo[]): Promise<TaskInfo[]> {
+    const live = (
+      await Promise.all(
+        this.clients.map((c) =>
+          c.connect().then(
+            () => c,
+            () => null,
+          ),
+        ),
+      )
+    ).filter((c): c is AppWorldClient => c !== null);
+    if (live.length === 0) return tasks;
+    const queue = [...tasks.keys()];
+    const out = [...tasks];
+    await Promise.all(
+      live.map(async (client) => {
+        for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+          const task = out[i]!;
+          const shown = await client.showTask(task.id).catch(() => null);
+          if (shown === null) continue;
+          this.remember(task.id, { instruction: shown.instruction });
+          out[i] = this.info(task.id, task.split);
+        }
+      }),
+    );
+    return out;
+  }
+
   /** The experiment name of a (run, condition); without a context, the prefix alone. */
   experimentName(context?: EpisodeContext): string {
     return context

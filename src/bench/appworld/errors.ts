@@ -2,9 +2,11 @@ import { BenchmarkError } from '../../errors.js';
 
 /** How to get a server running; every "unreachable" message ends with it (issue 8). */
 export const START_SERVER_HINT =
-  'Start one with `appworld serve environment --port 8000` (first time: ' +
-  '`pip install appworld && appworld install && appworld download data`), ' +
-  'or set appworld.urls in acon.config.yaml / --appworld-url to where it runs. ' +
+  'Start one with `appworld serve environment --port 8000 --root <APPWORLD_ROOT>` (first time: ' +
+  '`pip install appworld && appworld install && appworld download data`; note that it listens ' +
+  'on all interfaces and first stops whatever holds its port), ' +
+  'or set appworld.urls in acon.config.yaml / --appworld-url to where it runs; ' +
+  'one server runs one task at a time, so start one per port for parallel tasks and list them all. ' +
   'To try acon without AppWorld, use `--bench apptown`, which runs offline.';
 
 /** No AppWorld environment server answers at `url` (refused, unknown host, connect timeout). */
