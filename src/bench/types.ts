@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Evaluation } from '../domain/evaluation.js';
 import type { AssistantMessage, ChatMessage, ToolDef } from '../llm/types.js';
 
 export const SplitSchema = z.string().min(1);
@@ -16,17 +17,6 @@ export const TaskInfoSchema = z.object({
   template: z.string().optional(),
 });
 export type TaskInfo = z.infer<typeof TaskInfoSchema>;
-
-export const EvaluationSchema = z.object({
-  success: z.boolean(),
-  /** Fraction of checks passed, 0..1. */
-  score: z.number().min(0).max(1),
-  /** Per-check results, e.g. `{name: 'answer', passed: false, detail: 'expected "3", got "4"'}`. */
-  details: z.array(z.object({ name: z.string(), passed: z.boolean(), detail: z.string() })),
-  /** Question answering (`--bench qa`): mean exact match and token F1 over the task's questions. */
-  qa: z.object({ exactMatch: z.number().min(0).max(1), f1: z.number().min(0).max(1) }).optional(),
-});
-export type Evaluation = z.infer<typeof EvaluationSchema>;
 
 export type ActResult = {
   /** The observation messages: one tool message per tool call, or a user message for code agents. */

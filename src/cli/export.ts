@@ -111,7 +111,7 @@ export function registerExport(program: Command): void {
     .addOption(
       new Option('--provider <name>', 'LLM provider for --teacher').choices(['sim', 'openai']),
     )
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',

@@ -4,6 +4,7 @@ import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy
 import { UsageError } from '../errors.js';
 import type { RunParams } from '../optimize/run-conditions.js';
 import type { CompressorFlags } from './compressor-flags.js';
+import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
 
@@ -48,7 +49,7 @@ function commonOptions(cmd: Command): Command {
     .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
-    .option('--max-tasks <n>', 'only the first N tasks of the split (or of --tasks): quick trials')
+    .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')
     .option('--task-file <file>', 'task ids, one per line (AppWorld)')
     .option('--concurrency <n>', 'rollouts in flight (default: run.concurrency)')
     .option('--guidelines <spec>', 'guideline versions for acon, e.g. obs@3,hist@active')
@@ -76,7 +77,7 @@ function commonOptions(cmd: Command): Command {
       '--qa-data <file>',
       'qa: HotpotQA-format questions instead of the generated encyclopedia',
     )
-    .option('--db <file>', 'SQLite database (default: run.db)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
@@ -108,8 +109,7 @@ export function registerRun(program: Command): void {
       `
 Examples:
   $ acon run --bench apptown --split dev --strategy masking
-  $ acon run --bench apptown --split dev --strategy raw --max-tasks 3
-  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks town-dev-001,town-dev-002
+  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks dev-001-wallet-shop-music,dev-002-mail-wallet-music-phone
   $ acon run --bench qa --split dev --strategy naive
   $ acon run --bench appworld --tasks 50e1ac9_1,fac291d_2 --provider openai
   $ acon run --provider openai --split test --compressor-base-url http://127.0.0.1:8001/v1 --compressor-model student
@@ -180,7 +180,14 @@ async function runAction(
     bench: opts.bench,
     split: opts.split,
     strategies: parseStrategies(strategyNames),
-    tasks: opts.tasks ? list(opts.tasks) : null,
+    tasks:
+      opts.tasks === undefined
+        ? null
+        : nameList(
+            opts.tasks,
+            '--tasks',
+            'dev-001-wallet-shop-music,dev-002-mail-wallet-music-phone',
+          ),
     guidelines: opts.guidelines ?? null,
     maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
   };
@@ -216,14 +223,14 @@ async function runAction(
           recorded: params.tasks,
         },
         {
-          flag: '--guidelines',
-          given: typed.has('guidelines') ? given.guidelines : undefined,
-          recorded: params.guidelines,
-        },
-        {
           flag: '--max-tasks',
           given: typed.has('maxTasks') ? given.maxTasks : undefined,
           recorded: params.maxTasks ?? null,
+        },
+        {
+          flag: '--guidelines',
+          given: typed.has('guidelines') ? given.guidelines : undefined,
+          recorded: params.guidelines,
         },
       ]);
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };

@@ -1,7 +1,8 @@
 import type { ChatMessage, LlmRole } from '../llm/types.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
 import { renderPrompt } from '../prompts/template.js';
-import type { CompressionEvent, StrategyDeps } from '../agent/context/strategy.js';
+import type { StrategyDeps } from '../agent/context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
 import { extractSection, type CompressorHeading } from './parse.js';
 
 /** What every compressor needs: the strategy's deps with a token counter resolved. */

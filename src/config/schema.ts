@@ -119,7 +119,28 @@ export const ConfigSchema = z.strictObject({
           m: z.number().int().min(0).default(10),
         })
         .prefault({}),
-      fifo: z.strictObject({ budget: z.number().int().min(256).default(8192) }).prefault({}),
+      fifo: z
+        .strictObject({
+          /** FIFO keeps the last N turns (ACON paper v3's FIFO baseline keeps the last 5). */
+          turns: z.number().int().min(1).default(5),
+          /**
+           * The token-budget variant instead: drop the oldest turns until the prompt fits this
+           * many tokens (null: keep the last `turns` turns).
+           */
+          budget: z.number().int().min(256).nullable().default(null),
+        })
+        .prefault({}),
+      retrieval: z
+        .strictObject({
+          /**
+           * Retrieval baseline (ACON paper): older turns brought back, the most relevant by BM25
+           * to the task plus the latest turn (the paper does not publish its k; 5 is ours).
+           */
+          top_k: z.number().int().min(0).default(5),
+          /** Newest turns the retrieval baseline always keeps verbatim. */
+          recent: z.number().int().min(1).default(3),
+        })
+        .prefault({}),
     })
     .prefault({}),
   agent: z

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { hasScenarios } from '../bench/registry.js';
+import { tasksOfSplit } from '../bench/task-filter.js';
 import type { TaskInfo } from '../bench/types.js';
 import type { RunEnv } from './env.js';
-import { UsageError } from '../errors.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import { ConditionMetricsSchema } from '../report/metrics.js';
@@ -20,8 +20,8 @@ export const RunParamsSchema = z.object({
   strategies: z.array(StrategyNameSchema).min(1),
   tasks: z.array(z.string()).nullable(),
   guidelines: z.string().nullable(),
-  /** `--max-tasks`: only the first N tasks of the split (or of `tasks`). */
-  maxTasks: z.number().int().positive().nullable().optional(),
+  /** Only the first N tasks of the split (`--max-tasks`, quick trials); null or absent: all. */
+  maxTasks: z.number().int().min(1).nullable().optional(),
   /** The exact tasks the run covers (recorded when it starts; --resume runs these). */
   taskIds: z.array(z.string()).optional(),
   /** The versions `guidelines` resolved to when the run started, e.g. obs-0002,hist-0000. */
@@ -36,25 +36,13 @@ export const RunConditionsResultSchema = z.object({
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
-/**
- * Tasks of a split, narrowed to `ids` when given (unknown ids are an error, not a silent skip),
- * then to the first `maxTasks`.
- */
+/** Tasks of a split, narrowed to `ids` when given (an unknown split or id exits 2 listing the valid ones). */
 export async function selectTasks(
   session: Pick<RunEnv, 'bench'>,
   split: string,
   ids: string[] | null,
-  maxTasks: number | null = null,
 ): Promise<TaskInfo[]> {
-  const chosen = ids ? ids.slice(0, maxTasks ?? undefined) : null;
-  if (chosen) {
-    return Promise.all(chosen.map((id) => session.bench.getTask(id)));
-  }
-  const tasks = await session.bench.listTasks(split);
-  if (tasks.length === 0) {
-    throw new UsageError(`no tasks in split "${split}"; see \`acon tasks list\``);
-  }
-  return tasks.slice(0, maxTasks ?? undefined);
+  return tasksOfSplit(session.bench, split, ids);
 }
 
 /** The conditions for strategy names: naive uses the v0 guidelines, acon the given or active ones. */
@@ -103,10 +91,9 @@ export async function runConditions(opts: {
     params.guidelineVersions ?? params.guidelines,
     session.guidelines,
   );
-  // A resumed run's recorded task ids are already cut to --max-tasks.
-  const tasks = params.taskIds
-    ? await selectTasks(session, params.split, params.taskIds)
-    : await selectTasks(session, params.split, params.tasks, params.maxTasks ?? null);
+  const selected = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
+  // A resumed run's recorded task list is already cut to --max-tasks.
+  const tasks = params.taskIds ? selected : selected.slice(0, params.maxTasks ?? undefined);
   const aconCondition = conditions.find((c) => c.strategy === 'acon');
   const runId = startRun(session, {
     resume: opts.resume,

@@ -1,5 +1,6 @@
 import type { Column } from './fit-table.js';
-import { conditionMetrics, type ConditionMetrics, type RolloutMetrics } from './metrics.js';
+import { conditionMetrics, type ConditionMetrics } from './metrics.js';
+import { type RolloutMetrics } from '../domain/rollout-metrics.js';
 import { int, pct1, reductionPct } from './table.js';
 
 /**

@@ -1,27 +1,19 @@
 import { z } from 'zod';
 import type { CallContext, ChatMessage, LlmClient } from '../../llm/types.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory } from '../trajectory.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 
-export const StrategyNameSchema = z.enum(['raw', 'fifo', 'masking', 'summary', 'naive', 'acon']);
+export const StrategyNameSchema = z.enum([
+  'raw',
+  'fifo',
+  'masking',
+  'summary',
+  'retrieval',
+  'naive',
+  'acon',
+]);
 export type StrategyName = z.infer<typeof StrategyNameSchema>;
-
-/** One time a strategy changed what the agent sees; stored with the rollout. */
-export const CompressionEventSchema = z.object({
-  kind: z.enum(['obs', 'hist', 'summary', 'mask', 'fifo', 'reactive']),
-  /** Agent step (0-based) whose prompt this event shaped. */
-  step: z.number().int().nonnegative(),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  /** What the compressor was given and what it produced (empty for masking/fifo). */
-  input: z.string(),
-  output: z.string(),
-  guidelineId: z.string().nullable(),
-  callId: z.number().int().nullable(),
-  /** The compressor's output was unusable after retries; the uncompressed text was kept. */
-  failed: z.boolean(),
-});
-export type CompressionEvent = z.infer<typeof CompressionEventSchema>;
 
 export type ViewResult = { messages: ChatMessage[]; events: CompressionEvent[] };
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AssistantMessage, ToolCall } from '../../llm/types.js';
 import { scoreTask } from '../../report/qa-metrics.js';
 import { answerToolCalls } from '../tool-call-answers.js';
-import type { ActResult, Episode, Evaluation, TaskInfo } from '../types.js';
+import type { ActResult, Episode, TaskInfo } from '../types.js';
+import type { Evaluation } from '../../domain/evaluation.js';
 import { indexOf, type Library } from './library.js';
 import {
   NO_TOOL_CALL_MESSAGE,

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { SqliteRunStore } from '../src/store/index.js';
+import { runAcon, tempDir } from './helpers/cli.js';
+
+/**
+ * `store-schema-v12.db.gz` was written by acon at schema 12 (commit e8cc1f0), offline:
+ * `acon compare --split dev --tasks dev-001-wallet-shop-music,dev-003-phone-mail-shop`,
+ * `acon run --bench qa --split dev --tasks qa-dev-01q-1,qa-dev-01q-2`,
+ * `acon optimize --bench qa --max-tasks 2 --candidates 2 --no-promote` (analyzer and updater
+ * calls), and `acon compare --tasks dev-002-…,dev-004-… --strategies raw,acon --concurrency 1`
+ * killed with SIGKILL during its third rollout (an interrupted run with calls of an unfinished
+ * rollout). `store-schema-v12.expected.json.gz` holds what that acon read from it: every call
+ * (texts as SHA-256), each rollout's row, trajectory, steps, step actions, head, events and
+ * call usage, each run's call stats, usage by role, conditions and finished keys (SHA-256 of
+ * their JSON where long), and what `acon runs`, `runs show` and `rollout show` printed.
+ */
+const FIXTURE = new URL('./fixtures/store-schema-v12.db.gz', import.meta.url);
+const EXPECTED = new URL('./fixtures/store-schema-v12.expected.json.gz', import.meta.url);
+
+type Expected = {
+  calls: Record<string, unknown>[];
+  rollouts: Record<string, Record<string, string>>;
+  runStats: Record<string, Record<string, unknown>>;
+  cli: Record<string, string>;
+};
+const expected = JSON.parse(gunzipSync(readFileSync(EXPECTED)).toString('utf8')) as Expected;
+
+const sha = (v: unknown) =>
+  createHash('sha256')
+    .update(typeof v === 'string' ? v : JSON.stringify(v))
+    .digest('hex');
+
+function copyFixture(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'acon-v12-')), 'acon.db');
+  writeFileSync(file, gunzipSync(readFileSync(FIXTURE)));
+  return file;
+}
+
+/** Everything the store reads of the fixture, in the shape of the expectations. */
+function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
+  const runs = store.listRuns();
+  const calls = runs
+    .flatMap((r) => store.calls({ runId: r.id }))
+    .map((c) => ({ ...c, request: sha(c.request), response: c.response && sha(c.response) }));
+  const rollouts: Expected['rollouts'] = {};
+  for (const r of runs) {
+    for (const ro of store.rollouts(r.id)) {
+      rollouts[ro.id] = {
+        row: sha(ro),
+        trajectory: sha(JSON.stringify(store.trajectory(ro.id))),
+        steps: sha(store.steps(ro.id)),
+        stepActions: sha(store.stepActions(ro.id)),
+        head: sha(store.trajectoryHead(ro.id)),
+        events: sha(store.events(ro.id)),
+        callsOfRollout: sha(store.callsOfRollout(ro.id)),
+      };
+    }
+  }
+  const runStats = Object.fromEntries(
+    runs.map((r) => [
+      r.id,
+      {
+        callStats: store.callStats(r.id),
+        usageByRole: store.usageByRole(r.id),
+        conditions: store.runConditions(r.id),
+        finished: [...store.finishedKeys(r.id)].sort(),
+      },
+    ]),
+  );
+  return { calls, rollouts, runStats };
+}
+
+describe('the schema-12 fixture', () => {
+  it('reads back every call, rollout and run figure as the acon that wrote it', () => {
+    const store = new SqliteRunStore(copyFixture(), { mode: 'read' });
+    try {
+      const got = readAll(store);
+      expect(got.calls.length).toBe(952);
+      expect(Object.keys(got.rollouts)).toHaveLength(52);
+      expect(got).toEqual({
+        calls: expected.calls,
+        rollouts: expected.rollouts,
+        runStats: expected.runStats,
+      });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('prints runs, runs show and rollout show as the acon that wrote it', async () => {
+    const file = copyFixture();
+    const cwd = tempDir();
+    expect(Object.keys(expected.cli)).toHaveLength(12);
+    for (const [command, output] of Object.entries(expected.cli)) {
+      const r = await runAcon([...command.split(' '), '--db', file], { cwd });
+      expect(r.stderr, command).toBe('');
+      expect(r.code, command).toBe(0);
+      if (command.endsWith('--json'))
+        expect(JSON.parse(r.stdout), command).toEqual(JSON.parse(output));
+      else expect(r.stdout, command).toBe(output);
+    }
+  });
+});
