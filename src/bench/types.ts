@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Evaluation } from '../domain/evaluation.js';
-import type { AssistantMessage, ChatMessage, ToolDef } from '../llm/types.js';
+import type { AgentEnvironment } from '../agent/environment.js';
 
 export const SplitSchema = z.string().min(1);
 
@@ -18,35 +17,12 @@ export const TaskInfoSchema = z.object({
 });
 export type TaskInfo = z.infer<typeof TaskInfoSchema>;
 
-export type ActResult = {
-  /** The observation messages: one tool message per tool call, or a user message for code agents. */
-  messages: ChatMessage[];
-  /** True once the agent finished the task (complete_task was called). */
-  done: boolean;
-  /**
-   * The agent's message as it enters the history, when the benchmark keeps less than was said
-   * (AppWorld keeps a message only up to the end of the code block it ran).
-   */
-  assistant?: AssistantMessage;
-  /**
-   * Set when the environment cannot go on (AppWorld: the server is still running code whose
-   * answer never came): the episode stops here as an error with this reason, then is evaluated.
-   */
-  stop?: string;
-};
-
 /** Which run and condition an episode belongs to (AppWorld names its output folder after them). */
 export type EpisodeContext = { runId: string; condition: string };
 
-/** One attempt at one task in a fresh world. */
-export interface Episode {
+/** One attempt at one task in a fresh world; the agent loop drives it as an `AgentEnvironment`. */
+export interface Episode extends AgentEnvironment {
   readonly task: TaskInfo;
-  readonly systemPrompt: string;
-  readonly firstUserMessage: string;
-  /** Tools offered to the agent (empty for benchmarks whose agent writes code). */
-  readonly tools: ToolDef[];
-  act(message: AssistantMessage): Promise<ActResult>;
-  evaluate(): Promise<Evaluation>;
   close(): Promise<void>;
   /**
    * What the benchmark records about this episode beside the trajectory, stored with the
@@ -138,13 +114,13 @@ export interface Benchmark {
    * src/optimize/contrastive.ts
    */
   pairRule?: PairRule;
+  /** Problems found while loading (bad task files); the good tasks still load. */
+  loadProblems?(): Promise<Error[]>;
   /**
    * Fills in what `listTasks` leaves out because only a server knows it (AppWorld: the
    * instruction, from `GET /tasks/{id}`); without a reachable server the tasks come back as
    * they were. For `acon tasks list/show`, not for planning runs.
    */
   describeTasks?(tasks: TaskInfo[]): Promise<TaskInfo[]>;
-  /** Problems found while loading (bad task files); the good tasks still load. */
-  loadProblems?(): Promise<Error[]>;
   close?(): Promise<void>;
 }
