@@ -106,8 +106,8 @@ describe('loadConfig', () => {
     expect(config.seed).toBe(7);
     expect(JSON.stringify(config)).not.toContain('sk-y');
     const err = errorOf(() => loadConfig({ cwd: dir, env: { ACON_CONTEXT__T_OSB: '1' } }));
-    expect(err.message).toBe(
-      'environment ACON_CONTEXT__T_OSB: context.t_osb: unknown setting; remove it or check its spelling (valid here: t_obs, t_hist, keep_last, masking, summary, fifo); see `acon init` for every setting',
+    expect(err.message).toMatch(
+      /^environment ACON_CONTEXT__T_OSB: context\.t_osb: unknown setting; remove it or check its spelling \(valid here: t_obs, t_hist, keep_last, [a-z_, ]+\); see `acon init` for every setting$/,
     );
   });
 

@@ -55,7 +55,18 @@ const nullableInt = z.number().int().nullable();
 const acon = (key: string) =>
   z
     .never({ error: `acon sets ${key} itself (appworld.experiment_prefix names experiments)` })
-    .optional();
+    .optional()
+    .describe(`set by acon; not allowed here`);
+/** One AppWorld option: optional (the server's default applies), described with that default. */
+const option = <T extends z.ZodType>(type: T, appworldDefault: string, what: string) =>
+  type.optional().describe(`${what} (AppWorld's default: ${appworldDefault})`);
+/** Options AppWorld keeps for checking its own solutions; not for model runs. */
+const testingOnly = (appworldDefault: string) =>
+  option(
+    z.boolean(),
+    appworldDefault,
+    "AppWorld's own solution checks only; leave unset for models",
+  );
 
 /**
  * The `/initialize` options of AppWorld's environment server (`AppWorldInitDefaults` in
@@ -64,32 +75,39 @@ const acon = (key: string) =>
 export const AppWorldInitializeSchema = z.strictObject({
   task_id: acon('task_id'),
   experiment_name: acon('experiment_name'),
-  remote_apis_url: z.string().nullable().optional(),
-  remote_environment_url: z.string().nullable().optional(),
-  remote_mcp_url: z.string().nullable().optional(),
-  remote_docker: z.boolean().optional(),
-  max_interactions: z.number().int().positive().optional(),
-  max_api_calls_per_interaction: z.number().int().positive().optional(),
-  raise_on_unsafe_syntax: z.boolean().optional(),
-  raise_on_unsafe_execution: z.boolean().optional(),
-  load_ground_truth: z.boolean().optional(),
-  ground_truth_mode: z.string().optional(),
-  raise_on_failure: z.boolean().optional(),
-  random_seed: nullableInt.optional(),
-  /** AppWorld's per-execution limit in seconds (its default 100); null: none. */
-  timeout_seconds: z.number().int().positive().nullable().optional(),
-  show_api_response_schemas: z.boolean().optional(),
-  gc_threshold: nullableInt.optional(),
-  include_direct_functions: z.boolean().optional(),
-  direct_function_separator: z.string().optional(),
-  raise_on_extra_parameters: z.boolean().optional(),
-  import_utils: z.boolean().optional(),
-  parse_datetimes: z.boolean().optional(),
-  allow_datetime_change: z.boolean().optional(),
-  add_login_shortcut: z.boolean().optional(),
-  wrap_response: z.boolean().optional(),
-  unwrap_response: z.boolean().optional(),
-  munchify_response: z.boolean().optional(),
+  remote_apis_url: option(z.string().nullable(), 'null', 'a separate AppWorld APIs server'),
+  remote_environment_url: option(z.string().nullable(), 'null', 'a further environment server'),
+  remote_mcp_url: option(z.string().nullable(), 'null', "AppWorld's MCP server"),
+  remote_docker: option(z.boolean(), 'false', 'run the remote servers in Docker'),
+  max_interactions: option(z.number().int().positive(), '1000', 'most /execute calls per task'),
+  max_api_calls_per_interaction: option(
+    z.number().int().positive(),
+    '1000',
+    'most API calls in one /execute',
+  ),
+  raise_on_unsafe_syntax: option(z.boolean(), 'true', 'refuse code with unsafe syntax'),
+  raise_on_unsafe_execution: option(z.boolean(), 'true', 'stop code doing unsafe things'),
+  load_ground_truth: option(z.boolean(), 'true', 'load the task answers for /evaluate'),
+  ground_truth_mode: option(z.string(), '"minimal"', 'how much of the ground truth to load'),
+  raise_on_failure: option(z.boolean(), 'true', 'a failing API call raises in the code'),
+  random_seed: option(nullableInt, '100', 'seed of the world'),
+  timeout_seconds: option(
+    z.number().int().positive().nullable(),
+    '100',
+    'per-execution time limit in seconds; null: none (acon then waits 30 min for an answer)',
+  ),
+  show_api_response_schemas: option(z.boolean(), 'true', 'api_docs show response schemas'),
+  gc_threshold: option(nullableInt, '500000', "Python's garbage-collection threshold"),
+  include_direct_functions: option(z.boolean(), 'false', 'also offer app__api functions'),
+  direct_function_separator: option(z.string(), '"__"', 'separator of those functions'),
+  raise_on_extra_parameters: option(z.boolean(), 'true', 'an unknown API argument is an error'),
+  import_utils: testingOnly('false'),
+  parse_datetimes: testingOnly('false'),
+  allow_datetime_change: testingOnly('false'),
+  add_login_shortcut: testingOnly('false'),
+  wrap_response: testingOnly('false'),
+  unwrap_response: testingOnly('false'),
+  munchify_response: testingOnly('false'),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -247,7 +265,9 @@ export const ConfigSchema = z.strictObject({
        * `timeout_seconds: 100` or `raise_on_extra_parameters: true`. The server drops a key it
        * does not know without a word, so a misspelt one is an error here.
        */
-      initialize: AppWorldInitializeSchema.default({}),
+      initialize: AppWorldInitializeSchema.default({}).describe(
+        "extra /initialize fields: AppWorld's own options below, checked by name",
+      ),
     })
     .prefault({}),
 });
