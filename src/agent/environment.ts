@@ -12,10 +12,10 @@ export type ActResult = {
    */
   assistant?: AssistantMessage;
   /**
-   * Set when the environment cannot go on (AppWorld: the server is still running code whose
-   * answer never came): the episode stops here as an error with this reason, then is evaluated.
+   * The environment failed at this step (an MCP server stopped or hung): the rollout stops with
+   * `stopReason: 'error'` and this message, naming what failed.
    */
-  stop?: string;
+  error?: string;
 };
 
 /**

@@ -151,9 +151,9 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       kept = act.assistant ?? assistant;
       observations = pairObservations(kept, act.messages);
       done = act.done;
-      if (act.stop !== undefined) {
+      if (act.error !== undefined) {
         stopReason = 'error';
-        error = `step ${step}: ${act.stop}`;
+        error = `step ${step}: ${act.error}`;
       }
     }
 

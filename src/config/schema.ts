@@ -244,6 +244,12 @@ export const ConfigSchema = z.strictObject({
       tasks_dir: z.string().min(1).nullable().default(null),
     })
     .prefault({}),
+  mcp: z
+    .strictObject({
+      /** Folder of MCP task files (docs/benchmarks.md); null = the tasks/mcp folder shipped with acon. */
+      tasks_dir: z.string().min(1).nullable().default(null),
+    })
+    .prefault({}),
   appworld: z
     .strictObject({
       urls: z.array(z.string().url()).default(['http://127.0.0.1:8000']),

@@ -81,7 +81,7 @@ export class AppWorldEpisode implements Episode {
       return {
         messages: [...toolReplies, { role: 'user', content: observation }],
         done: false,
-        stop: result.output,
+        error: result.output,
       };
     }
     const notes: string[] = [];
