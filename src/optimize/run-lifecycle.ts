@@ -1,5 +1,5 @@
 import { BenchmarkError, BudgetExceededError, InterruptedError, ProviderError } from '../errors.js';
-import type { SqliteRunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { newRunId, type RunEnv } from './env.js';
 
 /**
@@ -42,7 +42,7 @@ export function startRun(
  * @example throw stoppedRun(store, runId, err, 'acon optimize')
  */
 export function stoppedRun(
-  store: SqliteRunStore,
+  store: RunStore,
   runId: string,
   err: unknown,
   command: string,
