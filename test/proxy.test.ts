@@ -6,7 +6,7 @@ import { ConfigSchema } from '../src/config/schema.js';
 import { resolveGuidelinePair } from '../src/guidelines/resolve.js';
 import { countTokens } from '../src/llm/tokenizer.js';
 import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
-import { SqliteRunStore } from '../src/store/run-store.js';
+import { openRunStore } from '../src/store/open-run-store.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
 import { tempDir } from './helpers/cli.js';
 import {
@@ -151,7 +151,7 @@ describe('acon proxy', () => {
     const runId = proxy!.runId!;
     await proxy!.close();
     proxy = undefined;
-    const store = new SqliteRunStore(db, { mode: 'read' });
+    const store = openRunStore(db, { mode: 'read' });
     const calls = store.calls({ runId });
     store.close();
     const roles = calls.map((c) => c.role);

@@ -6,7 +6,7 @@ import { createLlmClient } from '../../llm/client.js';
 import { OpenAiProvider } from '../../llm/openai-provider.js';
 import type { LlmProvider } from '../../llm/types.js';
 import { createSimProvider } from '../../sim/index.js';
-import { SqliteRunStore } from '../../store/run-store.js';
+import { openRunStore } from '../../store/open-run-store.js';
 import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
 import { MemoryCallStore } from '../memory-call-store.js';
@@ -70,7 +70,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
   // The agent, analyzer and updater roles never run here; keep them off any endpoint check.
   for (const role of ['agent', 'analyzer', 'updater'] as const) config.roles[role].provider = 'sim';
 
-  const store = opts.record ? new SqliteRunStore(opts.record) : undefined;
+  const store = opts.record ? openRunStore(opts.record) : undefined;
   const runId = store ? newProxyRunId() : null;
   if (store && runId) {
     store.createRun({
