@@ -122,7 +122,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
     .description(
       "list the tasks of a benchmark: id, split, difficulty, apps, reference length (no server needed; --json: also the template and instruction, AppWorld's from a server when one answers)",
     )
-    .option('--bench <name>', 'benchmark: apptown, appworld or qa', 'apptown')
+    .option('--bench <name>', 'benchmark: apptown, appworld, qa or mcp', 'apptown')
     .option(
       '--split <name>',
       'only this split: apptown/qa train, dev, test; appworld train, dev, test_normal, test_challenge',
@@ -145,7 +145,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
   tasks
     .command('show <id>')
     .description('show one task: instruction, apps, reference length, difficulty, template')
-    .option('--bench <name>', 'benchmark: apptown, appworld or qa', 'apptown')
+    .option('--bench <name>', 'benchmark: apptown, appworld, qa or mcp', 'apptown')
     .option('--tasks-dir <dir>', 'read task files from this folder (apptown, qa)')
     .option('--qa-data <file>', 'qa: HotpotQA-format questions instead of the shipped tasks')
     .option('--json', 'print JSON')
