@@ -35,8 +35,10 @@ async function overlappingLabels(page: Page, plot: string): Promise<string[]> {
   return page.$$eval(`[data-plot="${plot}"] svg`, (svgs) =>
     svgs.flatMap((svg) => {
       // A label's own text: its text nodes and tspans, not the tooltip <title> inside it.
-      const own = (t: Element) =>
-        [...t.childNodes]
+      const own = (t: {
+        childNodes: ArrayLike<{ nodeType: number; nodeName: string; textContent: string | null }>;
+      }) =>
+        Array.from(t.childNodes)
           .filter((n) => n.nodeType === 3 || n.nodeName === 'tspan')
           .map((n) => n.textContent ?? '')
           .join('')
@@ -86,14 +88,11 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     const rep = await runAcon(['report', runId, '--html', file], { cwd });
     expect(rep.code, rep.stderr).toBe(0);
     expect(rep.stderr).toBe('');
-    browser = await chromium.launch(
-      {
-        executablePath: executable!,
-        args: ['--no-sandbox', '--disable-gpu'],
-      },
-      300_000,
-    );
-  });
+    browser = await chromium.launch({
+      executablePath: executable!,
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -200,7 +199,17 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     // Every version of the run is a node of the tree, none cut off, no labels on top of each other.
     const treeLabels = await page.$$eval('[data-plot="lineage"] svg text', (n) =>
       n.map((t) =>
-        [...t.childNodes]
+        Array.from(
+          (
+            t as {
+              childNodes: ArrayLike<{
+                nodeType: number;
+                nodeName: string;
+                textContent: string | null;
+              }>;
+            }
+          ).childNodes,
+        )
           .filter((c) => c.nodeType === 3 || c.nodeName === 'tspan')
           .map((c) => c.textContent ?? '')
           .join('')
@@ -214,10 +223,10 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     for (const v of versions) expect(treeLabels).toContain(v);
     const svgBox = await page.$eval(
       '[data-plot="lineage"] svg',
-      (n) => n.getBoundingClientRect().toJSON() as DOMRect,
+      (n) => n.getBoundingClientRect().toJSON() as { top: number; bottom: number },
     );
     const textBoxes = await page.$$eval('[data-plot="lineage"] svg text', (n) =>
-      n.map((t) => t.getBoundingClientRect().toJSON() as DOMRect),
+      n.map((t) => t.getBoundingClientRect().toJSON() as { top: number; bottom: number }),
     );
     for (const b of textBoxes) {
       expect(b.top).toBeGreaterThanOrEqual(svgBox.top);
