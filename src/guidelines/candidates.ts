@@ -44,7 +44,8 @@ export type CandidateProposal =
 export function reserveCandidates(
   guidelines: GuidelineStore,
   base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run'> & {
-    analyses: string[];
+    /** The analyses proposal `index` was written from (each updater call has its own sample). */
+    analysesOf: (index: number) => string[];
     slugOf: (index: number) => string;
   },
   proposals: readonly CandidateProposal[],
@@ -64,7 +65,7 @@ export function reserveCandidates(
         phase: base.phase,
         run: base.run,
         status: p.ok ? 'candidate' : 'rejected',
-        analyses: base.analyses,
+        analyses: base.analysesOf(p.index),
         rationale: p.ok ? p.rationale : `invalid: ${p.reason}`,
         slug: base.slugOf(p.index),
         text: p.text,
