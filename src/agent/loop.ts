@@ -1,4 +1,4 @@
-import type { Episode } from '../bench/types.js';
+import type { AgentEnvironment } from './environment.js';
 import type { Evaluation } from '../domain/evaluation.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
@@ -18,7 +18,7 @@ import type { StepRecord } from '../domain/step.js';
 import type { Trajectory } from '../domain/trajectory.js';
 
 export type RunEpisodeOptions = {
-  episode: Episode;
+  episode: AgentEnvironment;
   /** A fresh strategy for this rollout (createStrategy). */
   strategy: ContextStrategy;
   llm: LlmClient;
@@ -151,6 +151,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       kept = act.assistant ?? assistant;
       observations = pairObservations(kept, act.messages);
       done = act.done;
+      if (act.error !== undefined) {
+        stopReason = 'error';
+        error = `step ${step}: ${act.error}`;
+      }
     }
 
     trajectory.turns.push({ assistant: kept, observations });

@@ -140,7 +140,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');
   const { resolveSplits } = await import('../bench/registry.js');
-  const { optimizeReport } = await import('../report/optimize-report.js');
+  const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
   const phases = opts.phases.split(',').map((p) => {

@@ -261,6 +261,7 @@ async function runAction(
       resume: opts.resume,
       command: `acon ${process.argv.slice(2).join(' ')}`,
       concurrency: positiveInt(opts.concurrency, '--concurrency'),
+      warn: (line) => process.stderr.write(`warning: ${line}\n`),
       onProgress: (done, total, info, outcome) =>
         progress.update('rollouts', done, total, outcome, info),
     }).finally(() => progress.stop());

@@ -28,7 +28,9 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 
 export const RoleConfigSchema = z.strictObject({
   /** Overrides the top-level provider for this role. */
-  provider: ProviderNameSchema.optional(),
+  provider: ProviderNameSchema.optional().describe(
+    "this role's provider instead of the top-level one, e.g. a local student compressor",
+  ),
   model: z.string().min(1),
   endpoint: z.string().min(1).default('default'),
   temperature: z.number().min(0).max(2).default(0),
@@ -38,9 +40,12 @@ export type RoleConfig = z.infer<typeof RoleConfigSchema>;
 
 /** USD per 1M tokens. */
 export const PriceSchema = z.strictObject({
-  input: z.number().min(0),
-  cached_input: z.number().min(0),
-  output: z.number().min(0),
+  input: z.number().min(0).describe('USD per 1M input tokens'),
+  cached_input: z
+    .number()
+    .min(0)
+    .describe('USD per 1M input tokens the provider reports as cached'),
+  output: z.number().min(0).describe('USD per 1M output tokens'),
 });
 export type Price = z.infer<typeof PriceSchema>;
 
@@ -209,6 +214,12 @@ export const ConfigSchema = z.strictObject({
   apptown: z
     .strictObject({
       /** Folder of apptown task files; null = the tasks/apptown folder shipped with acon. */
+      tasks_dir: z.string().min(1).nullable().default(null),
+    })
+    .prefault({}),
+  mcp: z
+    .strictObject({
+      /** Folder of MCP task files (docs/benchmarks.md); null = the tasks/mcp folder shipped with acon. */
       tasks_dir: z.string().min(1).nullable().default(null),
     })
     .prefault({}),

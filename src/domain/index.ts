@@ -2,6 +2,7 @@
 export * from './compression-analysis.js';
 export * from './compression-event.js';
 export * from './evaluation.js';
+export * from './guideline-text.js';
 export * from './guideline-update.js';
 export * from './message.js';
 export * from './rollout-metrics.js';

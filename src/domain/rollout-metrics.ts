@@ -47,7 +47,7 @@ export const RolloutMetricsSchema = z.object({
   /** Tokens removed by compression events (input minus output, successful events only). */
   tokensSaved: z.number().int(),
   wallMs: z.number(),
-  /** QA benchmarks only (src/report/qa-metrics.ts): mean exact match over the task's questions. */
+  /** QA benchmarks only (src/bench/qa/metrics.ts): mean exact match over the task's questions. */
   exactMatch: z.number().optional(),
   /** QA benchmarks only: mean token F1 over the task's questions. */
   f1: z.number().optional(),

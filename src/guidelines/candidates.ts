@@ -20,6 +20,8 @@ export const CandidateSlotSchema = z.object({
       parent: z.string().nullable(),
       phase: GuidelinePhaseSchema,
       run: z.string().nullable(),
+      /** Absent in checkpoints written before versions recorded their benchmark. */
+      bench: z.string().optional(),
       status: GuidelineStatusSchema,
       analyses: z.array(z.string()),
       rationale: z.string().optional(),
@@ -43,7 +45,7 @@ export type CandidateProposal =
  */
 export function reserveCandidates(
   guidelines: GuidelineStore,
-  base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run'> & {
+  base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run' | 'bench'> & {
     /** The analyses proposal `index` was written from (each updater call has its own sample). */
     analysesOf: (index: number) => string[];
     slugOf: (index: number) => string;
@@ -64,6 +66,7 @@ export function reserveCandidates(
         parent: base.parent,
         phase: base.phase,
         run: base.run,
+        ...(base.bench !== undefined && { bench: base.bench }),
         status: p.ok ? 'candidate' : 'rejected',
         analyses: base.analysesOf(p.index),
         rationale: p.ok ? p.rationale : `invalid: ${p.reason}`,

@@ -75,6 +75,12 @@ const FrontMatterObject = z.object({
   parent: GuidelineIdSchema.nullable(),
   phase: GuidelinePhaseSchema,
   run: z.string().min(1).nullable(),
+  /**
+   * The benchmark the version was learned on (`optimize --bench`); absent for the shipped seeds
+   * and hand-written versions, which belong to no benchmark. Using it on another benchmark
+   * prints a warning (issue #24).
+   */
+  bench: z.string().min(1).optional(),
   /** Omitted in hand-written files: `seed` for the seed phase, otherwise `accepted`. */
   status: GuidelineStatusSchema.optional(),
   created: CreatedSchema,

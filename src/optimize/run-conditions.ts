@@ -4,6 +4,7 @@ import { hasScenarios } from '../bench/registry.js';
 import { tasksOfSplit } from '../bench/task-filter.js';
 import type { TaskInfo } from '../bench/types.js';
 import type { RunEnv } from './env.js';
+import { foreignBenchWarning } from '../guidelines/bench-check.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import { ConditionMetricsSchema } from '../report/metrics.js';
@@ -33,6 +34,8 @@ export type RunParams = z.infer<typeof RunParamsSchema>;
 export const RunConditionsResultSchema = z.object({
   provenance: ProvenanceSchema,
   conditions: z.array(ConditionMetricsSchema),
+  /** Warnings printed on stderr too, e.g. guidelines learned on another benchmark. */
+  warnings: z.array(z.string()).default([]),
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
@@ -72,6 +75,8 @@ export async function runConditions(opts: {
   kind: 'run' | 'compare';
   params: RunParams;
   resume?: string;
+  /** One line for the user (stderr), e.g. guidelines learned on another benchmark. */
+  warn?: (line: string) => void;
   command: string;
   concurrency?: number;
   onProgress?: (
@@ -95,6 +100,14 @@ export async function runConditions(opts: {
   // A resumed run's recorded task list is already cut to --max-tasks.
   const tasks = params.taskIds ? selected : selected.slice(0, params.maxTasks ?? undefined);
   const aconCondition = conditions.find((c) => c.strategy === 'acon');
+  const warning = aconCondition?.guidelines
+    ? foreignBenchWarning(
+        session.guidelines,
+        [aconCondition.guidelines.obs.id, aconCondition.guidelines.hist.id],
+        params.bench,
+      )
+    : null;
+  if (warning) opts.warn?.(warning);
   const runId = startRun(session, {
     resume: opts.resume,
     kind: opts.kind,
@@ -146,5 +159,5 @@ export async function runConditions(opts: {
     simulated: session.simulated,
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
-  return { provenance, conditions: metrics };
+  return { provenance, conditions: metrics, warnings: warning ? [warning] : [] };
 }

@@ -19,7 +19,7 @@ export type RunDiffRow = {
   peakChange: number | null;
 };
 
-/** Accuracy retention = student accuracy / teacher accuracy (ACON reports 91–95% for students). */
+/** Accuracy retention = student accuracy / teacher accuracy (the ACON paper, v3: distilled students keep most of the teacher's accuracy). */
 export function accuracyRetention(student: number, teacher: number): number | null {
   return teacher > 0 ? student / teacher : null;
 }

@@ -71,10 +71,4 @@ export { countLines, maskPlaceholder, defaultTokenCounter } from './messages.js'
 export { defaultContextOptions } from './options.js';
 export type { ContextOptions, GuidelinePair, StrategyOptions } from './options.js';
 export { StrategyNameSchema } from './strategy.js';
-export type {
-  ContextStrategy,
-  GuidelineText,
-  StrategyDeps,
-  StrategyName,
-  ViewResult,
-} from './strategy.js';
+export type { ContextStrategy, StrategyDeps, StrategyName, ViewResult } from './strategy.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { CallContext, ChatMessage, LlmClient } from '../../llm/types.js';
+import type { CompressorDeps } from '../../compress/run-compressor.js';
+import type { ChatMessage } from '../../llm/types.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { CompressionEvent } from '../../domain/compression-event.js';
 import type { Trajectory } from '../../domain/trajectory.js';
@@ -17,16 +18,8 @@ export type StrategyName = z.infer<typeof StrategyNameSchema>;
 
 export type ViewResult = { messages: ChatMessage[]; events: CompressionEvent[] };
 
-/** A guideline as a strategy uses it: its version id and its text. */
-export type GuidelineText = { id: string; text: string };
-
-/** What a strategy may use; built per rollout by the runner. */
-export type StrategyDeps = {
-  llm: LlmClient;
-  /** Base context for compressor calls (runId, rolloutId, taskId); role and step are set per call. */
-  callCtx: Omit<CallContext, 'role'>;
-  /** Bounded retries for an unusable compressor answer before the event is recorded as failed. */
-  maxOutputRetries: number;
+/** What a strategy may use; built per rollout by the runner (the compressors' deps, tokens optional). */
+export type StrategyDeps = Omit<CompressorDeps, 'tokens'> & {
   /** Token counts for thresholds and budgets. @default the shared o200k counter of src/llm/tokenizer.ts */
   tokens?: TokenCounter;
 };

@@ -1,0 +1,64 @@
+import type { OptimizeResult } from './optimize.js';
+import { wrapLine, type FitOptions } from '../report/fit-table.js';
+import type { ConditionMetrics } from '../report/metrics.js';
+import {
+  conditionColumns,
+  PEAK_NOTE,
+  resultTable,
+  runIdLine,
+  SIMULATED_NOTE,
+} from '../report/table.js';
+
+type VersionRow = ConditionMetrics & { version: string };
+
+/** The end-of-run report of `acon optimize`: what each stage did, v0 vs UT vs UTCO, where the files are. */
+export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions = {}): string {
+  const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
+  const out: string[] = [];
+  // Continuation lines hang under the first by `hang`; every line stays within the limit.
+  const push = (line: string, hang = '') => {
+    const lead = /^ */.exec(line)![0];
+    const lines = wrapLine(line.trimStart(), limit - lead.length - hang.length);
+    out.push(...lines.map((l, i) => lead + (i === 0 ? '' : hang) + l));
+  };
+  out.push('stages:');
+  for (const s of r.stages) {
+    const verdict = s.accepted ? `accepted ${s.accepted}` : `kept ${s.parent}`;
+    const found = {
+      pairs: 'contrastive pairs',
+      fallback: 'compressed failures (no pair: fallback)',
+      successes: 'successful runs',
+    }[s.analysisSource];
+    push(
+      `  ${s.stage}${s.isolated ? ' (isolated)' : ''}: ${s.pairs} ${found} on train, ` +
+        `${s.analyses} analyses (${s.failedAnalyses} failed), ${s.candidates.length} candidates → ${verdict}`,
+      '  ',
+    );
+    for (const c of s.candidates)
+      push(`    ${c.id ?? `candidate ${c.index + 1}`} ${c.status}: ${c.reason}`, '  ');
+  }
+  const base = conditionColumns<VersionRow>();
+  const columns = [
+    { key: 'version', label: 'version', value: (row: VersionRow) => row.version },
+    // The guideline pair is long (acon[obs-0002,hist-0001]); it is the column that shortens.
+    { ...base[0]!, label: 'guidelines', minWidth: 24 },
+    ...base.slice(1),
+  ];
+  for (const t of r.tables) {
+    out.push(
+      '',
+      resultTable(t.rows, columns, t.provenance, { ...opts, simulatedNote: false }).trimEnd(),
+    );
+  }
+  out.push('');
+  push(PEAK_NOTE);
+  if (r.tables[0]?.provenance.simulated) push(SIMULATED_NOTE);
+  push(
+    `final guidelines: ${r.final.obs.id}, ${r.final.hist.id}${r.promoted.length > 0 ? ` (now active: ${r.promoted.join(', ')})` : ''}`,
+  );
+  push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
+  push(
+    `review them: acon guidelines log · acon guidelines diff ${r.start.obs.id} ${r.final.obs.id}`,
+  );
+  return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
+}
