@@ -46,7 +46,11 @@ export function explicitFlags(cmd: Command): Set<string> {
 
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
+      'apptown',
+    )
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
     .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')
