@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
 import type { RunParams } from '../optimize/run-conditions.js';
-import type { CompressorFlags } from './compressor-flags.js';
+import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
