@@ -106,7 +106,7 @@ export function registerExport(program: Command): void {
     )
     .option(
       '--bench <name>',
-      'benchmark for --teacher (apptown, appworld or qa); when typed, the default run is an optimize run of it',
+      'benchmark for --teacher (apptown, appworld, qa or mcp); when typed, the default run is an optimize run of it',
       'apptown',
     )
     .option('--qa-data <file>', 'qa: HotpotQA-format questions for --teacher (default: qa.data)')
