@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { SqliteRunStore } from '../src/store/index.js';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION, SqliteRunStore, upgradeDatabase } from '../src/store/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 /**
@@ -38,6 +39,14 @@ const sha = (v: unknown) =>
 function copyFixture(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'acon-v12-')), 'acon.db');
   writeFileSync(file, gunzipSync(readFileSync(FIXTURE)));
+  return file;
+}
+
+/** The fixture converted to this store by `acon runs upgrade`'s library call. */
+function upgradedFixture(): string {
+  const file = copyFixture();
+  const done = upgradeDatabase(file);
+  expect(done).toMatchObject({ from: 12, to: SCHEMA_VERSION, legacy: true });
   return file;
 }
 
@@ -75,9 +84,9 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
   return { calls, rollouts, runStats };
 }
 
-describe('the schema-12 fixture', () => {
+describe('acon runs upgrade of a schema-12 file', () => {
   it('reads back every call, rollout and run figure as the acon that wrote it', () => {
-    const store = new SqliteRunStore(copyFixture(), { mode: 'read' });
+    const store = new SqliteRunStore(upgradedFixture(), { mode: 'read' });
     try {
       const got = readAll(store);
       expect(got.calls.length).toBe(952);
@@ -95,6 +104,16 @@ describe('the schema-12 fixture', () => {
   it('prints runs, runs show and rollout show as the acon that wrote it', async () => {
     const file = copyFixture();
     const cwd = tempDir();
+    const refused = await runAcon(['runs', '--db', file], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`convert it with \`acon runs upgrade --db ${file}\``);
+    const upgraded = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(upgraded.stderr).toBe('');
+    expect(upgraded.stdout).toMatch(
+      new RegExp(
+        `^upgraded ${file} from schema version 12 of the store before v2 to ${SCHEMA_VERSION} \\(0\\.9 MB → [\\d.]+ MB\\)\\n$`,
+      ),
+    );
     expect(Object.keys(expected.cli)).toHaveLength(12);
     for (const [command, output] of Object.entries(expected.cli)) {
       const r = await runAcon([...command.split(' '), '--db', file], { cwd });
@@ -104,5 +123,50 @@ describe('the schema-12 fixture', () => {
         expect(JSON.parse(r.stdout), command).toEqual(JSON.parse(output));
       else expect(r.stdout, command).toBe(output);
     }
+    const again = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(again.stdout).toBe(
+      `${file} is at schema version ${SCHEMA_VERSION} already (this acon's)\n`,
+    );
+  });
+
+  it('resumes the killed run from the upgraded file, keeping the rollouts it finished', async () => {
+    const file = upgradedFixture();
+    const run = 'run-20261124-141749-pzww';
+    const cwd = tempDir();
+    const resumed = await runAcon(['compare', '--resume', run, '--db', file], { cwd });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const store = new SqliteRunStore(file, { mode: 'read' });
+    try {
+      const rows = store.rollouts(run);
+      expect(rows).toHaveLength(4);
+      for (const id of ['5cc9b3ade9c7bc5c', 'ccb0fc9a5e2e3789']) {
+        expect(rows.map((r) => r.id)).toContain(id);
+        expect(sha(store.steps(id))).toBe(expected.rollouts[id]!.steps);
+      }
+      expect(store.getRun(run).status).toBe('finished');
+      // The calls of the rollout the kill cut short are still listed (moved to a run document).
+      expect(store.countCalls({ runId: run })).toBeGreaterThan(
+        (expected.runStats[run]!.callStats as { calls: number }).calls,
+      );
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses a file older than schema 12, naming the way there', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'acon-v6-')), 'acon.db');
+    writeFileSync(
+      file,
+      gunzipSync(readFileSync(new URL('./fixtures/store-schema-v6.db.gz', import.meta.url))),
+    );
+    const bytes = readFileSync(file);
+    expect(() => upgradeDatabase(file)).toThrow(
+      'written by an older acon (store schema 6, one row per step); bring it to schema 12 first with the acon of commit e8cc1f0',
+    );
+    expect(() => new SqliteRunStore(file)).toThrow('store schema 6');
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    db.close();
   });
 });
