@@ -5,8 +5,10 @@ import {
   type StrategyName,
 } from '../src/agent/context/index.js';
 import { runEpisode } from '../src/agent/loop.js';
-import { StepRecordSchema } from '../src/agent/step-record.js';
-import type { ActResult, Episode, Evaluation } from '../src/bench/types.js';
+import { StepRecordSchema } from '../src/domain/step.js';
+import type { ActResult } from '../src/agent/environment.js';
+import type { Episode } from '../src/bench/types.js';
+import type { Evaluation } from '../src/domain/evaluation.js';
 import { ContextLengthError, InterruptedError, ProviderError } from '../src/errors.js';
 import type { AssistantMessage, CallContext, ChatRequest, ToolDef } from '../src/llm/types.js';
 import { charTokens, historySummary, ScriptedLlm } from './fakes/scripted-llm.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CompressionEvent } from '../src/agent/context/strategy.js';
+import type { CompressionEvent } from '../src/domain/compression-event.js';
 import type { CallContext, ChatMessage, ProviderResponse, ToolDef } from '../src/llm/types.js';
 import { SqliteRunStore } from '../src/store/run-store.js';
 
@@ -129,6 +129,7 @@ export function buildFixture(opts: { dir?: string; mixed?: boolean } = {}): Fixt
         score: success ? 1 : 0,
         steps: 4,
         peakInputTokens: 100,
+        peakPromptTokens: null,
         byRole: {},
         costUsd: 0,
         fullCostUsd: null,

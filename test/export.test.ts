@@ -293,7 +293,7 @@ describe('exportDataset', () => {
     ]);
   });
 
-  it('exports the latest run that has rollouts by default', async () => {
+  it('exports the finished optimize run by default, not a newer run without rollouts', async () => {
     const f = fixture();
     f.store.createRun({
       id: 'run-empty',

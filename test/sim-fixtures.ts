@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ActResult, Episode, ReferencePlan, TaskInfo } from '../src/bench/types.js';
+import type { ActResult } from '../src/agent/environment.js';
+import type { Episode, ReferencePlan, TaskInfo } from '../src/bench/types.js';
 import type { ChatRequest, ChatResult, CallContext, LlmClient, ToolDef } from '../src/llm/types.js';
 import type { SimProvider } from '../src/sim/index.js';
 

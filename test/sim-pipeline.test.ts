@@ -8,13 +8,13 @@ import { createSimProvider } from '../src/sim/index.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import {
   COMPRESSION_ANALYSIS_FORMAT,
-  CompressionAnalysisSchema,
   GUIDELINE_UPDATE_FORMAT,
-  GuidelineUpdateSchema,
   parseJsonAnswer,
   UTILITY_ANALYSIS_FORMAT,
-  UtilityAnalysisSchema,
 } from '../src/optimize/analysis.js';
+import { CompressionAnalysisSchema } from '../src/domain/compression-analysis.js';
+import { GuidelineUpdateSchema } from '../src/domain/guideline-update.js';
+import { UtilityAnalysisSchema } from '../src/domain/utility-analysis.js';
 import { renderCompressionEvents, renderTrajectory } from '../src/optimize/render-trajectory.js';
 import { renderPrompt } from '../src/prompts/template.js';
 import { directClient, fixtureEpisode, PLAN, TASK_ID } from './sim-fixtures.js';

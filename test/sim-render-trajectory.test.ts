@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressionEvent } from '../src/agent/context/strategy.js';
-import type { Trajectory, Turn } from '../src/agent/trajectory.js';
+import type { CompressionEvent } from '../src/domain/compression-event.js';
+import type { Trajectory, Turn } from '../src/domain/trajectory.js';
 import { renderTurns } from '../src/compress/render-history.js';
 import type { z } from 'zod';
 import {
   CompressionAnalysisJsonSchema,
-  CompressionAnalysisSchema,
   GuidelineUpdateJsonSchema,
-  GuidelineUpdateSchema,
   parseJsonAnswer,
   UtilityAnalysisJsonSchema,
-  UtilityAnalysisSchema,
 } from '../src/optimize/analysis.js';
+import { CompressionAnalysisSchema } from '../src/domain/compression-analysis.js';
+import { GuidelineUpdateSchema } from '../src/domain/guideline-update.js';
+import { UtilityAnalysisSchema } from '../src/domain/utility-analysis.js';
 import { renderCompressionEvents, renderTrajectory } from '../src/optimize/render-trajectory.js';
 import { parseCompressionEvents, parseRenderedTrajectory } from '../src/sim/read-trajectory.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pairObservations } from '../src/agent/observations.js';
 import { createStrategy, defaultContextOptions } from '../src/agent/context/index.js';
 import { StrategyNameSchema } from '../src/agent/context/strategy.js';
-import type { Trajectory, Turn } from '../src/agent/trajectory.js';
+import type { Trajectory, Turn } from '../src/domain/trajectory.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../src/llm/types.js';
 import {
   charTokens,
@@ -85,7 +85,7 @@ describe('every strategy view', () => {
           keep_last: rng.int(0, 3),
           masking: { window: rng.int(0, 6) },
           summary: { n: rng.int(1, 5), m: rng.int(0, 4) },
-          fifo: { budget: rng.int(256, 1500) },
+          fifo: { turns: rng.int(1, 6), budget: rng.chance(0.5) ? rng.int(256, 1500) : null },
           guidelines,
         };
         const strategy = createStrategy(name, options, {

@@ -1,5 +1,5 @@
-import type { Episode } from '../bench/types.js';
-import type { Evaluation } from '../bench/types.js';
+import type { AgentEnvironment } from './environment.js';
+import type { Evaluation } from '../domain/evaluation.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
 import type {
@@ -11,13 +11,14 @@ import type {
 } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
 import { defaultTokenCounter } from './context/messages.js';
-import type { CompressionEvent, ContextStrategy } from './context/strategy.js';
+import type { ContextStrategy } from './context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
 import { pairObservations } from './observations.js';
-import type { StepRecord } from './step-record.js';
-import type { Trajectory } from './trajectory.js';
+import type { StepRecord } from '../domain/step.js';
+import type { Trajectory } from '../domain/trajectory.js';
 
 export type RunEpisodeOptions = {
-  episode: Episode;
+  episode: AgentEnvironment;
   /** A fresh strategy for this rollout (createStrategy). */
   strategy: ContextStrategy;
   llm: LlmClient;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ToolDef } from '../llm/types.js';
+import type { AgentEnvironment } from '../agent/environment.js';
 
 export const SplitSchema = z.string().min(1);
 
@@ -17,41 +17,12 @@ export const TaskInfoSchema = z.object({
 });
 export type TaskInfo = z.infer<typeof TaskInfoSchema>;
 
-export const EvaluationSchema = z.object({
-  success: z.boolean(),
-  /** Fraction of checks passed, 0..1. */
-  score: z.number().min(0).max(1),
-  /** Per-check results, e.g. `{name: 'answer', passed: false, detail: 'expected "3", got "4"'}`. */
-  details: z.array(z.object({ name: z.string(), passed: z.boolean(), detail: z.string() })),
-  /** Question answering (`--bench qa`): mean exact match and token F1 over the task's questions. */
-  qa: z.object({ exactMatch: z.number().min(0).max(1), f1: z.number().min(0).max(1) }).optional(),
-});
-export type Evaluation = z.infer<typeof EvaluationSchema>;
-
-export type ActResult = {
-  /** The observation messages: one tool message per tool call, or a user message for code agents. */
-  messages: ChatMessage[];
-  /** True once the agent finished the task (complete_task was called). */
-  done: boolean;
-  /**
-   * The agent's message as it enters the history, when the benchmark keeps less than was said
-   * (AppWorld keeps a message only up to the end of the code block it ran).
-   */
-  assistant?: AssistantMessage;
-};
-
 /** Which run and condition an episode belongs to (AppWorld names its output folder after them). */
 export type EpisodeContext = { runId: string; condition: string };
 
-/** One attempt at one task in a fresh world. */
-export interface Episode {
+/** One attempt at one task in a fresh world; the agent loop drives it as an `AgentEnvironment`. */
+export interface Episode extends AgentEnvironment {
   readonly task: TaskInfo;
-  readonly systemPrompt: string;
-  readonly firstUserMessage: string;
-  /** Tools offered to the agent (empty for benchmarks whose agent writes code). */
-  readonly tools: ToolDef[];
-  act(message: AssistantMessage): Promise<ActResult>;
-  evaluate(): Promise<Evaluation>;
   close(): Promise<void>;
   /**
    * What the benchmark records about this episode beside the trajectory, stored with the

@@ -72,7 +72,10 @@ export function registerExport(program: Command): void {
       '--out <file>',
       'training file (JSONL); .val, .meta.json and sidecars go next to it',
     )
-    .option('--run <id>', 'source run (default: the latest run that has rollouts)')
+    .option(
+      '--run <id>',
+      'source run (default: the newest optimize run whose final guideline of the role is active, else the newest optimize run; of --bench when given)',
+    )
     .option('--include-failed', 'also export calls of failed rollouts')
     .option(
       '--condition <names>',
@@ -101,7 +104,11 @@ export function registerExport(program: Command): void {
       '--teacher [guidelines]',
       'run the teacher first: bare = only when there is no run, with the active guidelines; obs@V,hist@V = always, with those versions',
     )
-    .option('--bench <name>', 'benchmark for --teacher: apptown, appworld or qa', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark for --teacher (apptown, appworld or qa); when typed, the default run is an optimize run of it',
+      'apptown',
+    )
     .option('--qa-data <file>', 'qa: HotpotQA-format questions for --teacher (default: qa.data)')
     .option(
       '--split <names>',
@@ -111,14 +118,15 @@ export function registerExport(program: Command): void {
     .addOption(
       new Option('--provider <name>', 'LLM provider for --teacher').choices(['sim', 'openai']),
     )
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
       `
 By default the export is the clean teacher set: successful rollouts of the train split, under
-the final active guideline of the role (an optimize run's final versions, else the active ones),
-from the latest run. Next to the data, <name>.meta.json counts the examples per split and per
+the final guideline of the role, from the newest optimize run whose final guidelines are the
+active ones (else the newest optimize run, with a warning naming it). A compare or run is never
+taken without --run. Next to the data, <name>.meta.json counts the examples per split and per
 guideline version ("sources").
 
 Examples:
@@ -169,6 +177,7 @@ Then check the file: acon lint hist.jsonl --format openai`,
         const summary = await exportDataset(
           {
             run: raw.run,
+            bench: cmd.getOptionValueSource('bench') === 'cli' ? raw.bench : null,
             role: raw.role,
             format: raw.format,
             out: raw.out,

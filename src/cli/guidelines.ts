@@ -9,7 +9,7 @@ import {
   guidelineLogJson,
   renderGuidelineLog,
   renderGuidelineShow,
-} from '../guidelines/render.js';
+} from '../report/guidelines-view.js';
 import { textsDiffer, unifiedDiff, wordDiff } from '../guidelines/diff.js';
 import { GuidelineKindSchema, GUIDELINE_KINDS, type GuidelineKind } from '../guidelines/schema.js';
 import { ACTIVE_FILE, GuidelineStore, type StoredGuideline } from '../guidelines/store.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../errors.js';
+import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
 import { explicitFlags } from './run.js';
@@ -82,7 +83,7 @@ export function registerOptimize(program: Command): void {
     .option('--qa-data <file>', 'qa: HotpotQA-format questions (default: qa.data)')
     .option('--tasks <ids>', 'AppWorld: task ids when APPWORLD_ROOT is not set')
     .option('--task-file <file>', 'AppWorld: task ids, one per line')
-    .option('--db <file>', 'SQLite database (default: run.db)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
@@ -125,7 +126,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');
   const { resolveSplits } = await import('../bench/registry.js');
-  const { optimizeReport } = await import('../report/optimize-report.js');
+  const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
   const phases = opts.phases.split(',').map((p) => {
@@ -194,10 +195,8 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     bench: opts.bench,
     planOnly: opts.dryRun === true,
     appworldUrls: opts.appworldUrl,
-    taskIds: opts.tasks
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    taskIds:
+      opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
     taskFile: opts.taskFile,
     qaData: opts.qaData,
   });

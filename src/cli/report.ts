@@ -16,7 +16,7 @@ export function registerReport(program: Command): void {
       '--max-trajectories <n>',
       'trajectories embedded for the viewer, failures first (default: 300)',
     )
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
       'after',
       `

@@ -15,7 +15,7 @@ export function registerRollout(program: Command): void {
     .argument('<id>', 'rollout id or a unique prefix of it (as `acon runs show RUN` prints them)')
     .option('--full', 'print long texts whole (default: fold them to a few lines)')
     .option('--wide', 'use up to 200 columns (default: fit the terminal, 100 columns if unknown)')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print JSON, texts unfolded (schema: acon schema rollout-show)')
     .addHelpText(
       'after',

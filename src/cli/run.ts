@@ -4,6 +4,7 @@ import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy
 import { UsageError } from '../errors.js';
 import type { RunParams } from '../optimize/run-conditions.js';
 import type { CompressorFlags } from './compressor-flags.js';
+import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
 
@@ -19,6 +20,7 @@ type RawOpts = {
   strategy?: string;
   strategies?: string;
   tasks?: string;
+  maxTasks?: string;
   taskFile?: string;
   concurrency?: string;
   guidelines?: string;
@@ -47,6 +49,7 @@ function commonOptions(cmd: Command): Command {
     .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
+    .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')
     .option('--task-file <file>', 'task ids, one per line (AppWorld)')
     .option('--concurrency <n>', 'rollouts in flight (default: run.concurrency)')
     .option('--guidelines <spec>', 'guideline versions for acon, e.g. obs@3,hist@active')
@@ -74,7 +77,7 @@ function commonOptions(cmd: Command): Command {
       '--qa-data <file>',
       'qa: HotpotQA-format questions instead of the generated encyclopedia',
     )
-    .option('--db <file>', 'SQLite database (default: run.db)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
@@ -106,7 +109,7 @@ export function registerRun(program: Command): void {
       `
 Examples:
   $ acon run --bench apptown --split dev --strategy masking
-  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks town-dev-001,town-dev-002
+  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks dev-001-wallet-shop-music,dev-002-mail-wallet-music-phone
   $ acon run --bench qa --split dev --strategy naive
   $ acon run --bench appworld --tasks 50e1ac9_1,fac291d_2 --provider openai
   $ acon run --provider openai --split test --compressor-base-url http://127.0.0.1:8001/v1 --compressor-model student
@@ -177,8 +180,16 @@ async function runAction(
     bench: opts.bench,
     split: opts.split,
     strategies: parseStrategies(strategyNames),
-    tasks: opts.tasks ? list(opts.tasks) : null,
+    tasks:
+      opts.tasks === undefined
+        ? null
+        : nameList(
+            opts.tasks,
+            '--tasks',
+            'dev-001-wallet-shop-music,dev-002-mail-wallet-music-phone',
+          ),
     guidelines: opts.guidelines ?? null,
+    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
   };
   let params = given;
   const session = await openSession({
@@ -210,6 +221,11 @@ async function runAction(
           flag: '--tasks',
           given: typed.has('tasks') ? given.tasks : undefined,
           recorded: params.tasks,
+        },
+        {
+          flag: '--max-tasks',
+          given: typed.has('maxTasks') ? given.maxTasks : undefined,
+          recorded: params.maxTasks ?? null,
         },
         {
           flag: '--guidelines',
@@ -245,6 +261,7 @@ async function runAction(
       resume: opts.resume,
       command: `acon ${process.argv.slice(2).join(' ')}`,
       concurrency: positiveInt(opts.concurrency, '--concurrency'),
+      warn: (line) => process.stderr.write(`warning: ${line}\n`),
       onProgress: (done, total, info, outcome) =>
         progress.update('rollouts', done, total, outcome, info),
     }).finally(() => progress.stop());

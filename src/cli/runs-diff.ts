@@ -15,7 +15,7 @@ export function registerRunsDiff(runs: Command): void {
     )
     .argument('<runA>', 'the reference run (e.g. the teacher compressor)')
     .argument('<runB>', 'the run compared with it (e.g. the student compressor)')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print the rows as JSON')
     .option('--wide', 'every column at full length')
     .addHelpText(

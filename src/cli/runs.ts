@@ -53,7 +53,7 @@ Examples:
     .command('list', { isDefault: true })
     .description('list stored runs, newest first: provider, models, status, accuracy per condition')
     .option('--kind <kind>', 'only runs of this kind: run, compare, optimize')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print JSON (schema: acon schema runs)')
     .option('--wide', WIDE)
     .addHelpText(
@@ -83,7 +83,7 @@ Examples:
     .option('--failed', 'only failed rollouts')
     .option('--condition <label>', 'only this condition, e.g. masking or acon[obs-0002,hist-0000]')
     .option('--task <id>', 'only this task')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .option('--json', 'print JSON with a `rollouts` array (schema: acon schema runs-show)')
     .option('--wide', WIDE)
     .addHelpText(
@@ -118,7 +118,7 @@ Examples:
     .description('delete runs with their rollouts, steps, compression events and LLM calls')
     .argument('<run...>', 'run ids')
     .option('--force', 'also delete a run whose status is still "running" (a killed process)')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
       'after',
       `
@@ -156,7 +156,7 @@ Examples:
     .description('delete all but the newest N runs (runs still marked running are kept)')
     .requiredOption('--keep <n>', 'how many of the newest runs to keep')
     .option('--dry-run', 'only list what would be deleted')
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
       'after',
       `
@@ -194,7 +194,7 @@ Examples:
     .description(
       "convert a database written by an older acon (schema 12) to this acon's store, in place (every command refuses an older file)",
     )
-    .option('--db <file>', 'SQLite database (default: run.db of the config)')
+    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
       'after',
       `

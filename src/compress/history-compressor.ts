@@ -1,4 +1,4 @@
-import type { GuidelineText } from '../agent/context/strategy.js';
+import type { GuidelineText } from '../domain/guideline-text.js';
 import { renderPrompt } from '../prompts/template.js';
 import { HISTORY_SUMMARY } from './parse.js';
 import { runCompressor, type CompressorDeps, type CompressorOutcome } from './run-compressor.js';

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../llm/types.js';
-import type { Turn } from '../agent/trajectory.js';
+import type { Turn } from '../domain/trajectory.js';
 
 /**
  * The one textual rendering of agent turns that compressors read (history and summary

@@ -1,11 +1,19 @@
-import type { ChatMessage, LlmRole } from '../llm/types.js';
+import type { CallContext, ChatMessage, LlmClient, LlmRole } from '../llm/types.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
 import { renderPrompt } from '../prompts/template.js';
-import type { CompressionEvent, StrategyDeps } from '../agent/context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
 import { extractSection, type CompressorHeading } from './parse.js';
 
-/** What every compressor needs: the strategy's deps with a token counter resolved. */
-export type CompressorDeps = StrategyDeps & { tokens: TokenCounter };
+/** What every compressor needs; context strategies build it per rollout. */
+export type CompressorDeps = {
+  llm: LlmClient;
+  /** Base context for compressor calls (runId, rolloutId, taskId); role and step are set per call. */
+  callCtx: Omit<CallContext, 'role'>;
+  /** Bounded retries for an unusable compressor answer before the event is recorded as failed. */
+  maxOutputRetries: number;
+  /** Token counts for thresholds and budgets. */
+  tokens: TokenCounter;
+};
 
 export type CompressorRequest = {
   kind: CompressionEvent['kind'];

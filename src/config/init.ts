@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
 
@@ -16,5 +17,6 @@ export function writeConfigTemplate(file: string, force = false): void {
   if (existsSync(file) && !force) {
     throw new UsageError(`${file} already exists; pass --force to overwrite it`);
   }
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, configTemplate());
 }

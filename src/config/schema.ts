@@ -28,7 +28,9 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 
 export const RoleConfigSchema = z.strictObject({
   /** Overrides the top-level provider for this role. */
-  provider: ProviderNameSchema.optional(),
+  provider: ProviderNameSchema.optional().describe(
+    "this role's provider instead of the top-level one, e.g. a local student compressor",
+  ),
   model: z.string().min(1),
   endpoint: z.string().min(1).default('default'),
   temperature: z.number().min(0).max(2).default(0),
@@ -38,9 +40,12 @@ export type RoleConfig = z.infer<typeof RoleConfigSchema>;
 
 /** USD per 1M tokens. */
 export const PriceSchema = z.strictObject({
-  input: z.number().min(0),
-  cached_input: z.number().min(0),
-  output: z.number().min(0),
+  input: z.number().min(0).describe('USD per 1M input tokens'),
+  cached_input: z
+    .number()
+    .min(0)
+    .describe('USD per 1M input tokens the provider reports as cached'),
+  output: z.number().min(0).describe('USD per 1M output tokens'),
 });
 export type Price = z.infer<typeof PriceSchema>;
 
@@ -78,7 +83,28 @@ export const ConfigSchema = z.strictObject({
           m: z.number().int().min(0).default(10),
         })
         .prefault({}),
-      fifo: z.strictObject({ budget: z.number().int().min(256).default(8192) }).prefault({}),
+      fifo: z
+        .strictObject({
+          /** FIFO keeps the last N turns (ACON paper v3's FIFO baseline keeps the last 5). */
+          turns: z.number().int().min(1).default(5),
+          /**
+           * The token-budget variant instead: drop the oldest turns until the prompt fits this
+           * many tokens (null: keep the last `turns` turns).
+           */
+          budget: z.number().int().min(256).nullable().default(null),
+        })
+        .prefault({}),
+      retrieval: z
+        .strictObject({
+          /**
+           * Retrieval baseline (ACON paper): older turns brought back, the most relevant by BM25
+           * to the task plus the latest turn (the paper does not publish its k; 5 is ours).
+           */
+          top_k: z.number().int().min(0).default(5),
+          /** Newest turns the retrieval baseline always keeps verbatim. */
+          recent: z.number().int().min(1).default(3),
+        })
+        .prefault({}),
     })
     .prefault({}),
   agent: z

@@ -20,6 +20,7 @@ import {
   type TrainingExample,
 } from './schema.js';
 import { scrubMessages, scrubTools } from './scrub.js';
+import { activePair, defaultSourceRun, finalOf, noSourceRunError } from './source-run.js';
 import type { ExportSource, GuidelineFilter, RolloutFilter } from './source.js';
 import { validationTasks } from './split.js';
 import { emptySummary, type ExportSummary, type TaskCount } from './summary.js';
@@ -62,7 +63,7 @@ export async function exportDataset(
   const opts = parseOptions(input);
   const { store } = deps;
   const counter = deps.tokens ?? { countTokens, countMessageTokens };
-  const { run, ranTeacher } = await resolveRun(opts, deps);
+  const { run, ranTeacher, note } = await resolveRun(opts, deps);
   const llmRole = LLM_ROLE_OF[opts.role];
   const conditions =
     opts.conditions ?? (opts.role === 'agent' ? null : [...DEFAULT_COMPRESSOR_STRATEGIES]);
@@ -178,7 +179,7 @@ export async function exportDataset(
     splits: opts.splits,
     guidelines: guidelines ? [...(guidelines.obs ?? []), ...(guidelines.hist ?? [])] : null,
     sources: { splits: sortKeys(sources.splits), guidelines: sortKeys(sources.guidelines) },
-    warnings: splitWarnings(opts.splits),
+    warnings: [...(note ? [note] : []), ...splitWarnings(opts.splits)],
     files: {
       train: paths.train,
       val: val ? paths.val : null,
@@ -234,14 +235,6 @@ function guidelineFilter(
   };
 }
 
-/** The final versions an optimize run recorded in its summary (`final: {obs, hist}`). */
-function finalOf(run: RunRow): { obs: string; hist: string } | null {
-  const final = (run.summary as { final?: { obs?: unknown; hist?: unknown } } | null)?.final;
-  return typeof final?.obs === 'string' && typeof final.hist === 'string'
-    ? { obs: final.obs, hist: final.hist }
-    : null;
-}
-
 function describeGuidelines(g: GuidelineFilter): string {
   return [...(g.obs ?? []), ...(g.hist ?? [])].join(', ');
 }
@@ -262,25 +255,25 @@ function sortKeys(counts: Record<string, number>): Record<string, number> {
 async function resolveRun(
   opts: ResolvedExportOptions,
   deps: ExportDeps,
-): Promise<{ run: RunRow; ranTeacher: boolean }> {
+): Promise<{ run: RunRow; ranTeacher: boolean; note: string | null }> {
   const { store } = deps;
-  const stored = (run: RunRow) => ({ run, ranTeacher: false });
+  const stored = (run: RunRow, note: string | null = null) => ({ run, ranTeacher: false, note });
   const teacher = async (guidelines: string | null) => {
     if (!deps.runTeacher) {
       throw new UsageError(
         '--teacher is not available here: run the teacher first (`acon run --strategy acon --split train`), then export',
       );
     }
-    return { run: store.getRun(await deps.runTeacher(guidelines)), ranTeacher: true };
+    const run = store.getRun(await deps.runTeacher(guidelines));
+    return { run, ranTeacher: true, note: null };
   };
   if (opts.run) return stored(store.getRun(opts.run));
   if (typeof opts.teacher === 'string') return teacher(opts.teacher);
-  const latest = store.latestRunWithRollouts();
-  if (latest) return stored(latest);
+  const bench = opts.bench ?? null;
+  const chosen = defaultSourceRun(store, opts.role, bench, activePair(deps.activeGuidelines));
+  if (chosen) return stored(chosen.run, chosen.note);
   if (opts.teacher === true) return teacher(null);
-  throw new NotFoundError(
-    `no run with rollouts in ${store.path}; run the teacher first (\`acon optimize --bench apptown\`, or \`acon run --strategy acon --split train\`), or pass --teacher to run it now`,
-  );
+  throw noSourceRunError(store, bench);
 }
 
 function scrub(ex: TrainingExample): { example: TrainingExample; count: number } {

@@ -29,8 +29,13 @@ export const DEFAULT_COMPRESSOR_STRATEGIES = ['acon', 'naive'] as const;
 
 export const ExportOptionsSchema = z
   .object({
-    /** Source run id. @default the latest run that has rollouts */
+    /**
+     * Source run id. @default the newest finished optimize run whose final guidelines of the
+     * role are active, else the newest finished optimize run (of `bench` when given)
+     */
     run: z.string().min(1).optional(),
+    /** Only runs of this benchmark are taken by default (`--bench` typed on the command line). */
+    bench: z.string().min(1).nullable().optional(),
     role: ExportRoleSchema,
     format: ExportFormatSchema,
     /** The training file; the validation file, meta and sidecars are written next to it. */

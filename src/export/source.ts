@@ -7,7 +7,13 @@ export type { CallRow, GuidelineFilter, RolloutFilter } from '../store/export-qu
 /** What the export reads from the run store. */
 export type ExportSource = Pick<
   RunStore,
-  'path' | 'getRun' | 'latestRunWithRollouts' | 'runConditions' | 'exportTasks' | 'exportCalls'
+  | 'path'
+  | 'getRun'
+  | 'listRuns'
+  | 'latestRunWithRollouts'
+  | 'runConditions'
+  | 'exportTasks'
+  | 'exportCalls'
 >;
 
 /** The recorded request as far as an export reads it (extra keys such as model are ignored). */

@@ -20,6 +20,8 @@ export const CandidateSlotSchema = z.object({
       parent: z.string().nullable(),
       phase: GuidelinePhaseSchema,
       run: z.string().nullable(),
+      /** Absent in checkpoints written before versions recorded their benchmark. */
+      bench: z.string().optional(),
       status: GuidelineStatusSchema,
       analyses: z.array(z.string()),
       rationale: z.string().optional(),
@@ -43,7 +45,7 @@ export type CandidateProposal =
  */
 export function reserveCandidates(
   guidelines: GuidelineStore,
-  base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run'> & {
+  base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run' | 'bench'> & {
     analyses: string[];
     slugOf: (index: number) => string;
   },
@@ -63,6 +65,7 @@ export function reserveCandidates(
         parent: base.parent,
         phase: base.phase,
         run: base.run,
+        ...(base.bench !== undefined && { bench: base.bench }),
         status: p.ok ? 'candidate' : 'rejected',
         analyses: base.analyses,
         rationale: p.ok ? p.rationale : `invalid: ${p.reason}`,

@@ -28,6 +28,7 @@ const KEY_ORDER = [
   'parent',
   'phase',
   'run',
+  'bench',
   'status',
   'created',
   'metrics',

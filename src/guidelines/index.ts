@@ -41,10 +41,3 @@ export {
   type DiffOptions,
   type DiffSide,
 } from './diff.js';
-export {
-  formatMetrics,
-  guidelineLogJson,
-  renderGuidelineLog,
-  renderGuidelineShow,
-  type ActiveIds,
-} from './render.js';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { GUIDELINE_MAX_CHARS } from '../domain/guideline-update.js';
 
 /**
  * The shape of a guideline version on disk (ARCHITECTURE §3, issue 6): YAML front matter with
  * the version's identity, lineage and scores, then the guideline text the compressor follows.
  */
 
-/** Hard limit on a guideline's text; generated text is checked against it before use. */
-export const GUIDELINE_MAX_CHARS = 8_000;
+export { GUIDELINE_MAX_CHARS } from '../domain/guideline-update.js';
 
 export const GuidelineKindSchema = z.enum(['obs', 'hist']);
 export type GuidelineKind = z.infer<typeof GuidelineKindSchema>;
@@ -52,7 +52,7 @@ export const GuidelineMetricsSchema = z
   .object({
     /** Task success rate, 0..1. */
     accuracy: z.number().min(0).max(1).optional(),
-    /** Mean peak agent input tokens per rollout (system prompt included, ARCHITECTURE §4). */
+    /** Mean peak agent context tokens per rollout (system prompt and tools excluded, paper v3; src/report/metrics.ts). */
     peakTokens: z.number().nonnegative().optional(),
     /** Mean agent steps per rollout. */
     steps: z.number().nonnegative().optional(),
@@ -75,6 +75,12 @@ const FrontMatterObject = z.object({
   parent: GuidelineIdSchema.nullable(),
   phase: GuidelinePhaseSchema,
   run: z.string().min(1).nullable(),
+  /**
+   * The benchmark the version was learned on (`optimize --bench`); absent for the shipped seeds
+   * and hand-written versions, which belong to no benchmark. Using it on another benchmark
+   * prints a warning (issue #24).
+   */
+  bench: z.string().min(1).optional(),
   /** Omitted in hand-written files: `seed` for the seed phase, otherwise `accepted`. */
   status: GuidelineStatusSchema.optional(),
   created: CreatedSchema,

@@ -36,6 +36,8 @@ export type NewGuideline = {
   parent: string | null;
   phase: GuidelinePhase;
   run: string | null;
+  /** The benchmark it was learned on (optimize); omit for hand-written versions. */
+  bench?: string;
   /** @default 'accepted' */
   status?: GuidelineStatus;
   metrics?: GuidelineMetrics;
@@ -221,6 +223,7 @@ export class GuidelineStore {
       parent: input.parent,
       phase: input.phase,
       run: input.run,
+      ...(input.bench !== undefined && { bench: input.bench }),
       status: input.status ?? 'accepted',
       created: this.now().toISOString(),
       metrics: input.metrics ?? {},

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AssistantMessage, ChatMessage } from '../domain/message.js';
 
 /** The five LLM roles of ACON (ARCHITECTURE §3). The summary baseline uses `hist_compressor`. */
 export const LlmRoleSchema = z.enum([
@@ -11,36 +12,19 @@ export const LlmRoleSchema = z.enum([
 export type LlmRole = z.infer<typeof LlmRoleSchema>;
 export const LLM_ROLES = LlmRoleSchema.options;
 
-export const ToolCallSchema = z.object({
-  id: z.string(),
-  type: z.literal('function'),
-  function: z.object({ name: z.string(), arguments: z.string() }),
-});
-export type ToolCall = z.infer<typeof ToolCallSchema>;
-
-export const SystemMessageSchema = z.object({ role: z.literal('system'), content: z.string() });
-export const UserMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
-export const AssistantMessageSchema = z.object({
-  role: z.literal('assistant'),
-  content: z.string().nullable(),
-  tool_calls: z.array(ToolCallSchema).optional(),
-});
-export const ToolMessageSchema = z.object({
-  role: z.literal('tool'),
-  tool_call_id: z.string(),
-  content: z.string(),
-});
-/** OpenAI chat message shape; every provider speaks it. */
-export const ChatMessageSchema = z.discriminatedUnion('role', [
-  SystemMessageSchema,
-  UserMessageSchema,
+/** The message records live in src/domain; they are also the words of this port. */
+export {
   AssistantMessageSchema,
+  ChatMessageSchema,
+  SystemMessageSchema,
+  ToolCallSchema,
   ToolMessageSchema,
-]);
-export type ChatMessage = z.infer<typeof ChatMessageSchema>;
-export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
-export type ToolMessage = z.infer<typeof ToolMessageSchema>;
-
+  UserMessageSchema,
+  type AssistantMessage,
+  type ChatMessage,
+  type ToolCall,
+  type ToolMessage,
+} from '../domain/message.js';
 export const ToolDefSchema = z.object({
   type: z.literal('function'),
   function: z.object({

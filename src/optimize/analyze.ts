@@ -1,17 +1,16 @@
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import type { Trajectory } from '../agent/trajectory.js';
-import type { Evaluation, PairKind } from '../bench/types.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory } from '../domain/trajectory.js';
+import type { PairKind } from '../bench/types.js';
+import type { Evaluation } from '../domain/evaluation.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
 import type { CallContext, LlmClient } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
+import { COMPRESSION_ANALYSIS_FORMAT, UTILITY_ANALYSIS_FORMAT } from './analysis.js';
 import {
-  COMPRESSION_ANALYSIS_FORMAT,
   CompressionAnalysisSchema,
-  UTILITY_ANALYSIS_FORMAT,
-  UtilityAnalysisSchema,
   type CompressionAnalysis,
-  type UtilityAnalysis,
-} from './analysis.js';
+} from '../domain/compression-analysis.js';
+import { UtilityAnalysisSchema, type UtilityAnalysis } from '../domain/utility-analysis.js';
 import { askJson, type JsonAnswer } from './ask-json.js';
 import { renderCompressionEvents, renderTrajectory } from './render-trajectory.js';
 

@@ -1,5 +1,5 @@
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import type { Trajectory, Turn } from '../agent/trajectory.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory, Turn } from '../domain/trajectory.js';
 
 /**
  * The text the analyzer LLM reads (seed 003: the optimizer compares τ_full with τ_comp, and,
@@ -49,7 +49,7 @@ export function classifyEvents(
   const taken = new Set<string>();
   for (const event of events) {
     if (event.failed) continue;
-    if (event.kind === 'mask' || event.kind === 'fifo') {
+    if (event.kind === 'mask' || event.kind === 'fifo' || event.kind === 'retrieval') {
       out.other.push(event);
       continue;
     }

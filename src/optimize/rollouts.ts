@@ -262,6 +262,7 @@ function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOu
     success: result.evaluation.success,
     score: result.evaluation.score,
     stepPromptTokens: result.steps.map((s) => s.promptTokens),
+    systemTokens: systemTokens(result.trajectory.system, ended.tools),
     events: result.events,
     calls: store.callsOfRollout(rolloutId),
     wallMs: finishedAt.getTime() - startedAt.getTime(),
@@ -295,6 +296,14 @@ function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOu
     peakInputTokens: metrics.peakInputTokens,
     steps: metrics.steps,
   };
+}
+
+/**
+ * Tokens the system prompt and the tool definitions add to every agent prompt: what the paper's
+ * peak and dependency (v3, Eq. 12) leave out.
+ */
+export function systemTokens(system: string, tools: ToolDef[]): number {
+  return countMessageTokens([{ role: 'system', content: system }], tools) - countMessageTokens([]);
 }
 
 /**

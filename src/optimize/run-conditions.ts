@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { hasScenarios } from '../bench/registry.js';
+import { tasksOfSplit } from '../bench/task-filter.js';
 import type { TaskInfo } from '../bench/types.js';
 import type { RunEnv } from './env.js';
-import { UsageError } from '../errors.js';
+import { foreignBenchWarning } from '../guidelines/bench-check.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import { ConditionMetricsSchema } from '../report/metrics.js';
@@ -20,6 +21,8 @@ export const RunParamsSchema = z.object({
   strategies: z.array(StrategyNameSchema).min(1),
   tasks: z.array(z.string()).nullable(),
   guidelines: z.string().nullable(),
+  /** Only the first N tasks of the split (`--max-tasks`, quick trials); null or absent: all. */
+  maxTasks: z.number().int().min(1).nullable().optional(),
   /** The exact tasks the run covers (recorded when it starts; --resume runs these). */
   taskIds: z.array(z.string()).optional(),
   /** The versions `guidelines` resolved to when the run started, e.g. obs-0002,hist-0000. */
@@ -31,23 +34,18 @@ export type RunParams = z.infer<typeof RunParamsSchema>;
 export const RunConditionsResultSchema = z.object({
   provenance: ProvenanceSchema,
   conditions: z.array(ConditionMetricsSchema),
+  /** Warnings printed on stderr too, e.g. guidelines learned on another benchmark. */
+  warnings: z.array(z.string()).default([]),
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
-/** Tasks of a split, narrowed to `ids` when given (unknown ids are an error, not a silent skip). */
+/** Tasks of a split, narrowed to `ids` when given (an unknown split or id exits 2 listing the valid ones). */
 export async function selectTasks(
   session: Pick<RunEnv, 'bench'>,
   split: string,
   ids: string[] | null,
 ): Promise<TaskInfo[]> {
-  if (ids) {
-    return Promise.all(ids.map((id) => session.bench.getTask(id)));
-  }
-  const tasks = await session.bench.listTasks(split);
-  if (tasks.length === 0) {
-    throw new UsageError(`no tasks in split "${split}"; see \`acon tasks list\``);
-  }
-  return tasks;
+  return tasksOfSplit(session.bench, split, ids);
 }
 
 /** The conditions for strategy names: naive uses the v0 guidelines, acon the given or active ones. */
@@ -77,6 +75,8 @@ export async function runConditions(opts: {
   kind: 'run' | 'compare';
   params: RunParams;
   resume?: string;
+  /** One line for the user (stderr), e.g. guidelines learned on another benchmark. */
+  warn?: (line: string) => void;
   command: string;
   concurrency?: number;
   onProgress?: (
@@ -96,8 +96,18 @@ export async function runConditions(opts: {
     params.guidelineVersions ?? params.guidelines,
     session.guidelines,
   );
-  const tasks = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
+  const selected = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
+  // A resumed run's recorded task list is already cut to --max-tasks.
+  const tasks = params.taskIds ? selected : selected.slice(0, params.maxTasks ?? undefined);
   const aconCondition = conditions.find((c) => c.strategy === 'acon');
+  const warning = aconCondition?.guidelines
+    ? foreignBenchWarning(
+        session.guidelines,
+        [aconCondition.guidelines.obs.id, aconCondition.guidelines.hist.id],
+        params.bench,
+      )
+    : null;
+  if (warning) opts.warn?.(warning);
   const runId = startRun(session, {
     resume: opts.resume,
     kind: opts.kind,
@@ -149,5 +159,5 @@ export async function runConditions(opts: {
     simulated: session.simulated,
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
-  return { provenance, conditions: metrics };
+  return { provenance, conditions: metrics, warnings: warning ? [warning] : [] };
 }

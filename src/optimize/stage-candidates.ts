@@ -55,6 +55,7 @@ export async function stageCandidates(
         parent: stage.parent.id,
         phase: stage.phase,
         run: runId,
+        bench: env.bench.name,
         analyses: sample.map((a) => summarizeAnalysis(a.taskId, a.analysis)),
         slugOf: (index) => `${stage.phase}-r${stage.round}-c${index + 1}`,
       },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { GuidelinePair, GuidelineText } from '../agent/context/index.js';
+import type { GuidelinePair } from '../agent/context/index.js';
+import type { GuidelineText } from '../domain/guideline-text.js';
 import type { TaskInfo } from '../bench/types.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import type { GuidelineKind } from '../guidelines/schema.js';

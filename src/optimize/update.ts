@@ -2,7 +2,8 @@ import { validateGuidelineText } from '../guidelines/validate.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
 import type { CallContext, LlmClient } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
-import { GUIDELINE_UPDATE_FORMAT, GuidelineUpdateSchema } from './analysis.js';
+import { GUIDELINE_UPDATE_FORMAT } from './analysis.js';
+import { GuidelineUpdateSchema } from '../domain/guideline-update.js';
 import { askJson } from './ask-json.js';
 
 export type CandidateProposal =

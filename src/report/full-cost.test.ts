@@ -72,12 +72,24 @@ describe('rolloutMetrics: billed vs full cost, dependency', () => {
     expect(m.fullCostUsd).toBeCloseTo(0.0044 + second + third, 12);
   });
 
-  it("sums input × output tokens over the agent's calls as the dependency", () => {
+  it("sums (n_in + 2·n_out)·n_out / 2 over the agent's calls, system prompt excluded (paper Eq. 12)", () => {
     const m = rolloutMetrics({
       ...base,
+      systemTokens: 400,
       calls: [call(1, 'agent', 0, 1000), call(2, 'agent', 0, 3000), call(3, 'hist_compressor', 0)],
     });
-    expect(m.dependency).toBe(1000 * 50 + 3000 * 50);
+    expect(m.dependency).toBe(((600 + 100) * 50) / 2 + ((2600 + 100) * 50) / 2);
     expect(m.fullCostUsd).toBeNull();
+  });
+
+  it('leaves the system prompt and tools out of the peak; peak+sys is the largest prompt sent', () => {
+    const m = rolloutMetrics({
+      ...base,
+      stepPromptTokens: [900, 2500, 1800],
+      systemTokens: 400,
+      calls: [],
+    });
+    expect(m.peakInputTokens).toBe(2100);
+    expect(m.peakPromptTokens).toBe(2500);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { CompressionEvent } from '../agent/context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { CallUsage, RoleUsage, RolloutMetrics } from '../domain/rollout-metrics.js';
 import type { Price } from '../config/schema.js';
 import type { LlmRole } from '../llm/types.js';
 import { seededRandom } from '../seeded-random.js';
@@ -11,64 +12,25 @@ import { fullCallCost } from './full-cost.js';
  * aggregate rollout metrics. Nothing else computes a number that is printed.
  */
 
-export const RoleUsageSchema = z.object({
-  calls: z.number().int(),
-  inputTokens: z.number().int(),
-  cachedTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  costUsd: z.number(),
-});
-export type RoleUsage = z.infer<typeof RoleUsageSchema>;
-
-export const RolloutMetricsSchema = z.object({
-  success: z.boolean(),
-  score: z.number(),
-  steps: z.number().int(),
-  /** Largest agent prompt of the rollout in tokens, system prompt included. */
-  peakInputTokens: z.number().int(),
-  byRole: z.record(z.string(), RoleUsageSchema),
-  /** Billed USD: what was paid (call-cache hits and simulated calls cost 0). */
-  costUsd: z.number(),
-  /**
-   * Full USD: every call priced as if sent, prompt-prefix caching estimated (full-cost.ts);
-   * null when a model has no price, or for rollouts stored before this metric existed.
-   */
-  fullCostUsd: z.number().nullable().default(null),
-  /**
-   * Dependency (ACON, after MEM1): Σ over the agent's calls of input tokens × output tokens, the
-   * attention work of generating every agent token over the context it was given (compressor
-   * work shows in total tokens and cost); null for rollouts stored before this metric existed.
-   */
-  dependency: z.number().nullable().default(null),
-  compressionEvents: z.number().int(),
-  failedCompressions: z.number().int(),
-  /** Tokens removed by compression events (input minus output, successful events only). */
-  tokensSaved: z.number().int(),
-  wallMs: z.number(),
-  /** QA benchmarks only (src/report/qa-metrics.ts): mean exact match over the task's questions. */
-  exactMatch: z.number().optional(),
-  /** QA benchmarks only: mean token F1 over the task's questions. */
-  f1: z.number().optional(),
-});
-export type RolloutMetrics = z.infer<typeof RolloutMetricsSchema>;
-
-/** The fields of one LLM call that metrics need (a row of llm_calls). */
-export type CallUsage = {
-  id: number;
-  role: string;
-  model: string;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  costUsd: number;
-};
-
 /** Agent and compressor roles: the tokens a deployed agent spends (not the optimizer's). */
 const ROLLOUT_ROLES = ['agent', 'obs_compressor', 'hist_compressor'];
 
-/** Σ input × output tokens over the calls (ACON's dependency, given the agent's calls). */
-export function dependency(calls: Pick<CallUsage, 'promptTokens' | 'completionTokens'>[]): number {
-  return sum(calls.map((c) => c.promptTokens * c.completionTokens));
+/**
+ * ACON's dependency (paper v3, Eq. 12) over the agent's calls: Σ (n_in + 2·n_out)·n_out / 2,
+ * where n_in is a call's prompt tokens minus `systemTokens` (the system prompt and tool
+ * definitions every call repeats, which the paper leaves out).
+ */
+export function dependency(
+  calls: Pick<CallUsage, 'promptTokens' | 'completionTokens'>[],
+  systemTokens = 0,
+): number {
+  return sum(
+    calls.map((c) => {
+      const nIn = Math.max(0, c.promptTokens - systemTokens);
+      const nOut = c.completionTokens;
+      return ((nIn + 2 * nOut) * nOut) / 2;
+    }),
+  );
 }
 
 /** Input plus output tokens of the agent and both compressors. */
@@ -81,7 +43,13 @@ export function totalTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
 export function rolloutMetrics(input: {
   success: boolean;
   score: number;
+  /** Tokens of each agent prompt as sent (system prompt and tool definitions included). */
   stepPromptTokens: number[];
+  /**
+   * Tokens every agent prompt spends on the system prompt and the tool definitions; peak and
+   * dependency leave them out (paper v3). @default 0
+   */
+  systemTokens?: number;
   events: Pick<CompressionEvent, 'inputTokens' | 'outputTokens' | 'failed'>[];
   calls: CallUsage[];
   wallMs: number;
@@ -121,11 +89,18 @@ export function rolloutMetrics(input: {
     success: input.success,
     score: input.score,
     steps: input.stepPromptTokens.length,
-    peakInputTokens: Math.max(0, ...input.stepPromptTokens),
+    peakInputTokens: Math.max(
+      0,
+      ...input.stepPromptTokens.map((t) => t - (input.systemTokens ?? 0)),
+    ),
+    peakPromptTokens: Math.max(0, ...input.stepPromptTokens),
     byRole,
     costUsd: sum(input.calls.map((c) => c.costUsd)),
     fullCostUsd: fullCost,
-    dependency: dependency(input.calls.filter((c) => c.role === 'agent')),
+    dependency: dependency(
+      input.calls.filter((c) => c.role === 'agent'),
+      input.systemTokens ?? 0,
+    ),
     compressionEvents: input.events.length,
     failedCompressions: input.events.length - ok.length,
     tokensSaved: sum(ok.map((e) => Math.max(0, e.inputTokens - e.outputTokens))),
@@ -140,8 +115,14 @@ export const ConditionMetricsSchema = z.object({
   accuracy: z.number(),
   /** 95% percentile-bootstrap interval of the accuracy. */
   accuracyCi: z.tuple([z.number(), z.number()]),
+  /** Mean peak (system prompt and tools excluded, paper v3). */
   meanPeakTokens: z.number(),
   medianPeakTokens: z.number(),
+  /**
+   * Mean peak+sys: the largest prompt actually sent, system prompt and tools included; null when
+   * a rollout was stored before this metric existed.
+   */
+  meanPeakPromptTokens: z.number().nullable().default(null),
   /** 1 - meanPeak / meanPeak(raw); null without a raw condition to compare with. */
   peakReductionVsRaw: z.number().nullable(),
   meanSteps: z.number(),
@@ -153,7 +134,7 @@ export const ConditionMetricsSchema = z.object({
   fullCostPerTask: z.number().nullable().default(null),
   /** Mean input + output tokens of the agent and both compressors per task. */
   meanTotalTokens: z.number().default(0),
-  /** Mean dependency per task (Σ input × output tokens); null when a rollout has none. */
+  /** Mean dependency per task (paper v3 Eq. 12, in tokens²); null when a rollout has none. */
   meanDependency: z.number().nullable().default(null),
   /** Share of the cost spent on the observation and history compressors. */
   compressorCostShare: z.number(),
@@ -195,6 +176,7 @@ export function conditionMetrics(
     accuracyCi: bootstrapCi(successes, opts.seed, condition),
     meanPeakTokens: meanPeak,
     medianPeakTokens: median(peaks),
+    meanPeakPromptTokens: meanOrNull(rollouts.map((r) => r.peakPromptTokens)),
     peakReductionVsRaw: raw && rawPeak > 0 ? 1 - meanPeak / rawPeak : null,
     meanSteps,
     stepsVsRaw: raw && rawSteps > 0 ? meanSteps / rawSteps : null,

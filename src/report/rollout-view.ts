@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CompressionEventSchema, type CompressionEvent } from '../agent/context/strategy.js';
-import type { Trajectory } from '../agent/trajectory.js';
+import { CompressionEventSchema, type CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory } from '../domain/trajectory.js';
 import { AssistantMessageSchema, ChatMessageSchema } from '../llm/types.js';
 import type { RolloutRow } from '../store/run-store.js';
 import { wrapLine, type FitOptions } from './fit-table.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RolloutMetrics } from './metrics.js';
+import type { RolloutMetrics } from '../domain/rollout-metrics.js';
 import { accuracyRetention, diffRuns } from './run-diff.js';
 
 const m = (success: boolean, peak: number): RolloutMetrics => ({
@@ -7,6 +7,7 @@ const m = (success: boolean, peak: number): RolloutMetrics => ({
   score: success ? 1 : 0,
   steps: 5,
   peakInputTokens: peak,
+  peakPromptTokens: null,
   byRole: {},
   costUsd: 0,
   fullCostUsd: null,

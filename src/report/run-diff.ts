@@ -1,5 +1,6 @@
 import type { Column } from './fit-table.js';
-import { conditionMetrics, type ConditionMetrics, type RolloutMetrics } from './metrics.js';
+import { conditionMetrics, type ConditionMetrics } from './metrics.js';
+import { type RolloutMetrics } from '../domain/rollout-metrics.js';
 import { int, pct1, reductionPct } from './table.js';
 
 /**
@@ -18,7 +19,7 @@ export type RunDiffRow = {
   peakChange: number | null;
 };
 
-/** Accuracy retention = student accuracy / teacher accuracy (ACON reports 91–95% for students). */
+/** Accuracy retention = student accuracy / teacher accuracy (the ACON paper, v3: distilled students keep most of the teacher's accuracy). */
 export function accuracyRetention(student: number, teacher: number): number | null {
   return teacher > 0 ? student / teacher : null;
 }

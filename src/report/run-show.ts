@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unknownName } from '../bench/task-filter.js';
 import type { RolloutRow, RunRow } from '../store/run-store.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, SIMULATED_NOTE, usd } from './table.js';
@@ -93,6 +94,16 @@ export function summarizeRollout(r: RolloutRow): RolloutSummary {
 
 /** Filters match exactly: a condition label, a task id; `failed` keeps only failures. */
 export function runShow(run: RunRow, rows: RolloutRow[], filters: RunShowFilters): RunShow {
+  checkFilter(
+    'condition',
+    filters.condition,
+    rows.map((r) => r.condition),
+  );
+  checkFilter(
+    'task',
+    filters.task,
+    rows.map((r) => r.task_id),
+  );
   const keep = rows.filter(
     (r) =>
       (!filters.failed || !r.success) &&
@@ -102,12 +113,21 @@ export function runShow(run: RunRow, rows: RolloutRow[], filters: RunShowFilters
   return { run: runInfo(run), filters, rollouts: keep.map(summarizeRollout) };
 }
 
+/** A filter value the run does not have is an error listing the ones it has (exit 2), never "0 rollouts". */
+function checkFilter(what: string, value: string | null, present: string[]): void {
+  const valid = [...new Set(present)];
+  if (value !== null && !valid.includes(value)) {
+    throw unknownName(what, value, valid, `the ${what}s of this run`);
+  }
+}
+
 /** Rollout ids are UUIDs; the first 8 characters are unique in practice and `rollout show` takes them. */
 export const shortId = (id: string) => id.slice(0, 8);
 
 const COLUMNS: Column<RolloutSummary>[] = [
   { key: 'id', label: 'rollout', value: (r) => shortId(r.id) },
-  { key: 'condition', label: 'condition', value: (r) => r.condition, priority: 9 },
+  // Never dropped: without it a compare run's rows cannot be told apart (issue #24).
+  { key: 'condition', label: 'condition', value: (r) => r.condition },
   { key: 'taskId', label: 'task', value: (r) => r.taskId },
   {
     key: 'success',
@@ -162,10 +182,29 @@ export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
   const count = `${show.rollouts.length} rollouts shown, ${ok} succeeded, ${show.rollouts.length - ok} failed`;
   if (show.rollouts.length === 0) return `${[...head, count].join('\n')}\n`;
   const { text, notes } = fitTable(show.rollouts, COLUMNS, opts);
+  const full = fullReasons(show.rollouts, text, limit);
   const foot = wrapNotes(
     [...notes, 'open one: acon rollout show <rollout> (a prefix of the id is enough)'],
     limit,
   );
   if (r.simulated) foot.push(...wrapLine(SIMULATED_NOTE, limit));
-  return `${[...head, text.trimEnd(), count, ...foot].join('\n')}\n`;
+  return `${[...head, text.trimEnd(), count, ...full, ...foot].join('\n')}\n`;
+}
+
+/**
+ * The reasons the table had to shorten, in full and wrapped under the table (issue #24: a cut
+ * reason such as "1 row(s) added wher…" hides what went wrong).
+ */
+function fullReasons(rows: RolloutSummary[], table: string, limit: number): string[] {
+  const cut = rows.filter((r) => r.reason !== null && !table.includes(r.reason));
+  if (cut.length === 0) return [];
+  const hang = ' '.repeat(10);
+  return [
+    'failure reasons in full:',
+    ...cut.flatMap((r) =>
+      wrapLine(r.reason!, limit - hang.length).map((l, i) =>
+        i === 0 ? `${shortId(r.id).padEnd(8)}  ${l}` : `${hang}${l}`,
+      ),
+    ),
+  ];
 }

@@ -55,6 +55,7 @@ describe('the SGC column of result tables', () => {
     accuracyCi: [0, 1],
     meanPeakTokens: 1000,
     medianPeakTokens: 1000,
+    meanPeakPromptTokens: null,
     peakReductionVsRaw: null,
     meanSteps: 3,
     stepsVsRaw: null,

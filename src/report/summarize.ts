@@ -1,5 +1,6 @@
 import type { SqliteRunStore } from '../store/run-store.js';
-import { conditionMetrics, type ConditionMetrics, type RolloutMetrics } from './metrics.js';
+import { conditionMetrics, type ConditionMetrics } from './metrics.js';
+import { type RolloutMetrics } from '../domain/rollout-metrics.js';
 import { scenarioGoalCompletion, type ScenarioOutcome } from './scenario.js';
 
 /**

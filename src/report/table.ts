@@ -22,7 +22,7 @@ export function provenanceLine(p: Provenance): string {
 }
 
 export const PEAK_NOTE =
-  'peak = mean largest agent prompt of a rollout in tokens (system prompt and tools included)';
+  'peak = mean largest agent context of a rollout in tokens, system prompt and tools excluded (ACON paper v3)';
 export const SIMULATED_NOTE =
   'SIMULATED: produced by the offline sim provider, not a real model; use --provider openai for real results.';
 
@@ -94,6 +94,14 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
       priority: 2,
     },
     {
+      key: 'meanPeakPromptTokens',
+      label: 'peak+sys',
+      note: 'mean largest prompt actually sent, system prompt and tools included',
+      value: (r) => (r.meanPeakPromptTokens == null ? undefined : int(r.meanPeakPromptTokens)),
+      align: 'right',
+      wideOnly: true,
+    },
+    {
       key: 'peakReductionVsRaw',
       label: 'Δpeak',
       note: 'peak change vs raw',
@@ -136,7 +144,7 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'meanDependency',
       label: 'dep M',
-      note: "dependency (ACON): Σ input × output tokens of the agent's calls, millions",
+      note: "dependency (ACON paper v3, Eq. 12): Σ (n_in + 2·n_out)·n_out / 2 over the agent's calls, system prompt excluded, millions",
       value: (r) => (r.meanDependency === null ? undefined : (r.meanDependency / 1e6).toFixed(2)),
       align: 'right',
       priority: 5,
@@ -176,7 +184,7 @@ export function resultTable<R>(
 }
 
 /**
- * The comparison table: accuracy with its 95% bootstrap CI, peak tokens (system prompt included)
+ * The comparison table: accuracy with its 95% bootstrap CI, peak tokens (system prompt excluded)
  * and their reduction vs raw, steps (and elongation vs raw), cost per task, compressor share,
  * compression events per task. Fits `opts.width` (default 100) unless `opts.wide`.
  */

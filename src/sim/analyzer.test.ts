@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import type { Trajectory, Turn } from '../agent/trajectory.js';
-import {
-  CompressionAnalysisSchema,
-  parseJsonAnswer,
-  UtilityAnalysisSchema,
-} from '../optimize/analysis.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory, Turn } from '../domain/trajectory.js';
+import { parseJsonAnswer } from '../optimize/analysis.js';
+import { CompressionAnalysisSchema } from '../domain/compression-analysis.js';
+import { UtilityAnalysisSchema } from '../domain/utility-analysis.js';
 import { renderCompressionEvents, renderTrajectory } from '../optimize/render-trajectory.js';
 import { renderPrompt } from '../prompts/template.js';
 import { simCompressionAnalysis, simUtilityAnalysis } from './analyzer.js';

@@ -1,9 +1,5 @@
-import type {
-  CompressionAnalysis,
-  DistortedFact,
-  Fact,
-  UtilityAnalysis,
-} from '../optimize/analysis.js';
+import type { CompressionAnalysis } from '../domain/compression-analysis.js';
+import type { DistortedFact, Fact, UtilityAnalysis } from '../domain/utility-analysis.js';
 import {
   parseCompressionEvents,
   parseRenderedTrajectory,

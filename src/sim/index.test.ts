@@ -4,11 +4,11 @@ import { extractSection, REFINED_OBSERVATION } from '../compress/parse.js';
 import { ProviderError } from '../errors.js';
 import {
   GUIDELINE_UPDATE_FORMAT,
-  GuidelineUpdateSchema,
   parseJsonAnswer,
   UTILITY_ANALYSIS_FORMAT,
-  UtilityAnalysisSchema,
 } from '../optimize/analysis.js';
+import { GuidelineUpdateSchema } from '../domain/guideline-update.js';
+import { UtilityAnalysisSchema } from '../domain/utility-analysis.js';
 import { renderPrompt } from '../prompts/template.js';
 import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
 import { AssistantMessageSchema, type LlmRole, type ProviderRequest } from '../llm/types.js';

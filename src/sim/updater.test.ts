@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseDirectives } from '../guidelines/directives.js';
 import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
-import {
-  GuidelineUpdateSchema,
-  parseJsonAnswer,
-  type CompressionAnalysis,
-  type UtilityAnalysis,
-} from '../optimize/analysis.js';
+import { parseJsonAnswer } from '../optimize/analysis.js';
+import { GuidelineUpdateSchema } from '../domain/guideline-update.js';
+import { type CompressionAnalysis } from '../domain/compression-analysis.js';
+import { type UtilityAnalysis } from '../domain/utility-analysis.js';
 import { renderPrompt, unresolvedPlaceholders } from '../prompts/template.js';
 import { simGuidelineUpdate } from './updater.js';
 

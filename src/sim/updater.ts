@@ -7,11 +7,10 @@ import {
 } from '../guidelines/directives.js';
 import {
   CompressionAnalysisSchema,
-  UtilityAnalysisSchema,
   type CompressionAnalysis,
-  type GuidelineUpdate,
-  type UtilityAnalysis,
-} from '../optimize/analysis.js';
+} from '../domain/compression-analysis.js';
+import { UtilityAnalysisSchema, type UtilityAnalysis } from '../domain/utility-analysis.js';
+import { type GuidelineUpdate } from '../domain/guideline-update.js';
 import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import type { StepRecord } from '../agent/step-record.js';
-import type { Trajectory } from '../agent/trajectory.js';
-import { EvaluationSchema, type Evaluation } from '../bench/types.js';
-import { RolloutMetricsSchema, type RolloutMetrics } from '../report/metrics.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { StepRecord } from '../domain/step.js';
+import type { Trajectory } from '../domain/trajectory.js';
+import { EvaluationSchema, type Evaluation } from '../domain/evaluation.js';
+import { RolloutMetricsSchema, type RolloutMetrics } from '../domain/rollout-metrics.js';
 import type { OwnerRecord } from './ownership.js';
 
 /** The records the run store reads and writes, and the zod schemas of its rows. */

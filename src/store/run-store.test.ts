@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StepRecord } from '../agent/step-record.js';
-import type { Trajectory } from '../agent/trajectory.js';
+import type { StepRecord } from '../domain/step.js';
+import type { Trajectory } from '../domain/trajectory.js';
 import type { CallRecord } from '../llm/call-store.js';
 import type { ChatMessage, ToolDef } from '../llm/types.js';
 import Database from 'better-sqlite3';
@@ -129,6 +129,7 @@ function rollout(id: string, t: Trajectory, callIds: number[]): FinishedRollout 
       score: 1,
       steps: steps.length,
       peakInputTokens: 200,
+      peakPromptTokens: null,
       byRole: {},
       costUsd: 0,
       fullCostUsd: null,

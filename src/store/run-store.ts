@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import type { CompressionEvent } from '../agent/context/strategy.js';
-import { TrajectorySchema, type Trajectory } from '../agent/trajectory.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import { TrajectorySchema, type Trajectory } from '../domain/trajectory.js';
 import { NotFoundError, RunBusyError, UsageError } from '../errors.js';
 import type { CallRecord, CallStore } from '../llm/call-store.js';
 import type { ProviderResponse } from '../llm/types.js';
-import type { CallUsage } from '../report/metrics.js';
+import type { CallUsage } from '../domain/rollout-metrics.js';
 import {
   compress,
   decompress,

@@ -8,7 +8,7 @@ import type {
   LlmClient,
   LlmRole,
 } from '../../src/llm/types.js';
-import type { Trajectory, Turn } from '../../src/agent/trajectory.js';
+import type { Trajectory, Turn } from '../../src/domain/trajectory.js';
 
 /** What a script answers: an assistant message, plain text, or an error to throw. */
 export type Reply = AssistantMessage | string | Error;

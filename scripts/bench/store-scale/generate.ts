@@ -10,10 +10,10 @@
  * history into a summary that grows, with the compressor calls recorded as a real run records them.
  */
 import { createHash } from 'node:crypto';
-import type { CompressionEvent } from '../../../src/agent/context/strategy.js';
-import type { StepRecord } from '../../../src/agent/step-record.js';
-import type { Turn } from '../../../src/agent/trajectory.js';
-import type { Evaluation } from '../../../src/bench/types.js';
+import type { CompressionEvent } from '../../../src/domain/compression-event.js';
+import type { StepRecord } from '../../../src/domain/step.js';
+import type { Turn } from '../../../src/domain/trajectory.js';
+import type { Evaluation } from '../../../src/domain/evaluation.js';
 import { foldedText } from '../../../src/compress/history-compressor.js';
 import { renderAction, renderTurns } from '../../../src/compress/render-history.js';
 import type { ChatMessage, LlmRole, ToolDef } from '../../../src/llm/types.js';

@@ -8,7 +8,7 @@ import {
   trajectoryOf,
 } from '../../../test/fakes/scripted-llm.js';
 import { UsageError } from '../../errors.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { AconStrategy, type AconSettings } from './acon.js';
 import { createStrategy, defaultContextOptions } from './index.js';
 import { flattenTurns, summaryMessage } from './messages.js';
@@ -200,7 +200,8 @@ describe('createStrategy', () => {
       keep_last: 1,
       masking: { window: 10 },
       summary: { n: 21, m: 10 },
-      fifo: { budget: 8192 },
+      fifo: { turns: 5, budget: null },
+      retrieval: { top_k: 5, recent: 3 },
     });
   });
 });

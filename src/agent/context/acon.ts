@@ -3,10 +3,11 @@ import { compressObservation } from '../../compress/observation-compressor.js';
 import { renderAction, renderTurns } from '../../compress/render-history.js';
 import type { CompressorDeps } from '../../compress/run-compressor.js';
 import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory, Turn } from '../trajectory.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
 import { flattenTurns, headMessages, summaryMessage, withObservationContents } from './messages.js';
 import type { GuidelinePair } from './options.js';
-import type { CompressionEvent, ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
 import { nothingToFold } from './summary.js';
 
 export type AconSettings = {

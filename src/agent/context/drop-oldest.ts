@@ -1,6 +1,6 @@
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { flattenTurns, headMessages, turnMessages } from './messages.js';
 
 /**

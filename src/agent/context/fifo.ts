@@ -1,12 +1,14 @@
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { firstKeptTurn, reactiveBudget, turnsTokens, viewFrom, viewTokens } from './drop-oldest.js';
-import type { CompressionEvent, ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
- * FIFO truncation (the ACON paper's FIFO baseline, seed 003): drop the oldest whole turns until
- * the prompt (messages, without tool definitions) fits `budget` tokens. The system prompt and the
- * task are always kept, and so is the newest turn.
+ * FIFO truncation (the ACON paper's FIFO baseline): the system prompt and the task, then only
+ * the last `turns` turns (paper v3: the last 5); or, with a token `budget` instead, the oldest
+ * whole turns dropped until the prompt (messages, without tool definitions) fits it. The newest
+ * turn is always kept.
  *
  * Also the engine of `raw`, whose budget is unlimited until a context-length error sets one.
  */
@@ -18,13 +20,18 @@ export class FifoStrategy implements ContextStrategy {
     readonly name: StrategyName,
     private budget: number,
     private readonly tokens: TokenCounter,
+    /** Keep at most this many turns (with an unlimited budget: the paper's FIFO). */
+    private readonly maxTurns = Number.POSITIVE_INFINITY,
   ) {}
 
   async view(trajectory: Trajectory, step: number): Promise<ViewResult> {
     const events: CompressionEvent[] = [];
-    const from = Number.isFinite(this.budget)
+    let from = Number.isFinite(this.budget)
       ? Math.max(this.dropped, firstKeptTurn(trajectory, this.budget, this.tokens))
       : this.dropped;
+    if (Number.isFinite(this.maxTurns)) {
+      from = Math.max(from, trajectory.turns.length - this.maxTurns);
+    }
     if (from > this.dropped) {
       events.push(this.dropEvent('fifo', trajectory, from, step));
       this.dropped = from;
@@ -62,6 +69,15 @@ export class FifoStrategy implements ContextStrategy {
   }
 }
 
-export function createFifo(budget: number, tokens: TokenCounter): FifoStrategy {
-  return new FifoStrategy('fifo', budget, tokens);
+/**
+ * @example createFifo({ turns: 5, budget: null }, tokens) // the paper's FIFO: the last 5 turns
+ * @example createFifo({ turns: 5, budget: 8192 }, tokens) // the token-budget variant
+ */
+export function createFifo(
+  options: { turns: number; budget: number | null },
+  tokens: TokenCounter,
+): FifoStrategy {
+  return options.budget === null
+    ? new FifoStrategy('fifo', Number.POSITIVE_INFINITY, tokens, options.turns)
+    : new FifoStrategy('fifo', options.budget, tokens);
 }

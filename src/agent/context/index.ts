@@ -5,6 +5,7 @@ import { MaskingStrategy } from './masking.js';
 import { withTokens } from './messages.js';
 import type { StrategyOptions } from './options.js';
 import { createRaw } from './raw.js';
+import { RetrievalStrategy } from './retrieval.js';
 import type { ContextStrategy, StrategyDeps, StrategyName } from './strategy.js';
 import { SummaryStrategy } from './summary.js';
 
@@ -27,11 +28,16 @@ export function createStrategy(
     case 'raw':
       return createRaw(full.tokens);
     case 'fifo':
-      return createFifo(options.fifo.budget, full.tokens);
+      return createFifo(options.fifo, full.tokens);
     case 'masking':
       return new MaskingStrategy(options.masking.window, full.tokens);
     case 'summary':
       return new SummaryStrategy(options.summary.n, options.summary.m, full);
+    case 'retrieval':
+      return new RetrievalStrategy(
+        { topK: options.retrieval.top_k, recent: options.retrieval.recent },
+        full.tokens,
+      );
     case 'naive':
     case 'acon': {
       if (options.guidelines === undefined) {
@@ -59,16 +65,10 @@ export type { AconSettings } from './acon.js';
 export { FifoStrategy, createFifo } from './fifo.js';
 export { createRaw } from './raw.js';
 export { MaskingStrategy, maskTurns } from './masking.js';
+export { RetrievalStrategy } from './retrieval.js';
 export { SummaryStrategy } from './summary.js';
 export { countLines, maskPlaceholder, defaultTokenCounter } from './messages.js';
 export { defaultContextOptions } from './options.js';
 export type { ContextOptions, GuidelinePair, StrategyOptions } from './options.js';
-export { CompressionEventSchema, StrategyNameSchema } from './strategy.js';
-export type {
-  CompressionEvent,
-  ContextStrategy,
-  GuidelineText,
-  StrategyDeps,
-  StrategyName,
-  ViewResult,
-} from './strategy.js';
+export { StrategyNameSchema } from './strategy.js';
+export type { ContextStrategy, StrategyDeps, StrategyName, ViewResult } from './strategy.js';

@@ -1,12 +1,13 @@
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory, Turn } from '../trajectory.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
 import {
   flattenTurns,
   headMessages,
   maskPlaceholder,
   withObservationContents,
 } from './messages.js';
-import type { CompressionEvent, ContextStrategy, ViewResult } from './strategy.js';
+import type { ContextStrategy, ViewResult } from './strategy.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * Observation masking (seed 001 §3.1 eq. 4, SWE-agent): with turns T_1 … T_{t-1} done, the

@@ -2,7 +2,7 @@ import { countMessageTokens, countTokens, type TokenCounter } from '../../llm/to
 import type { ChatMessage } from '../../llm/types.js';
 import { renderPrompt } from '../../prompts/template.js';
 import type { CompressorDeps } from '../../compress/run-compressor.js';
-import type { Trajectory, Turn } from '../trajectory.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
 import type { StrategyDeps } from './strategy.js';
 
 export const defaultTokenCounter: TokenCounter = { countTokens, countMessageTokens };

@@ -1,10 +1,10 @@
 import { ConfigSchema, type Config } from '../../config/schema.js';
-import type { GuidelineText } from './strategy.js';
+import type { GuidelineText } from '../../domain/guideline-text.js';
 
 /** `context:` of acon.config.yaml: T_obs, T_hist, k, masking M, summary N/M, FIFO budget. */
 export type ContextOptions = Config['context'];
 
-/** The seed defaults (T_obs 1024, T_hist 4096, k 1, masking M 10, summary N 21 / M 10, FIFO 8192). */
+/** The defaults (T_obs 1024, T_hist 4096, k 1, masking M 10, summary N 21 / M 10, FIFO the last 5 turns, retrieval top 5 + last 3). */
 export function defaultContextOptions(): ContextOptions {
   return ConfigSchema.shape.context.parse(undefined);
 }

@@ -1,40 +1,25 @@
 import { z } from 'zod';
-import type { CallContext, ChatMessage, LlmClient } from '../../llm/types.js';
+import type { CompressorDeps } from '../../compress/run-compressor.js';
+import type { ChatMessage } from '../../llm/types.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory } from '../trajectory.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 
-export const StrategyNameSchema = z.enum(['raw', 'fifo', 'masking', 'summary', 'naive', 'acon']);
+export const StrategyNameSchema = z.enum([
+  'raw',
+  'fifo',
+  'masking',
+  'summary',
+  'retrieval',
+  'naive',
+  'acon',
+]);
 export type StrategyName = z.infer<typeof StrategyNameSchema>;
-
-/** One time a strategy changed what the agent sees; stored with the rollout. */
-export const CompressionEventSchema = z.object({
-  kind: z.enum(['obs', 'hist', 'summary', 'mask', 'fifo', 'reactive']),
-  /** Agent step (0-based) whose prompt this event shaped. */
-  step: z.number().int().nonnegative(),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  /** What the compressor was given and what it produced (empty for masking/fifo). */
-  input: z.string(),
-  output: z.string(),
-  guidelineId: z.string().nullable(),
-  callId: z.number().int().nullable(),
-  /** The compressor's output was unusable after retries; the uncompressed text was kept. */
-  failed: z.boolean(),
-});
-export type CompressionEvent = z.infer<typeof CompressionEventSchema>;
 
 export type ViewResult = { messages: ChatMessage[]; events: CompressionEvent[] };
 
-/** A guideline as a strategy uses it: its version id and its text. */
-export type GuidelineText = { id: string; text: string };
-
-/** What a strategy may use; built per rollout by the runner. */
-export type StrategyDeps = {
-  llm: LlmClient;
-  /** Base context for compressor calls (runId, rolloutId, taskId); role and step are set per call. */
-  callCtx: Omit<CallContext, 'role'>;
-  /** Bounded retries for an unusable compressor answer before the event is recorded as failed. */
-  maxOutputRetries: number;
+/** What a strategy may use; built per rollout by the runner (the compressors' deps, tokens optional). */
+export type StrategyDeps = Omit<CompressorDeps, 'tokens'> & {
   /** Token counts for thresholds and budgets. @default the shared o200k counter of src/llm/tokenizer.ts */
   tokens?: TokenCounter;
 };

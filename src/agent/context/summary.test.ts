@@ -6,7 +6,7 @@ import {
   trajectoryOf,
 } from '../../../test/fakes/scripted-llm.js';
 import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { flattenTurns, summaryMessage } from './messages.js';
 import { SummaryStrategy } from './summary.js';
 

@@ -2,9 +2,10 @@ import { compressSummary } from '../../compress/summary-compressor.js';
 import type { CompressorDeps } from '../../compress/run-compressor.js';
 import { renderTurns } from '../../compress/render-history.js';
 import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import { flattenTurns, headMessages, summaryMessage } from './messages.js';
-import type { CompressionEvent, ContextStrategy, ViewResult } from './strategy.js';
+import type { ContextStrategy, ViewResult } from './strategy.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * LLM summary (seed 001 §3.1 eqs. 5–6, OpenHands). With turns T_1 … T_{t-1} done and t_last the

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { AssistantMessage, ToolCall } from '../../llm/types.js';
 import { answerToolCalls } from '../tool-call-answers.js';
-import type { ActResult, Episode, Evaluation, TaskInfo } from '../types.js';
+import type { ActResult } from '../../agent/environment.js';
+import type { Episode, TaskInfo } from '../types.js';
+import type { Evaluation } from '../../domain/evaluation.js';
 import { evaluateState, type ResolvedEvaluation } from './evaluate.js';
 import { NO_TOOL_CALL_MESSAGE, SYSTEM_PROMPT, TOOLS, firstUserMessage } from './prompts.js';
 import { supervisorFacts } from './replay.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
-import { isF1Drop } from '../../report/qa-metrics.js';
+import { isF1Drop } from './metrics.js';
 import type { Benchmark, PairRule, ReferencePlan, TaskInfo } from '../types.js';
 import { corpusFor } from './corpus.js';
 import { QaEpisode } from './episode.js';

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { AssistantMessage, ToolCall } from '../../llm/types.js';
-import { scoreTask } from '../../report/qa-metrics.js';
+import { scoreTask } from './metrics.js';
 import { answerToolCalls } from '../tool-call-answers.js';
-import type { ActResult, Episode, Evaluation, TaskInfo } from '../types.js';
+import type { ActResult } from '../../agent/environment.js';
+import type { Episode, TaskInfo } from '../types.js';
+import type { Evaluation } from '../../domain/evaluation.js';
 import { indexOf, type Library } from './library.js';
 import {
   NO_TOOL_CALL_MESSAGE,

@@ -1,5 +1,4 @@
 import { seededRandom } from '../../seeded-random.js';
-import { containsToken } from '../../sim/text.js';
 import { corpusFor, type Entity } from './corpus.js';
 import { corpusLibrary, indexOf } from './library.js';
 import { SEARCH_K } from './prompts.js';
@@ -51,7 +50,7 @@ export function generateTaskFiles(seed: number): QaTaskFile[] {
       if (!index.search(r.query, SEARCH_K).hits.some((h) => h.id === start.id)) continue;
       if (taken.some((o) => o.answer === r.answer)) continue;
       const questions = [...taken.map((o) => o.question), r.question].join('\n');
-      if ([...taken.map((o) => o.answer), r.answer].some((a) => containsToken(questions, a))) {
+      if ([...taken.map((o) => o.answer), r.answer].some((a) => mentions(questions, a))) {
         continue;
       }
       used.add(key);
@@ -97,4 +96,14 @@ export function generateTaskFiles(seed: number): QaTaskFile[] {
     }
   }
   return files;
+}
+
+/**
+ * Whether `value` occurs in `text` as a whole token (not next to `[A-Za-z0-9_]`), the way the
+ * simulated agent decides that a value is in view (src/sim/text.ts: containsToken).
+ */
+function mentions(text: string, value: string): boolean {
+  if (value === '') return false;
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`).test(text);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssistantMessageSchema, ChatMessageSchema, ToolCallSchema } from '../llm/types.js';
+import { AssistantMessageSchema, ChatMessageSchema, ToolCallSchema } from './message.js';
 
 /** One agent step as it is stored: what was sent, what came back, what the world answered. */
 export const StepRecordSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AssistantMessageSchema, ChatMessageSchema } from '../llm/types.js';
+import { AssistantMessageSchema, ChatMessageSchema } from './message.js';
 
 /**
  * One agent turn T_i = (reasoning r_i + action a_i in `assistant`, observation o_i in

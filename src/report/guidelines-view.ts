@@ -1,7 +1,7 @@
 import pc from 'picocolors';
-import { fitTable, wrapNotes, type Column, type FitOptions } from '../report/fit-table.js';
-import type { GuidelineKind, GuidelineMetrics, MetricValue } from './schema.js';
-import type { StoredGuideline } from './store.js';
+import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
+import type { GuidelineKind, GuidelineMetrics, MetricValue } from '../guidelines/schema.js';
+import type { StoredGuideline } from '../guidelines/store.js';
 
 /** The active id of each kind (as `GuidelineStore.activeId` reports it). */
 export type ActiveIds = Partial<Record<GuidelineKind, string>>;
@@ -49,7 +49,6 @@ export function formatMetrics(metrics: GuidelineMetrics): string {
 }
 
 type Row = { version: StoredGuideline; tree: string };
-
 
 /** Depth-first order with tree-drawing prefixes (`├─ `, `└─ `, `│  `); orphans become roots. */
 function treeRows(versions: StoredGuideline[]): Row[] {

@@ -1,7 +1,13 @@
-import type { OptimizeResult } from '../optimize/optimize.js';
-import { wrapLine, type FitOptions } from './fit-table.js';
-import type { ConditionMetrics } from './metrics.js';
-import { conditionColumns, PEAK_NOTE, resultTable, runIdLine, SIMULATED_NOTE } from './table.js';
+import type { OptimizeResult } from './optimize.js';
+import { wrapLine, type FitOptions } from '../report/fit-table.js';
+import type { ConditionMetrics } from '../report/metrics.js';
+import {
+  conditionColumns,
+  PEAK_NOTE,
+  resultTable,
+  runIdLine,
+  SIMULATED_NOTE,
+} from '../report/table.js';
 
 type VersionRow = ConditionMetrics & { version: string };
 

@@ -6,7 +6,7 @@ import {
   scoreObjective,
   scoreTask,
   tokenF1,
-} from './qa-metrics.js';
+} from './metrics.js';
 
 describe('normalizeAnswer (SQuAD)', () => {
   it.each([

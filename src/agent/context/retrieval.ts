@@ -1,0 +1,133 @@
+import MiniSearch from 'minisearch';
+import type { TokenCounter } from '../../llm/tokenizer.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import { flattenTurns, headMessages } from './messages.js';
+import type { ContextStrategy, ViewResult } from './strategy.js';
+
+/** `context.retrieval` of acon.config.yaml. */
+export type RetrievalSettings = {
+  /** Older turns brought back by relevance. @default 5 */
+  topK: number;
+  /** Newest turns always kept verbatim. @default 3 */
+  recent: number;
+};
+
+/** What a turn is indexed and queried by: reasoning, actions with arguments, observations. */
+export function turnText(turn: Turn): string {
+  const parts = [turn.assistant.content ?? ''];
+  for (const call of turn.assistant.tool_calls ?? []) {
+    parts.push(call.function.name, call.function.arguments);
+  }
+  for (const m of turn.observations) parts.push(m.content ?? '');
+  return parts.join('\n');
+}
+
+/**
+ * The turns of `older` (indices) most relevant to `query` by BM25 (MiniSearch's BM25+), best
+ * first, ties to the newer turn; turns that share no term with the query are never chosen.
+ */
+export function rankTurns(
+  turns: readonly Turn[],
+  older: readonly number[],
+  query: string,
+  k: number,
+): number[] {
+  if (k <= 0 || older.length === 0) return [];
+  const index = new MiniSearch<{ id: number; text: string }>({
+    fields: ['text'],
+    searchOptions: { combineWith: 'OR' },
+  });
+  index.addAll(older.map((i) => ({ id: i, text: turnText(turns[i]!) })));
+  return index
+    .search(query)
+    .map((r) => ({ id: Number(r.id), score: r.score }))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, k)
+    .map((r) => r.id);
+}
+
+/**
+ * Retrieval (the ACON paper's retrieval baseline): the system prompt, the task, the `topK` older
+ * turns most relevant by BM25 to the task plus the latest turn, and the last `recent` turns, in
+ * their original order. Whole turns are kept or left out, so a tool call never loses its result.
+ * The full trajectory stays; which older turns are shown is decided again at every step.
+ */
+export class RetrievalStrategy implements ContextStrategy {
+  readonly name = 'retrieval' as const;
+  /** Older turns left out in the view before (an event is recorded when this set changes). */
+  private hidden = '';
+
+  constructor(
+    private settings: RetrievalSettings,
+    private readonly tokens: TokenCounter,
+  ) {}
+
+  /** Indices of the turns shown at this point of `trajectory`. */
+  shownTurns(trajectory: Trajectory): number[] {
+    const n = trajectory.turns.length;
+    const firstRecent = Math.max(0, n - this.settings.recent);
+    const older = Array.from({ length: firstRecent }, (_, i) => i);
+    const latest = n > 0 ? turnText(trajectory.turns[n - 1]!) : '';
+    const picked = rankTurns(
+      trajectory.turns,
+      older,
+      `${trajectory.task}\n${latest}`,
+      this.settings.topK,
+    );
+    const recent = Array.from({ length: n - firstRecent }, (_, i) => firstRecent + i);
+    return [...picked.sort((a, b) => a - b), ...recent];
+  }
+
+  async view(trajectory: Trajectory, step: number): Promise<ViewResult> {
+    const shown = this.shownTurns(trajectory);
+    const keep = new Set(shown);
+    const hidden = trajectory.turns.map((_, i) => i).filter((i) => !keep.has(i));
+    const events: CompressionEvent[] = [];
+    const key = hidden.join(',');
+    if (hidden.length > 0 && key !== this.hidden) {
+      events.push(this.event('retrieval', trajectory, hidden, step, false));
+    }
+    this.hidden = key;
+    const turns = shown.map((i) => trajectory.turns[i]!);
+    return { messages: [...headMessages(trajectory), ...flattenTurns(turns)], events };
+  }
+
+  /** Reactive compression (seed 002): halve the retrieved and the recent turns (at least 1 recent). */
+  async compressNow(trajectory: Trajectory, step: number): Promise<CompressionEvent[]> {
+    const before = this.shownTurns(trajectory).length;
+    this.settings = {
+      topK: Math.floor(this.settings.topK / 2),
+      recent: Math.max(1, Math.floor(this.settings.recent / 2)),
+    };
+    const shown = new Set(this.shownTurns(trajectory));
+    const hidden = trajectory.turns.map((_, i) => i).filter((i) => !shown.has(i));
+    this.hidden = hidden.join(',');
+    return [this.event('reactive', trajectory, hidden, step, shown.size >= before)];
+  }
+
+  private event(
+    kind: 'retrieval' | 'reactive',
+    trajectory: Trajectory,
+    hidden: number[],
+    step: number,
+    failed: boolean,
+  ): CompressionEvent {
+    const turns = hidden.map((i) => trajectory.turns[i]!);
+    return {
+      kind,
+      step,
+      inputTokens:
+        turns.length === 0
+          ? 0
+          : this.tokens.countMessageTokens(flattenTurns(turns)) -
+            this.tokens.countMessageTokens([]),
+      outputTokens: 0,
+      input: '',
+      output: '',
+      guidelineId: null,
+      callId: null,
+      failed,
+    };
+  }
+}

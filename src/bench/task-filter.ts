@@ -1,0 +1,58 @@
+import { UsageError } from '../errors.js';
+import type { Benchmark, TaskInfo } from './types.js';
+
+/** At most this many valid values are listed in an "unknown …" message (the rest are counted). */
+const LISTED = 30;
+
+/**
+ * `unknown split "bogus"; use one of: train, dev, test` — the error every name filter gives
+ * (issue #24: an unknown name is an error that lists the valid ones, never an empty result).
+ */
+export function unknownName(
+  what: string,
+  value: string,
+  valid: readonly string[],
+  more = '',
+): UsageError {
+  const shown = valid.slice(0, LISTED).join(', ');
+  const rest = valid.length > LISTED ? ` … and ${valid.length - LISTED} more` : '';
+  const list = valid.length === 0 ? 'none exist' : `use one of: ${shown}${rest}`;
+  return new UsageError(`unknown ${what} "${value}"; ${list}${more ? ` (${more})` : ''}`);
+}
+
+/** The splits a benchmark's tasks are in, in the order they first appear. */
+export function splitsOf(tasks: readonly TaskInfo[]): string[] {
+  return [...new Set(tasks.map((t) => t.split))];
+}
+
+/**
+ * The tasks of `split`, narrowed to `ids` when given. An unknown split or task id exits 2 and
+ * lists the valid ones. A benchmark that cannot list its tasks (AppWorld without APPWORLD_ROOT)
+ * resolves ids one by one.
+ */
+export async function tasksOfSplit(
+  bench: Pick<Benchmark, 'listTasks' | 'getTask'>,
+  split: string,
+  ids: readonly string[] | null,
+): Promise<TaskInfo[]> {
+  if (ids) return tasksById(bench, split, ids);
+  const tasks = await bench.listTasks(split);
+  if (tasks.length > 0) return tasks;
+  throw unknownName('split', split, splitsOf(await bench.listTasks()));
+}
+
+async function tasksById(
+  bench: Pick<Benchmark, 'listTasks' | 'getTask'>,
+  split: string,
+  ids: readonly string[],
+): Promise<TaskInfo[]> {
+  const all = await bench.listTasks().catch(() => []);
+  if (all.length === 0) return Promise.all(ids.map((id) => bench.getTask(id)));
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const inSplit = all.filter((t) => t.split === split).map((t) => t.id);
+  return ids.map((id) => {
+    const t = byId.get(id);
+    if (!t) throw unknownName('task', id, inSplit, `tasks of ${split}; all: acon tasks list`);
+    return t;
+  });
+}

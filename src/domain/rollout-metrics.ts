@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+// The metrics of one rollout as stored; src/report/metrics.ts computes them (ARCHITECTURE §4).
+
+export const RoleUsageSchema = z.object({
+  calls: z.number().int(),
+  inputTokens: z.number().int(),
+  cachedTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  costUsd: z.number(),
+});
+export type RoleUsage = z.infer<typeof RoleUsageSchema>;
+
+export const RolloutMetricsSchema = z.object({
+  success: z.boolean(),
+  score: z.number(),
+  steps: z.number().int(),
+  /**
+   * Peak (ACON paper v3, §4): the largest agent context of the rollout in tokens, the system
+   * prompt and the tool definitions excluded (what the strategies can shrink). Rollouts stored
+   * before this definition (their `peakPromptTokens` is null) counted both in.
+   */
+  peakInputTokens: z.number().int(),
+  /**
+   * Peak+sys: the largest agent prompt actually sent, system prompt and tool definitions
+   * included (what a provider's context window must hold); null for rollouts stored before it.
+   */
+  peakPromptTokens: z.number().int().nullable().default(null),
+  byRole: z.record(z.string(), RoleUsageSchema),
+  /** Billed USD: what was paid (call-cache hits and simulated calls cost 0). */
+  costUsd: z.number(),
+  /**
+   * Full USD: every call priced as if sent, prompt-prefix caching estimated (full-cost.ts);
+   * null when a model has no price, or for rollouts stored before this metric existed.
+   */
+  fullCostUsd: z.number().nullable().default(null),
+  /**
+   * Dependency (ACON paper v3, Eq. 12, after MEM1): Σ over the agent's calls of
+   * (n_in + 2·n_out)·n_out / 2, n_in the call's input tokens without the system prompt and the
+   * tool definitions, n_out its output tokens: the attention work of generating every agent
+   * token over the context it was given (compressor work shows in total tokens and cost). Null
+   * for rollouts stored before this metric existed.
+   */
+  dependency: z.number().nullable().default(null),
+  compressionEvents: z.number().int(),
+  failedCompressions: z.number().int(),
+  /** Tokens removed by compression events (input minus output, successful events only). */
+  tokensSaved: z.number().int(),
+  wallMs: z.number(),
+  /** QA benchmarks only (src/bench/qa/metrics.ts): mean exact match over the task's questions. */
+  exactMatch: z.number().optional(),
+  /** QA benchmarks only: mean token F1 over the task's questions. */
+  f1: z.number().optional(),
+});
+export type RolloutMetrics = z.infer<typeof RolloutMetricsSchema>;
+
+/** The fields of one LLM call that metrics need (a row of llm_calls). */
+export type CallUsage = {
+  id: number;
+  role: string;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  costUsd: number;
+};

@@ -1,0 +1,289 @@
+import { createHash } from 'node:crypto';
+import { createStrategy, defaultContextOptions } from '../agent/context/index.js';
+import type { GuidelinePair } from '../agent/context/options.js';
+import type { ContextStrategy } from '../agent/context/strategy.js';
+import type { CompressionEvent } from '../domain/compression-event.js';
+import type { Trajectory } from '../domain/trajectory.js';
+import { countMessageTokens } from '../llm/tokenizer.js';
+import type { ChatMessage } from '../domain/message.js';
+import type { LlmClient } from '../llm/types.js';
+import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';
+
+/** ACON's thresholds (seed 003 defaults). */
+export type Thresholds = {
+  /** Compress a tool result longer than this many tokens (T_obs). @default 1024 */
+  obs?: number;
+  /** Fold the history once it is longer than this many tokens (T_hist). @default 4096 */
+  hist?: number;
+  /** Turns kept verbatim after a fold (k). @default 1 */
+  keepLast?: number;
+};
+
+/** One compression: what it replaced and by how much, and whether the call cache answered. */
+export type RuntimeEvent = Pick<
+  CompressionEvent,
+  'kind' | 'inputTokens' | 'outputTokens' | 'guidelineId' | 'failed' | 'input' | 'output'
+> & {
+  /** Answered from the cache: this prefix was compressed before, no model call was made. */
+  cached: boolean;
+};
+
+/** What one `compress` call did; given to `onReport`. */
+export type CompressionReport = {
+  /** Compressions this call caused (cached ones included). */
+  events: RuntimeEvent[];
+  /** Prompt tokens of the messages given (o200k estimate, as acon counts everywhere). */
+  tokensBefore: number;
+  /** Prompt tokens of the messages returned. */
+  tokensAfter: number;
+  /** The compressor failed: the messages were returned uncompressed. */
+  error?: Error;
+};
+
+/**
+ * What a compression does to a message list, by input position: the adapters apply it to their
+ * own message formats.
+ */
+export type CompressionPlan = {
+  /** Messages [0, headEnd) (system prompt, task) stay verbatim. */
+  headEnd: number;
+  /** Messages [headEnd, firstKept) are folded into `summary`; the rest are kept. */
+  firstKept: number;
+  /** The text of the user message that replaces the folded turns; null when nothing is folded. */
+  summary: string | null;
+  /** New text of kept messages, by input index (compressed tool results). */
+  replaced: Map<number, string>;
+  report: CompressionReport;
+};
+
+export type ContextCompressorDeps = {
+  llm: LlmClient;
+  guidelines: GuidelinePair;
+  thresholds?: Thresholds;
+  /** Called after every `compress`/`plan` with what it did. */
+  onReport?: (report: CompressionReport) => void;
+  /**
+   * `'passthrough'` returns the messages uncompressed when the compressor fails (and reports
+   * the error); `'throw'` rejects. @default 'passthrough'
+   */
+  onError?: 'passthrough' | 'throw';
+  /** Run id compressor calls are recorded under (when the LLM client records). @default 'runtime' */
+  runId?: string;
+  /** Conversations whose compression state is kept in memory. @default 256 */
+  maxSessions?: number;
+  /** Bounded retries of an unusable compressor answer. @default 2 */
+  maxOutputRetries?: number;
+};
+
+/** Applies ACON to OpenAI-style message lists. Stateless from the caller's side. */
+export interface ContextCompressor {
+  /**
+   * The messages with ACON applied: tool results over T_obs compressed, the history folded once
+   * over T_hist. The same message objects come back where nothing changed.
+   */
+  compress<M extends OpenAiMessage>(messages: readonly M[]): Promise<(M | OpenAiMessage)[]>;
+  /** What `compress` would do, by input position (for other message formats). */
+  plan(messages: readonly OpenAiMessage[]): Promise<CompressionPlan>;
+}
+
+type Session = { strategy: ContextStrategy; turns: number };
+
+/**
+ * The ACON context strategy (src/agent/context/acon.ts) run over a caller's message lists.
+ *
+ * The caller sends the whole conversation every time. Its compressed view is the one acon's own
+ * agent loop would have shown at that step: the strategy is replayed over every prefix of the
+ * turns, so history folds happen where they would have happened step by step, and a message list
+ * always compresses to the same result. Replays are cheap: the strategy of the longest prefix
+ * seen before is taken from memory (keyed by a content hash of the prefix), and every compressor
+ * request is answered from the call cache (keyed by a hash of the request) when it was made
+ * before, so no prefix is compressed twice.
+ */
+export function createContextCompressorWith(deps: ContextCompressorDeps): ContextCompressor {
+  const base = defaultContextOptions();
+  const options = {
+    ...base,
+    t_obs: deps.thresholds?.obs ?? base.t_obs,
+    t_hist: deps.thresholds?.hist ?? base.t_hist,
+    keep_last: deps.thresholds?.keepLast ?? base.keep_last,
+    guidelines: deps.guidelines,
+  };
+  const maxSessions = deps.maxSessions ?? 256;
+  const sessions = new Map<string, Session>();
+  const cachedCalls = new Set<number>();
+  const llm: LlmClient = {
+    async chat(req, ctx) {
+      const result = await deps.llm.chat(req, ctx);
+      if (result.cached) cachedCalls.add(result.callId);
+      return result;
+    },
+  };
+  const newStrategy = () =>
+    createStrategy('acon', options, {
+      llm,
+      callCtx: { runId: deps.runId ?? 'runtime' },
+      maxOutputRetries: deps.maxOutputRetries ?? 2,
+    });
+
+  function remember(key: string, session: Session) {
+    sessions.delete(key);
+    sessions.set(key, session);
+    if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!);
+  }
+
+  async function view(indexed: IndexedTrajectory) {
+    const { trajectory } = indexed;
+    const hashes = prefixHashes(trajectory);
+    let session: Session | undefined;
+    for (let i = hashes.length - 1; i >= 0 && !session; i--) {
+      const hit = sessions.get(hashes[i]!);
+      if (hit) {
+        // Taken out while it runs: a concurrent call for the same conversation replays its own.
+        sessions.delete(hashes[i]!);
+        session = hit;
+      }
+    }
+    session ??= { strategy: newStrategy(), turns: -1 };
+    const events: CompressionEvent[] = [];
+    let messages: ChatMessage[] = [];
+    const n = trajectory.turns.length;
+    // Every step the agent would have taken: view(turns[0..t)) for t up to n.
+    // A session that has seen exactly these turns views them once more (no new compression).
+    const start = session.turns === n ? n : session.turns + 1;
+    for (let t = start; t <= n; t++) {
+      const prefix = t === n ? trajectory : { ...trajectory, turns: trajectory.turns.slice(0, t) };
+      const result = await session.strategy.view(prefix, t);
+      events.push(...result.events);
+      messages = result.messages;
+    }
+    session.turns = n;
+    remember(hashes[n]!, session);
+    return { messages, events };
+  }
+
+  async function plan(messages: readonly OpenAiMessage[]): Promise<CompressionPlan> {
+    const indexed = indexTrajectory(messages);
+    const full = fullMessages(indexed.trajectory);
+    const tokensBefore = countMessageTokens(full);
+    try {
+      const { messages: shown, events } = await view(indexed);
+      const out = planFromView(indexed, shown, messages.length);
+      const report: CompressionReport = {
+        events: events.map((e) => ({
+          kind: e.kind,
+          inputTokens: e.inputTokens,
+          outputTokens: e.outputTokens,
+          guidelineId: e.guidelineId,
+          failed: e.failed,
+          input: e.input,
+          output: e.output,
+          cached: e.callId !== null && cachedCalls.has(e.callId),
+        })),
+        tokensBefore,
+        tokensAfter: countMessageTokens(shown),
+      };
+      deps.onReport?.(report);
+      return { ...out, report };
+    } catch (err) {
+      if (deps.onError === 'throw') throw err;
+      const error = err instanceof Error ? err : new Error(String(err));
+      const report = { events: [], tokensBefore, tokensAfter: tokensBefore, error };
+      deps.onReport?.(report);
+      return {
+        headEnd: indexed.headEnd,
+        firstKept: indexed.headEnd,
+        summary: null,
+        replaced: new Map(),
+        report,
+      };
+    }
+  }
+
+  return {
+    plan,
+    async compress<M extends OpenAiMessage>(messages: readonly M[]) {
+      return applyPlan(messages, await plan(messages));
+    },
+  };
+}
+
+/** The plan that turns `messages` into the strategy's view `shown`. */
+function planFromView(
+  indexed: IndexedTrajectory,
+  shown: readonly ChatMessage[],
+  length: number,
+): Omit<CompressionPlan, 'report'> {
+  const { trajectory, headEnd, turnStarts, observationIndex } = indexed;
+  // A view is [system, task, summary?, ...visible turns]; turns keep their assistant objects.
+  const rest = shown.slice(2);
+  const first = rest.findIndex((m) => m.role === 'assistant');
+  const folded =
+    first === -1
+      ? trajectory.turns.length
+      : trajectory.turns.findIndex((t) => t.assistant === rest[first]);
+  if (folded === -1) throw new Error('acon runtime: the view lost track of the turns it shows');
+  const summaryMessage = rest.slice(0, first === -1 ? rest.length : first)[0];
+  const replaced = new Map<number, string>();
+  let at = first === -1 ? rest.length : first;
+  for (let t = folded; t < trajectory.turns.length; t++) {
+    at++; // the assistant message
+    for (const [j, original] of trajectory.turns[t]!.observations.entries()) {
+      const visible = rest[at++];
+      if (visible !== undefined && visible.content !== original.content) {
+        replaced.set(observationIndex[t]![j]!, visible.content ?? '');
+      }
+    }
+  }
+  return {
+    headEnd,
+    firstKept: folded < turnStarts.length ? turnStarts[folded]! : length,
+    summary: summaryMessage === undefined ? null : (summaryMessage.content ?? ''),
+    replaced,
+  };
+}
+
+/** The plan applied to OpenAI-style messages; untouched messages are the same objects. */
+export function applyPlan<M extends OpenAiMessage>(
+  messages: readonly M[],
+  plan: Omit<CompressionPlan, 'report'>,
+): (M | OpenAiMessage)[] {
+  const out: (M | OpenAiMessage)[] = messages.slice(0, plan.headEnd);
+  if (plan.summary !== null) out.push({ role: 'user', content: plan.summary });
+  for (let i = plan.firstKept; i < messages.length; i++) {
+    const m = messages[i]!;
+    const text = plan.replaced.get(i);
+    out.push(text === undefined ? m : withText(m, text));
+  }
+  return out;
+}
+
+/** The message with its text replaced; parts that are not text (images, files) are kept. */
+function withText<M extends OpenAiMessage>(m: M, text: string): M {
+  if (!Array.isArray(m.content)) return { ...m, content: text };
+  const other = (m.content as { type: string }[]).filter((p) => p.type !== 'text');
+  return { ...m, content: [{ type: 'text', text }, ...other] } as M;
+}
+
+function fullMessages(trajectory: Trajectory): ChatMessage[] {
+  const out: ChatMessage[] = [
+    { role: 'system', content: trajectory.system },
+    { role: 'user', content: trajectory.task },
+  ];
+  for (const turn of trajectory.turns) out.push(turn.assistant, ...turn.observations);
+  return out;
+}
+
+/** Content hashes of the head plus each prefix of turns: hashes[t] covers turns[0..t). */
+function prefixHashes(trajectory: Trajectory): string[] {
+  let h = sha256(JSON.stringify([trajectory.system, trajectory.task]));
+  const out = [h];
+  for (const turn of trajectory.turns) {
+    h = sha256(h + JSON.stringify(turn));
+    out.push(h);
+  }
+  return out;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

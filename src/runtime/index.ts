@@ -1,0 +1,78 @@
+/**
+ * acon's public library: learned ACON guidelines applied to an agent's messages at run time.
+ *
+ * @example
+ * import { createContextCompressor, loadGuidelines } from 'acon';
+ * const compressor = createContextCompressor({
+ *   guidelines: await loadGuidelines('obs@active,hist@active', { dir: 'guidelines' }),
+ *   model: { baseURL: 'http://127.0.0.1:8000/v1', model: 'acon-student' },
+ * });
+ * const messages = await compressor.compress(conversation);
+ */
+import { SqliteRunStore } from '../store/run-store.js';
+import { cacheOnly, MemoryCallStore } from './memory-call-store.js';
+import { createCompressorLlm, type CompressorModel } from './compressor-llm.js';
+import {
+  createContextCompressorWith,
+  type CompressionReport,
+  type ContextCompressor,
+  type Thresholds,
+} from './context-compressor.js';
+import type { Guidelines } from './load-guidelines.js';
+
+export type ContextCompressorOptions = {
+  /** From {@link loadGuidelines}. */
+  guidelines: Guidelines;
+  /** The compressor model: the teacher or a distilled student, any OpenAI-compatible endpoint. */
+  model: CompressorModel;
+  /** @default { obs: 1024, hist: 4096, keepLast: 1 } (ACON's T_obs, T_hist, k) */
+  thresholds?: Thresholds;
+  /**
+   * Where compressions are cached by a hash of the compressor request: in memory, or also in
+   * the call cache of an acon SQLite database (shared with `acon run` and `acon optimize`).
+   * @default { memory: 10000 } entries
+   */
+  cache?: { memory?: number; sqlite?: string };
+  /** Told after every call what was compressed and how many tokens it saved. */
+  onReport?: (report: CompressionReport) => void;
+  /**
+   * A compressor failure returns the messages uncompressed (`'passthrough'`, reported with
+   * `error`) or rejects (`'throw'`). @default 'passthrough'
+   */
+  onError?: 'passthrough' | 'throw';
+};
+
+/** A compressor with its resources; `close()` releases a SQLite cache. */
+export type ClosableContextCompressor = ContextCompressor & { close(): void };
+
+/**
+ * ACON at run time (arXiv 2510.00615): `compress(messages)` compresses tool results over T_obs
+ * with the observation guideline and folds the history over T_hist with the history guideline,
+ * keeping the system prompt, the task and the last k turns verbatim and every tool call with its
+ * result. The caller passes the whole conversation each time; nothing else is remembered from
+ * its side.
+ */
+export function createContextCompressor(opts: ContextCompressorOptions): ClosableContextCompressor {
+  const sqlite = opts.cache?.sqlite ? new SqliteRunStore(opts.cache.sqlite) : undefined;
+  const store = sqlite ? cacheOnly(sqlite) : new MemoryCallStore(opts.cache?.memory ?? 10_000);
+  const compressor = createContextCompressorWith({
+    llm: createCompressorLlm(opts.model, store),
+    guidelines: opts.guidelines,
+    ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
+    ...(opts.onReport ? { onReport: opts.onReport } : {}),
+    ...(opts.onError ? { onError: opts.onError } : {}),
+  });
+  return { ...compressor, close: () => sqlite?.close() };
+}
+
+export { loadGuidelines, type Guidelines, type LoadGuidelinesOptions } from './load-guidelines.js';
+export { applyPlan } from './context-compressor.js';
+export type {
+  CompressionPlan,
+  CompressionReport,
+  ContextCompressor,
+  RuntimeEvent,
+  Thresholds,
+} from './context-compressor.js';
+export type { CompressorModel } from './compressor-llm.js';
+export type { OpenAiMessage } from './openai-messages.js';

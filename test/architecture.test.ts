@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  folderCycles,
+  formatEdge,
+  importEdges,
+  unplacedNodes,
+  upwardImports,
+  type ImportEdge,
+  type Layers,
+} from './helpers/folder-graph.js';
+
+/**
+ * Imports run one way (ARCHITECTURE §2): cli → optimize / export / report / runtime → bench /
+ * guidelines / sim → agent → compress → llm / store → config → domain, errors. A folder may
+ * import its own layer or any lower one, never a higher one, and no folder may import a folder
+ * that imports it back (type imports count). `prompts` holds text templates and imports
+ * nothing of ours: it sits with config. A new folder must be given its layer here first.
+ */
+const LAYERS: Layers = {
+  cli: 0,
+  optimize: 1,
+  export: 1,
+  report: 1,
+  runtime: 1,
+  bench: 2,
+  guidelines: 2,
+  sim: 2,
+  agent: 3,
+  compress: 4,
+  llm: 5,
+  store: 5,
+  config: 6,
+  prompts: 6,
+  domain: 7,
+  errors: 7,
+  'seeded-random': 7,
+};
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+
+function cycleReport(edges: ImportEdge[], groups: string[][]): string[] {
+  return groups.map((g) => {
+    const inside = edges.filter((e) => g.includes(e.from) && g.includes(e.to));
+    return `${g.join(' <-> ')}\n  ${inside.map(formatEdge).join('\n  ')}`;
+  });
+}
+
+describe('import rules of src/ (ARCHITECTURE §2)', () => {
+  const edges = importEdges(SRC);
+
+  it('finds the imports it checks', () => {
+    // Guards against a parser that silently sees nothing (then every rule below would pass).
+    expect(edges.some((e) => e.from === 'cli' && e.to === 'optimize')).toBe(true);
+    expect(edges.some((e) => e.from === 'store' && e.to === 'domain')).toBe(true);
+  });
+
+  it('places every folder and root file of src/ in a layer', () => {
+    expect(unplacedNodes(SRC, edges, LAYERS)).toEqual([]);
+  });
+
+  it('has no folder cycle', () => {
+    expect(cycleReport(edges, folderCycles(edges))).toEqual([]);
+  });
+
+  it('has no import of a higher layer', () => {
+    expect(upwardImports(edges, LAYERS).map(formatEdge)).toEqual([]);
+  });
+});
+
+describe('folder graph checks', () => {
+  /** Writes `files` (path → content) under a fresh temporary folder; returns its path. */
+  function tree(files: Record<string, string>): string {
+    const root = mkdtempSync(join(tmpdir(), 'acon-arch-'));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return root;
+  }
+
+  it('reports two folders that import each other, through a type import and a dynamic import', () => {
+    const root = tree({
+      'agent/loop.ts': "import type { Episode } from '../bench/types.js';\n",
+      'bench/types.ts': "export const load = () => import('../agent/loop.js');\n",
+    });
+    const edges = importEdges(root);
+    expect(folderCycles(edges)).toEqual([['agent', 'bench']]);
+  });
+
+  it('reports a cycle around three folders, and re-exports count', () => {
+    const root = tree({
+      'a/x.ts': "export { y } from '../b/y.js';\n",
+      'b/y.ts': "import { z } from '../c/z.js';\nexport const y = z;\n",
+      'c/z.ts': "import { x } from '../a/x.js';\nexport const z = x;\n",
+      'd/w.ts': "import { x } from '../a/x.js';\n",
+    });
+    expect(folderCycles(importEdges(root))).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('reports an upward import and names the file', () => {
+    const root = tree({
+      'cli/main.ts': "import { run } from '../optimize/run.js';\n",
+      'optimize/run.ts': "import { rows } from '../store/rows.js';\n",
+      'store/rows.ts': "import type { Result } from '../optimize/run.js';\n",
+    });
+    const edges = importEdges(root);
+    const layers = { cli: 0, optimize: 1, store: 5 };
+    expect(upwardImports(edges, layers).map(formatEdge)).toEqual([
+      "store -> optimize: src/store/rows.ts imports '../optimize/run.js'",
+    ]);
+  });
+
+  it('ignores test files, package imports and imports inside one folder', () => {
+    const root = tree({
+      'store/rows.ts': "import { z } from 'zod';\nimport { a } from './a.js';\n",
+      'store/a.ts': 'export const a = 1;\n',
+      'store/rows.test.ts': "import { run } from '../optimize/run.js';\n",
+      'optimize/run.ts': "import { rows } from '../store/rows.js';\n",
+    });
+    expect(importEdges(root).map((e) => `${e.from}->${e.to}`)).toEqual(['optimize->store']);
+  });
+
+  it('names folders and root files that have no layer', () => {
+    const root = tree({
+      'newfolder/x.ts': "import { AconError } from '../errors.js';\n",
+      'errors.ts': 'export class AconError extends Error {}\n',
+      'cli/main.ts': '',
+    });
+    expect(unplacedNodes(root, importEdges(root), { cli: 0 })).toEqual(['errors', 'newfolder']);
+  });
+});

@@ -1,0 +1,101 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { reply, type FakeHandler, type FakeRequest } from '../fakes/fake-openai-server.js';
+
+/** Marks the compressor prompts (src/prompts/*-compressor.system.txt) apart from agent calls. */
+export const OBS_PROMPT = 'You compress tool observations';
+export const HIST_PROMPT = 'You compress the interaction history';
+
+/** The request body of a fake-server request, parsed loosely (frameworks send content parts). */
+export function bodyOf(
+  req: FakeRequest,
+): { messages: { role: string; content?: unknown }[] } & Record<string, unknown> {
+  return JSON.parse(req.raw) as { messages: { role: string; content?: unknown }[] };
+}
+
+function systemText(req: FakeRequest): string {
+  const first = bodyOf(req).messages[0];
+  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
+}
+
+export function isCompressorCall(req: FakeRequest): boolean {
+  const s = systemText(req);
+  return s.includes(OBS_PROMPT) || s.includes(HIST_PROMPT);
+}
+
+/** A compressed tool result: short and recognisable. */
+export const SHORT = (n: number | string) => `{"kept":"record ${n}"}`;
+
+/**
+ * Answers compressor calls like a compressor would (`# Refined Observation` / `# History
+ * Summary`), and everything else with `agent(req)`.
+ */
+export function compressorHandler(agent: FakeHandler): FakeHandler {
+  return (req) => {
+    const s = systemText(req);
+    if (s.includes(OBS_PROMPT)) {
+      // A pure function of the observation, as a deterministic compressor would be.
+      const seed = /<observation>[\s\S]*?item (\d+)-0/.exec(req.raw)?.[1] ?? '?';
+      return reply.text(`# Refined Observation\n${SHORT(seed)}`);
+    }
+    if (s.includes(HIST_PROMPT)) return reply.text('# History Summary\nDONE: listed the records.');
+    return agent(req);
+  };
+}
+
+/** A tool result of about `tokens` tokens (JSON records with varied words). */
+export function bigToolResult(seed: number, tokens = 1600): string {
+  const rows = [];
+  for (let i = 0; rows.length * 21 < tokens; i++) {
+    rows.push({
+      id: seed * 1000 + i,
+      name: `item ${seed}-${i}`,
+      note: `alpha beta gamma ${i * 7}`,
+    });
+  }
+  return JSON.stringify(rows);
+}
+
+/**
+ * System, task, then `turns` tool calls: even turns answered with a result over T_obs (about
+ * 2,000 tokens), odd turns with one under it (about 900 tokens), so the history grows past T_hist.
+ */
+export function longConversation(turns: number): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: 'You are a careful agent.' },
+    { role: 'user', content: 'List every record and report the total.' },
+  ];
+  for (let t = 0; t < turns; t++) {
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: `call_${t}`,
+          type: 'function',
+          function: { name: 'list_records', arguments: `{"page":${t}}` },
+        },
+      ],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: `call_${t}`,
+      content: bigToolResult(t, t % 2 === 0 ? 2000 : 900),
+    });
+  }
+  return messages;
+}
+
+/** Every tool message answers a tool call of the assistant message before it. */
+export function pairingIntact(
+  messages: readonly { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[],
+): boolean {
+  let open = new Set<string>();
+  for (const m of messages) {
+    if (m.role === 'assistant') open = new Set((m.tool_calls ?? []).map((c) => c.id));
+    else if (m.role === 'tool') {
+      if (!m.tool_call_id || !open.has(m.tool_call_id)) return false;
+      open.delete(m.tool_call_id);
+    } else if (open.size > 0) return false;
+  }
+  return true;
+}
