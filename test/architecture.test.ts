@@ -1,12 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   folderCycles,
   formatEdge,
   importEdges,
+  sourceFiles,
   unplacedNodes,
   upwardImports,
   type ImportEdge,
@@ -68,6 +69,16 @@ describe('import rules of src/ (ARCHITECTURE §2)', () => {
 
   it('has no import of a higher layer', () => {
     expect(upwardImports(edges, LAYERS).map(formatEdge)).toEqual([]);
+  });
+
+  it('builds the SQLite store only in src/store: everything else types against RunStore', () => {
+    // src/store/open-run-store.ts is the one place a RunStore is built (issue #30).
+    const naming = sourceFiles(SRC).filter(
+      (f) =>
+        !f.startsWith(`store${sep}`) &&
+        /\bSqliteRunStore\b/.test(readFileSync(join(SRC, f), 'utf8')),
+    );
+    expect(naming).toEqual([]);
   });
 });
 

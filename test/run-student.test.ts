@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { applyCompressorFlags } from '../src/cli/compressor-flags.js';
+import { applyCompressorFlags } from '../src/config/compressor-flags.js';
 import { UsageError } from '../src/errors.js';
 import { FakeOpenAiServer, type FakeRequest } from './fakes/fake-openai-server.js';
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';

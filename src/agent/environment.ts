@@ -11,6 +11,11 @@ export type ActResult = {
    * (AppWorld keeps a message only up to the end of the code block it ran).
    */
   assistant?: AssistantMessage;
+  /**
+   * The environment failed at this step (an MCP server stopped or hung): the rollout stops with
+   * `stopReason: 'error'` and this message, naming what failed.
+   */
+  error?: string;
 };
 
 /**

@@ -151,6 +151,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       kept = act.assistant ?? assistant;
       observations = pairObservations(kept, act.messages);
       done = act.done;
+      if (act.error !== undefined) {
+        stopReason = 'error';
+        error = `step ${step}: ${act.error}`;
+      }
     }
 
     trajectory.turns.push({ assistant: kept, observations });

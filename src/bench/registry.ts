@@ -77,6 +77,16 @@ export const BENCHES: readonly BenchDefinition[] = [
       });
     },
   },
+  {
+    name: 'mcp',
+    splits: ['train', 'dev', 'test'],
+    defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test' },
+    scenarios: false,
+    async open(config) {
+      const { createMcp } = await import('./mcp/index.js');
+      return createMcp(config.mcp.tasks_dir ? { tasksDir: config.mcp.tasks_dir } : {});
+    },
+  },
 ];
 
 export const BENCH_NAMES = BENCHES.map((b) => b.name);

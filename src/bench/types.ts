@@ -116,5 +116,11 @@ export interface Benchmark {
   pairRule?: PairRule;
   /** Problems found while loading (bad task files); the good tasks still load. */
   loadProblems?(): Promise<Error[]>;
+  /**
+   * Fills in what `listTasks` leaves out because only a server knows it (AppWorld: the
+   * instruction, from `GET /tasks/{id}`); without a reachable server the tasks come back as
+   * they were. For `acon tasks list/show`, not for planning runs.
+   */
+  describeTasks?(tasks: TaskInfo[]): Promise<TaskInfo[]>;
   close?(): Promise<void>;
 }

@@ -106,7 +106,7 @@ export function registerExport(program: Command): void {
     )
     .option(
       '--bench <name>',
-      'benchmark for --teacher (apptown, appworld or qa); when typed, the default run is an optimize run of it',
+      'benchmark for --teacher (apptown, appworld, qa or mcp); when typed, the default run is an optimize run of it',
       'apptown',
     )
     .option('--qa-data <file>', 'qa: HotpotQA-format questions for --teacher (default: qa.data)')
@@ -152,7 +152,7 @@ Then check the file: acon lint hist.jsonl --format openai`,
       // showed as 550–800 MB of resident memory (issue #16). 1.2× keeps it near the live set.
       setFlagsFromString('--heap-growing-percent=20');
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { exportDataset, renderExportSummary } = await import('../export/index.js');
       const { GuidelineStore } = await import('../guidelines/store.js');
       const { config } = loadConfig({ file: raw.config });
@@ -172,7 +172,7 @@ Then check the file: acon lint hist.jsonl --format openai`,
             : commaList(raw.guidelines);
       const dbPath = raw.db ?? config.run.db;
       // Without --teacher an export only reads the database.
-      const store = new SqliteRunStore(dbPath, { mode: raw.teacher ? 'write' : 'read' });
+      const store = openRunStore(dbPath, { mode: raw.teacher ? 'write' : 'read' });
       try {
         const summary = await exportDataset(
           {

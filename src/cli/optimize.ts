@@ -40,7 +40,11 @@ export function registerOptimize(program: Command): void {
   program
     .command('optimize')
     .description('learn compression guidelines: utility phase, then compression phase (ACON)')
-    .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
+      'apptown',
+    )
     .addOption(
       new Option('--target <kind>', 'which guideline to optimize')
         .choices(['obs', 'hist', 'both'])

@@ -28,12 +28,12 @@ Examples:
       const opts = cmd.optsWithGlobals<ReportOpts>();
       const max = positiveInt(opts.maxTrajectories, '--max-trajectories');
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { reportData } = await import('../report/html/report-data.js');
       const { renderReportHtml } = await import('../report/html/render-html.js');
       const { writeFileAtomic } = await import('../report/html/write-file.js');
       const { config } = loadConfig({ file: opts.config });
-      const store = new SqliteRunStore(opts.db ?? config.run.db, { mode: 'read' });
+      const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {
         const data = reportData(store, runId, { maxTrajectories: max });
         const html = renderReportHtml(data);

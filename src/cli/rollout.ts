@@ -28,11 +28,11 @@ Examples:
     .action(async (id: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { rolloutShow, renderRollout } = await import('../report/rollout-view.js');
       const { terminalWidth } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
-      const store = new SqliteRunStore(opts.db ?? config.run.db, { mode: 'read' });
+      const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {
         const row = store.rollout(id);
         const view = rolloutShow(

@@ -31,13 +31,13 @@ Examples:
     .action(async (runA: string, runB: string, _o: DiffOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<DiffOpts>();
       const { loadConfig } = await import('../config/load.js');
-      const { SqliteRunStore } = await import('../store/run-store.js');
+      const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
       const { resultTable, runIdLine } = await import('../report/table.js');
       const { terminalWidth } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
-      const store = new SqliteRunStore(path, { mode: 'read' });
+      const store = openRunStore(path, { mode: 'read' });
       try {
         const [a, b] = [store.getRun(runA), store.getRun(runB)];
         const rows = diffRuns(store.rollouts(a.id), store.rollouts(b.id), config.seed);

@@ -19,10 +19,10 @@ const WIDE = 'every column at full length (default: fit the terminal, 100 column
 /** Opens the run database named by --db or the config (heavy modules load only here). */
 async function openStore(opts: StoreOpts, mode: 'read' | 'write') {
   const { loadConfig } = await import('../config/load.js');
-  const { SqliteRunStore } = await import('../store/run-store.js');
+  const { openRunStore } = await import('../store/open-run-store.js');
   const { config } = loadConfig({ file: opts.config });
   const path = opts.db ?? config.run.db;
-  return { store: new SqliteRunStore(path, { mode }), path };
+  return { store: openRunStore(path, { mode }), path };
 }
 
 async function width() {

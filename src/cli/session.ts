@@ -11,8 +11,9 @@ import { createLlmClient } from '../llm/client.js';
 import { OpenAiProvider } from '../llm/openai-provider.js';
 import { createSimProvider } from '../sim/index.js';
 import { LLM_ROLES, type LlmProvider, type LlmRole } from '../llm/types.js';
-import { SqliteRunStore, type RunRow } from '../store/run-store.js';
-import { applyCompressorFlags, type CompressorFlags } from './compressor-flags.js';
+import { openRunStore } from '../store/open-run-store.js';
+import type { RunRow } from '../store/run-store.js';
+import { applyCompressorFlags, type CompressorFlags } from '../config/compressor-flags.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
 /** Options every run-like command shares. */
@@ -58,7 +59,7 @@ export type Session = RunEnv & {
 export async function openSession(opts: SessionOptions): Promise<Session> {
   const loaded = loadConfig({ file: opts.config });
   const db = opts.db ?? loaded.config.run.db;
-  const store = new SqliteRunStore(db, { mode: opts.dryRun ? 'read' : 'write' });
+  const store = openRunStore(db, { mode: opts.dryRun ? 'read' : 'write' });
   let bench: Benchmark | undefined;
   try {
     let config = loaded.config;

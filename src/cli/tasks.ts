@@ -36,23 +36,27 @@ function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> 
 }
 
 /**
- * Task listing contacts no server: apptown and qa read their task files, AppWorld the split
- * lists of the AppWorld install (`appworld.root` in the config, else $APPWORLD_ROOT).
+ * Task listing needs no server: apptown and qa read their task files, AppWorld the split lists
+ * of the AppWorld install (`appworld.root` in the config, else $APPWORLD_ROOT); when an AppWorld
+ * server answers, it also gives each task's instruction.
  */
 async function openBench(opts: z.infer<typeof BenchOptionsSchema>): Promise<Benchmark> {
   const def = benchDefinition(opts.bench);
+  const { loadConfig } = await import('../config/load.js');
+  const { config } = loadConfig({ file: opts.config });
   // Loaded on use: the data generators are heavy and `acon --help` must start fast.
   if (def.name === 'apptown') {
     const { createApptown } = await import('../bench/apptown/index.js');
-    return createApptown(opts.tasksDir ? { tasksDir: opts.tasksDir } : {});
+    // The same tasks a run would use: --tasks-dir, else apptown.tasks_dir (ACON_APPTOWN__TASKS_DIR).
+    const tasksDir = opts.tasksDir ?? config.apptown.tasks_dir ?? undefined;
+    return createApptown(tasksDir ? { tasksDir } : {});
   }
   if (def.name === 'qa') {
     const { createQa } = await import('../bench/qa/index.js');
     return createQa({ tasksDir: opts.tasksDir, data: opts.qaData });
   }
   if (opts.tasksDir) throw new UsageError('--tasks-dir is for --bench apptown or qa only');
-  const { loadConfig } = await import('../config/load.js');
-  return def.open(loadConfig({ file: opts.config }).config, {});
+  return def.open(config, {});
 }
 
 function checkSplit(bench: string, split: string | undefined): void {
@@ -116,9 +120,9 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
   tasks
     .command('list')
     .description(
-      'list the tasks of a benchmark: id, split, difficulty, apps, reference length (no server needed; --json: also the template)',
+      "list the tasks of a benchmark: id, split, difficulty, apps, reference length (no server needed; --json: also the template and instruction, AppWorld's from a server when one answers)",
     )
-    .option('--bench <name>', 'benchmark: apptown, appworld or qa', 'apptown')
+    .option('--bench <name>', 'benchmark: apptown, appworld, qa or mcp', 'apptown')
     .option(
       '--split <name>',
       'only this split: apptown/qa train, dev, test; appworld train, dev, test_normal, test_challenge',
@@ -131,7 +135,8 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
       const opts = parseOptions(ListOptionsSchema, cmd.optsWithGlobals());
       checkSplit(opts.bench, opts.split);
       const bench = await openBench(opts);
-      const list = await bench.listTasks(opts.split);
+      const listed = await bench.listTasks(opts.split);
+      const list = (await bench.describeTasks?.(listed)) ?? listed;
       await warnProblems(bench, io);
       const splits = benchDefinition(opts.bench).splits;
       io.out(opts.json ? `${JSON.stringify(list, null, 2)}\n` : renderTaskTable(list, splits));
@@ -140,14 +145,16 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
   tasks
     .command('show <id>')
     .description('show one task: instruction, apps, reference length, difficulty, template')
-    .option('--bench <name>', 'benchmark: apptown, appworld or qa', 'apptown')
+    .option('--bench <name>', 'benchmark: apptown, appworld, qa or mcp', 'apptown')
     .option('--tasks-dir <dir>', 'read task files from this folder (apptown, qa)')
     .option('--qa-data <file>', 'qa: HotpotQA-format questions instead of the shipped tasks')
     .option('--json', 'print JSON')
     .addHelpText('after', EXAMPLES)
     .action(async (id: string, _raw: unknown, cmd: Command) => {
       const opts = parseOptions(BenchOptionsSchema, cmd.optsWithGlobals());
-      const task = await (await openBench(opts)).getTask(id);
+      const bench = await openBench(opts);
+      const found = await bench.getTask(id);
+      const task = (await bench.describeTasks?.([found]))?.[0] ?? found;
       io.out(opts.json ? `${JSON.stringify(task, null, 2)}\n` : renderTask(task));
     });
 }

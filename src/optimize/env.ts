@@ -2,12 +2,12 @@ import type { Benchmark } from '../bench/types.js';
 import type { Config, ProviderName } from '../config/schema.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import type { MeteredLlmClient } from '../llm/client.js';
-import type { SqliteRunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 
 /** What running rollouts needs; the CLI builds it (src/cli/session.ts), tests build their own. */
 export type RunEnv = {
   config: Config;
-  store: SqliteRunStore;
+  store: RunStore;
   bench: Benchmark;
   llm: MeteredLlmClient;
   simulated: boolean;

@@ -8,7 +8,7 @@ import { InterruptedError } from '../errors.js';
 import { countMessageTokens } from '../llm/tokenizer.js';
 import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
-import { rolloutKey, type SqliteRunStore } from '../store/run-store.js';
+import { rolloutKey, type RunStore } from '../store/run-store.js';
 import type { Condition } from './condition.js';
 
 export type RolloutJob = { condition: Condition; task: TaskInfo };
@@ -25,7 +25,7 @@ export type RunRolloutsOptions = {
   bench: Benchmark;
   jobs: RolloutJob[];
   llm: LlmClient;
-  store: SqliteRunStore;
+  store: RunStore;
   config: Config;
   /** Rollouts in flight at once. @default config.run.concurrency */
   concurrency?: number;

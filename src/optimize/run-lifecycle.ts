@@ -1,5 +1,5 @@
 import { BenchmarkError, BudgetExceededError, InterruptedError, ProviderError } from '../errors.js';
-import type { SqliteRunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { newRunId, type RunEnv } from './env.js';
 
 /**
@@ -41,12 +41,7 @@ export function startRun(
  * with the command that resumes it where the user needs it.
  * @example throw stoppedRun(store, runId, err, 'acon optimize')
  */
-export function stoppedRun(
-  store: SqliteRunStore,
-  runId: string,
-  err: unknown,
-  command: string,
-): unknown {
+export function stoppedRun(store: RunStore, runId: string, err: unknown, command: string): unknown {
   if (err instanceof InterruptedError) {
     store.setRunStatus(runId, 'interrupted');
     return new InterruptedError(

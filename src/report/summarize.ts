@@ -1,4 +1,4 @@
-import type { SqliteRunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { conditionMetrics, type ConditionMetrics } from './metrics.js';
 import { type RolloutMetrics } from '../domain/rollout-metrics.js';
 import { scenarioGoalCompletion, type ScenarioOutcome } from './scenario.js';
@@ -9,7 +9,7 @@ import { scenarioGoalCompletion, type ScenarioOutcome } from './scenario.js';
  * the run has it.
  */
 export function summarizeRun(
-  store: SqliteRunStore,
+  store: RunStore,
   runId: string,
   conditions: string[],
   seed: number,

@@ -9,7 +9,7 @@
  * });
  * const messages = await compressor.compress(conversation);
  */
-import { SqliteRunStore } from '../store/run-store.js';
+import { openRunStore } from '../store/open-run-store.js';
 import { cacheOnly, MemoryCallStore } from './memory-call-store.js';
 import { createCompressorLlm, type CompressorModel } from './compressor-llm.js';
 import {
@@ -53,7 +53,7 @@ export type ClosableContextCompressor = ContextCompressor & { close(): void };
  * its side.
  */
 export function createContextCompressor(opts: ContextCompressorOptions): ClosableContextCompressor {
-  const sqlite = opts.cache?.sqlite ? new SqliteRunStore(opts.cache.sqlite) : undefined;
+  const sqlite = opts.cache?.sqlite ? openRunStore(opts.cache.sqlite) : undefined;
   const store = sqlite ? cacheOnly(sqlite) : new MemoryCallStore(opts.cache?.memory ?? 10_000);
   const compressor = createContextCompressorWith({
     llm: createCompressorLlm(opts.model, store),

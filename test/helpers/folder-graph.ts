@@ -18,18 +18,21 @@ function nodeOf(root: string, file: string): string {
   return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.[^.]+$/, '');
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return SOURCE.test(e.name) && !TEST.test(e.name) ? [path] : [];
-  });
+/** Non-test source files under `root`, as paths relative to it. */
+export function sourceFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return walk(path);
+      return SOURCE.test(e.name) && !TEST.test(e.name) ? [relative(root, path)] : [];
+    });
+  return walk(root);
 }
 
 /** Every import between different nodes of `root` (tests excluded, type imports included). */
 export function importEdges(root: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
-  for (const file of sourceFiles(root)) {
+  for (const file of sourceFiles(root).map((f) => join(root, f))) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     for (const { fileName: specifier } of info.importedFiles) {
       if (!specifier.startsWith('.')) continue;

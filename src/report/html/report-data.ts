@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unifiedDiff } from '../../guidelines/diff.js';
-import type { GuidelineVersionRow, RolloutRow, SqliteRunStore } from '../../store/run-store.js';
+import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-store.js';
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { rolloutShow, RolloutShowSchema, type RolloutShow } from '../rollout-view.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
@@ -62,7 +62,7 @@ export type ReportDataOptions = {
 
 /** Builds the report's data from the store (read-only). */
 export function reportData(
-  store: SqliteRunStore,
+  store: RunStore,
   runId: string,
   opts: ReportDataOptions = {},
 ): ReportData {

@@ -1,0 +1,216 @@
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMcp, type McpEpisode, type Timers } from '../src/bench/mcp/index.js';
+import type { ReferencePlan } from '../src/bench/types.js';
+import { countTokens } from '../src/llm/tokenizer.js';
+import { runConditions } from '../src/optimize/run-conditions.js';
+import { makeEnv } from './helpers/env.js';
+
+const CRASH_DIR = fileURLToPath(new URL('./fixtures/mcp/crash/', import.meta.url));
+
+/** Plays a reference plan's calls as they are (no model): what the benchmark answers to each. */
+async function replay(episode: McpEpisode, plan: ReferencePlan) {
+  const results = [];
+  for (const [i, step] of plan.steps.entries()) {
+    results.push(
+      await episode.act({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: `call_${i}`,
+            type: 'function',
+            function: { name: step.tool, arguments: JSON.stringify(step.args) },
+          },
+        ],
+      }),
+    );
+  }
+  return results;
+}
+
+describe('the shipped mcp tasks', () => {
+  const bench = createMcp();
+
+  it('are at least 40 long tasks in train, dev and test, with templates held out in test', async () => {
+    expect(await bench.loadProblems()).toEqual([]);
+    const tasks = await bench.listTasks();
+    expect(tasks.length).toBeGreaterThanOrEqual(40);
+    const lengths = tasks.map((t) => t.referenceLength).sort((a, b) => a - b);
+    expect(lengths[Math.floor(lengths.length / 2)]).toBeGreaterThanOrEqual(15);
+    const templates = (split: string) =>
+      new Set(tasks.filter((t) => t.split === split).map((t) => t.template));
+    const seen = new Set([...templates('train'), ...templates('dev')]);
+    expect(templates('dev').size).toBeGreaterThan(0);
+    expect([...templates('test')].filter((t) => seen.has(t))).toEqual([]);
+    // Both real servers are used, and some tasks use both.
+    const servers = new Set(tasks.flatMap((t) => t.apps));
+    expect([...servers].sort()).toEqual(['fs', 'memory']);
+  });
+
+  it('replay their reference plans against the real servers to a success, with long observations', async () => {
+    // One file task with state checks (move files) and one graph task (create entity, relations).
+    const tasks = await bench.listTasks('test');
+    const archive = tasks.find((t) => t.template === 'fs.archive-closed-tickets')!;
+    const graph = (await bench.listTasks('dev')).find(
+      (t) => t.template === 'memory.record-meeting',
+    )!;
+    for (const task of [archive, graph]) {
+      const episode = await bench.start(task.id);
+      try {
+        const results = await replay(episode, await bench.referencePlan(task.id));
+        expect(results.at(-1)!.done).toBe(true);
+        const evaluation = await episode.evaluate();
+        expect(evaluation.details.filter((d) => !d.passed)).toEqual([]);
+        expect(evaluation.success).toBe(true);
+        // The tools are the servers' own, prefixed by server name.
+        const names = episode.tools.map((t) => t.function.name);
+        expect(names).toContain(task.apps[0] === 'fs' ? 'fs__move_file' : 'memory__open_nodes');
+        const longest = Math.max(
+          ...results.flatMap((r) => r.messages.map((m) => countTokens(String(m.content)))),
+        );
+        expect(longest).toBeGreaterThan(1024);
+      } finally {
+        await episode.close();
+      }
+    }
+  });
+
+  it('score a wrong answer and a missing state change as failures', async () => {
+    const task = (await bench.listTasks('test')).find(
+      (t) => t.template === 'fs.archive-closed-tickets',
+    )!;
+    const episode = await bench.start(task.id);
+    try {
+      await episode.act({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c',
+            type: 'function',
+            function: { name: 'complete_task', arguments: '{"answer":"0"}' },
+          },
+        ],
+      });
+      const evaluation = await episode.evaluate();
+      expect(evaluation.success).toBe(false);
+      expect(evaluation.details.find((d) => d.name === 'answer')!.passed).toBe(false);
+      expect(evaluation.details.some((d) => d.name.startsWith('file_absent') && !d.passed)).toBe(
+        true,
+      );
+    } finally {
+      await episode.close();
+    }
+  });
+});
+
+describe('a server that fails mid-rollout', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('makes a failed step naming the server and its stderr, and the run finishes', async () => {
+    const env = makeEnv({
+      provider: 'sim',
+      bench: createMcp({ tasksDir: CRASH_DIR }),
+      config: { sim: { noise: 0 } },
+    });
+    const result = await runConditions({
+      session: env,
+      kind: 'compare',
+      params: {
+        bench: 'mcp',
+        split: 'dev',
+        strategies: ['raw'],
+        tasks: ['mcp-crash'],
+        guidelines: null,
+      },
+      command: 'test',
+    });
+    const runId = result.provenance.runId;
+    expect(env.store.getRun(runId).status).toBe('finished');
+    const [row] = env.store.rollouts(runId);
+    expect(row!.status).toBe('error');
+    expect(row!.error).toMatch(/^step 2: MCP server "flaky" stopped while running die/);
+    expect(row!.error).toContain('fake-mcp: fatal: the disk is on fire');
+    expect(row!.success).toBe(false);
+    // The step is in the trajectory: the agent's call and the failure as its observation.
+    const steps = env.store.steps(row!.id);
+    expect(steps).toHaveLength(3);
+    expect(steps[2]!.observations).toContain('MCP server \\"flaky\\" stopped');
+    expect(row!.episode_meta).toMatchObject({
+      failedSteps: [{ step: 2, server: 'flaky', tool: 'flaky__die' }],
+    });
+    env.store.close();
+  });
+
+  it('fails a call that outlives its timeout (injected timers) and stops the rollout', async () => {
+    const pending: { fn: () => void; ms: number }[] = [];
+    const timers: Timers = {
+      setTimeout: (fn, ms) => {
+        const t = { fn, ms };
+        pending.push(t);
+        return t;
+      },
+      clearTimeout: (h) => {
+        const i = pending.indexOf(h as (typeof pending)[number]);
+        if (i !== -1) pending.splice(i, 1);
+      },
+    };
+    const bench = createMcp({ tasksDir: CRASH_DIR, timers });
+    const episode = await bench.start('mcp-hang');
+    try {
+      const acting = episode.act({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c', type: 'function', function: { name: 'flaky__hang', arguments: '{}' } },
+        ],
+      });
+      // The call is waiting on the server: fire its timeout (the task's timeout_ms).
+      await expect.poll(() => pending.find((t) => t.ms === 5000)).toBeDefined();
+      pending.find((t) => t.ms === 5000)!.fn();
+      for (const t of pending.splice(0)) t.fn();
+      const result = await acting;
+      expect(result.done).toBe(true);
+      expect(result.error).toMatch(/MCP server "flaky" did not answer hang within 5000 ms/);
+      expect((await episode.evaluate()).success).toBe(false);
+    } finally {
+      const closing = episode.close();
+      for (let i = 0; i < 50 && pending.length === 0; i++)
+        await new Promise((r) => setImmediate(r));
+      for (const t of pending.splice(0)) t.fn();
+      await closing;
+    }
+  });
+
+  it('fails to start with the command and the server stderr', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-bad-'));
+    dirs.push(dir);
+    await writeFile(
+      join(dir, 'bad.yaml'),
+      [
+        'id: bad',
+        'split: dev',
+        'instruction: x',
+        'servers:',
+        '  broken:',
+        '    command: ${node}',
+        '    args: ["-e", "console.error(\'cannot open the database\'); process.exit(2)"]',
+        'evaluation:',
+        '  answer: x',
+      ].join('\n'),
+    );
+    const bench = createMcp({ tasksDir: dir });
+    await expect(bench.start('bad')).rejects.toThrow(
+      /MCP server "broken" could not be started[\s\S]*cannot open the database/,
+    );
+    expect(await readFile(join(dir, 'bad.yaml'), 'utf8')).toContain('broken');
+  });
+});
