@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
 import type { RunParams } from '../optimize/run-conditions.js';
-import type { CompressorFlags } from './compressor-flags.js';
+import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
@@ -46,7 +46,11 @@ export function explicitFlags(cmd: Command): Set<string> {
 
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
+      'apptown',
+    )
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
     .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')

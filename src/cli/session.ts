@@ -13,7 +13,7 @@ import { createSimProvider } from '../sim/index.js';
 import { LLM_ROLES, type LlmProvider, type LlmRole } from '../llm/types.js';
 import { openRunStore } from '../store/open-run-store.js';
 import type { RunRow } from '../store/run-store.js';
-import { applyCompressorFlags, type CompressorFlags } from './compressor-flags.js';
+import { applyCompressorFlags, type CompressorFlags } from '../config/compressor-flags.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
 /** Options every run-like command shares. */

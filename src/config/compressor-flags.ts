@@ -1,4 +1,4 @@
-import { EndpointSchema, type Config } from '../config/schema.js';
+import { EndpointSchema, type Config } from './schema.js';
 import { UsageError } from '../errors.js';
 
 /**
