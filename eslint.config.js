@@ -24,7 +24,7 @@ const MAX_LINES_EXEMPT = [
   'src/runtime/context-compressor.ts', // createContextCompressorWith
   'src/runtime/proxy/start-proxy.ts', // startProxy
   'src/sim/analyzer.ts', // simUtilityAnalysis
-  'src/store/run-store.ts', // saveRollout
+  'src/store/upgrade.ts', // convert (came with store v2 as the rule came in)
 ];
 
 export default tseslint.config(
