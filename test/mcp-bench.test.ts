@@ -214,3 +214,37 @@ describe('a server that fails mid-rollout', () => {
     expect(await readFile(join(dir, 'bad.yaml'), 'utf8')).toContain('broken');
   });
 });
+
+describe('the task file example of docs/benchmarks.md', () => {
+  it('loads and its reference plan succeeds against the real servers', async () => {
+    const { mkdir, mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const doc = await readFile(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('### Writing a task file'));
+    const yaml = /```yaml\n([\s\S]*?)\n```/.exec(section)![1]!;
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-doc-'));
+    try {
+      await mkdir(join(dir, 'drive/notes'), { recursive: true });
+      await writeFile(join(dir, 'drive/notes/q1.md'), 'Q1 budget: 4200 USD\n');
+      await writeFile(join(dir, 'graph.jsonl'), '');
+      await writeFile(join(dir, 'budget-summary.yaml'), yaml);
+      const bench = createMcp({ tasksDir: dir });
+      expect(await bench.loadProblems()).toEqual([]);
+      const episode = await bench.start('budget-summary');
+      try {
+        expect(episode.tools.map((t) => t.function.name).slice(0, 3)).toEqual([
+          'fs__read_text_file',
+          'fs__write_file',
+          'fs__list_directory',
+        ]);
+        await replay(episode, await bench.referencePlan('budget-summary'));
+        expect(await episode.evaluate()).toMatchObject({ success: true, score: 1 });
+      } finally {
+        await episode.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

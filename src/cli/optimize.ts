@@ -34,6 +34,7 @@ type RawOpts = {
   wide?: boolean;
   config?: string;
   skipInvalidTasks?: boolean;
+  selection?: 'heldout' | 'reference';
 };
 
 export function registerOptimize(program: Command): void {
@@ -65,6 +66,14 @@ export function registerOptimize(program: Command): void {
       '--eval-split <name>',
       'held-out split of the final table (default: optimize.eval_split, else the ' +
         "benchmark's: apptown test, appworld test_normal)",
+    )
+    .addOption(
+      new Option(
+        '--selection <mode>',
+        'how candidates are chosen: heldout (selection split, vs the parent) or reference ' +
+          '(the paper: UT on D_cont, CO on D_succ of the train split, best accuracy, ties to ' +
+          'fewest input tokens) (default: optimize.selection = heldout)',
+      ).choices(['heldout', 'reference']),
     )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option('--max-tasks <n>', 'use only the first N tasks of each split (quick trials)')
@@ -105,9 +114,14 @@ export function registerOptimize(program: Command): void {
       'after',
       `
 Analyzers and updaters see train rollouts only; candidates are selected on the selection
-split; the evaluation split is used only by the final table. While one guideline is tuned,
+split (--selection heldout; --selection reference selects on train tasks, as the paper does);
+the evaluation split is used only by the final table. While one guideline is tuned,
 only its own compressor runs (config optimize.isolate, default true). The run ends with the
 final guidelines on the train split: the default set of \`acon export\`.
+
+The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
+temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
 
 Examples:
   $ acon optimize --bench apptown                       offline, simulated LLM
@@ -160,6 +174,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
     trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
     selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
+    selection: opts.selection ?? c.selection,
   });
   let params = given;
   const session = await openSession({
@@ -189,6 +204,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         flag('max-tasks', 'maxTasks'),
         flag('train-tasks', 'trainTasks'),
         flag('select-tasks', 'selectTasks'),
+        flag('selection', 'selection'),
       ]);
       return undefined;
     },

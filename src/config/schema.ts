@@ -49,7 +49,7 @@ export const PriceSchema = z.strictObject({
 });
 export type Price = z.infer<typeof PriceSchema>;
 
-const role = (model: string) => RoleConfigSchema.prefault({ model });
+const role = (model: string, temperature = 0) => RoleConfigSchema.prefault({ model, temperature });
 
 const nullableInt = z.number().int().nullable();
 const acon = (key: string) =>
@@ -121,7 +121,13 @@ export const ConfigSchema = z.strictObject({
       obs_compressor: role('gpt-4.1'),
       hist_compressor: role('gpt-4.1'),
       analyzer: role('gpt-4.1'),
-      updater: role('gpt-4.1'),
+      /**
+       * The optimizer that rewrites guidelines. The paper uses o3 (its ablation: UT 47.6 with
+       * gpt-4.1 as optimizer, 51.2 with o3); set `model: o3` here for a paper-faithful run.
+       * Temperature 1.0 (the reference samples its K candidates): each candidate also gets its
+       * own sample of analyses.
+       */
+      updater: role('gpt-4.1', 1),
     })
     .prefault({}),
   endpoints: z
@@ -135,6 +141,12 @@ export const ConfigSchema = z.strictObject({
       t_hist: z.number().int().min(1).default(4096),
       /** Turns kept verbatim after a history compression (ACON k). */
       keep_last: z.number().int().min(0).default(1),
+      /**
+       * The observation compressor sees the task and the current session (as the reference
+       * does), its oldest turns left out beyond this many tokens. 65,536 holds a whole AppWorld
+       * session (the paper's mean peak is 9.9K tokens) with room to spare.
+       */
+      obs_session_tokens: z.number().int().min(256).default(65_536),
       masking: z.strictObject({ window: z.number().int().min(0).default(10) }).prefault({}),
       summary: z
         .strictObject({
@@ -202,33 +214,53 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   optimize: z
-    .strictObject({
-      candidates: z.number().int().min(1).default(5),
-      rounds: z.number().int().min(1).default(1),
-      /** Analyses sampled into one updater prompt (seed 003). */
-      max_analyses: z.number().int().min(1).default(30),
-      /** Also analyse pairs where compression made the agent take this many times the steps. */
-      steps_ratio: z.number().min(1).default(1.5),
-      /** Compression phase: accuracy may drop at most this much (absolute) for a token cut. */
-      tolerance: z.number().min(0).max(1).default(0.0),
-      /**
-       * Phase isolation (issue 11): while the obs guideline is tuned, train and selection
-       * rollouts run with observation compression only; for hist, history compression only.
-       * The final v0 / UT / UTCO table runs both. @default true
-       */
-      isolate: z.boolean().default(true),
-      /** null: the benchmark's own (apptown train/dev/test, appworld train/dev/test_normal). */
-      train_split: z.string().min(1).nullable().default(null),
-      select_split: z.string().min(1).nullable().default(null),
-      eval_split: z.string().min(1).nullable().default(null),
-      /**
-       * First N tasks of the training / selection split that optimize uses (0: all). apptown's
-       * long tasks (issue 13) make every rollout ~40 steps, so the offline default keeps the
-       * utility and compression phases short; the evaluation split is always whole.
-       */
-      train_tasks: z.number().int().min(0).default(16),
-      select_tasks: z.number().int().min(0).default(16),
-    })
+    .preprocess(
+      upgradeOptimize,
+      z.strictObject({
+        candidates: z.number().int().min(1).default(5),
+        rounds: z.number().int().min(1).default(1),
+        /**
+         * Analyses sampled into each updater call: every one of the K calls draws its own seeded
+         * sample of at most this many (the reference: a fresh random sample of up to 30).
+         */
+        feedback_sample: z.number().int().min(1).default(30),
+        /**
+         * Also analyse elongation pairs (both succeeded, compressed took ≥ `steps_ratio` × the
+         * steps). Off by default: the paper learns from failure pairs; the reference makes
+         * regressions opt-in.
+         */
+        include_elongation: z.boolean().default(false),
+        /** The step ratio of an elongation pair (with `include_elongation`). */
+        steps_ratio: z.number().min(1).default(1.5),
+        /**
+         * How candidates are selected. `heldout` (default): on the selection split, against the
+         * parent (UT: higher accuracy; CO: non-inferior accuracy with fewer tokens), so no number
+         * used to choose comes from the tasks the analyses saw. `reference`: as the paper and its
+         * code do, on train tasks: UT on D_cont (full context succeeded, compression failed), CO on
+         * D_succ (compression succeeded); best accuracy, ties to the fewest total input tokens.
+         */
+        selection: z.enum(['heldout', 'reference']).default('heldout'),
+        /** Compression phase: accuracy may drop at most this much (absolute) for a token cut. */
+        tolerance: z.number().min(0).max(1).default(0.0),
+        /**
+         * Phase isolation (issue 11): while the obs guideline is tuned, train and selection
+         * rollouts run with observation compression only; for hist, history compression only.
+         * The final v0 / UT / UTCO table runs both. @default true
+         */
+        isolate: z.boolean().default(true),
+        /** null: the benchmark's own (apptown train/dev/test, appworld train/dev/test_normal). */
+        train_split: z.string().min(1).nullable().default(null),
+        select_split: z.string().min(1).nullable().default(null),
+        eval_split: z.string().min(1).nullable().default(null),
+        /**
+         * First N tasks of the training / selection split that optimize uses (0: all). apptown's
+         * long tasks (issue 13) make every rollout ~40 steps, so the offline default keeps the
+         * utility and compression phases short; the evaluation split is always whole.
+         */
+        train_tasks: z.number().int().min(0).default(16),
+        select_tasks: z.number().int().min(0).default(16),
+      }),
+    )
     .prefault({}),
   qa: z
     .strictObject({
@@ -278,3 +310,14 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
 });
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * Runs recorded (and config files written) before issue #23 name `max_analyses` and learn from
+ * elongation pairs without saying so: read them as `feedback_sample` and `include_elongation:
+ * true`, so a resumed run continues as it was recorded.
+ */
+function upgradeOptimize(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || !('max_analyses' in value)) return value;
+  const { max_analyses, ...rest } = value as Record<string, unknown>;
+  return { feedback_sample: max_analyses, include_elongation: true, ...rest };
+}

@@ -97,6 +97,7 @@ export async function optimize(
       train: tasks.train,
       select: tasks.select,
       candidates: params.candidates,
+      selection: params.selection,
       log,
       progress,
     };

@@ -33,6 +33,11 @@ export function dependency(
   );
 }
 
+/** Input tokens of the agent and both compressors (the paper's tie-break of candidates). */
+export function totalInputTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
+  return sum(ROLLOUT_ROLES.map((r) => m.byRole[r]?.inputTokens ?? 0));
+}
+
 /** Input plus output tokens of the agent and both compressors. */
 export function totalTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
   return sum(

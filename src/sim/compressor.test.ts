@@ -28,7 +28,7 @@ function obsMessages(guideline: string, observation: string): ChatMessage[] {
       role: 'user',
       content: renderPrompt('obs-compressor.user.txt', {
         task: 'Buy the cheapest mix.',
-        recent_history: '(none)',
+        session: '(none)',
         observation,
       }),
     },
