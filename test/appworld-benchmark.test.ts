@@ -10,9 +10,14 @@ import {
 import { runEpisode } from '../src/agent/loop.js';
 import { createRaw } from '../src/agent/context/raw.js';
 import { defaultTokenCounter } from '../src/agent/context/messages.js';
-import { FakeAppWorldServer } from './fakes/fake-appworld-server.js';
+import {
+  FAKE_APPWORLD_TASKS,
+  FakeAppWorldServer,
+  type FakeAppWorldTask,
+} from './fakes/fake-appworld-server.js';
 import { ScriptedLlm } from './fakes/scripted-llm.js';
 import { unusedPort } from './helpers/loopback.js';
+import { ManualTimers } from './helpers/manual-timers.js';
 
 const servers: FakeAppWorldServer[] = [];
 const benches: AppWorldBenchmark[] = [];
@@ -126,7 +131,7 @@ describe('AppWorld episode', () => {
     await episode.close();
     await episode.close(); // twice is fine
     expect(server.count('/close')).toBe(1);
-    expect(server.world).toBeNull();
+    expect(server.world).toMatchObject({ taskId: 'fake_song_1', closed: true });
   });
 
   it('answers a message without a code block with an observation, running nothing', async () => {
@@ -415,5 +420,129 @@ describe('AppWorld benchmark', () => {
     await b.close();
     expect(server.count('/close_all')).toBe(1);
     expect(server.world).toBeNull();
+  });
+});
+
+describe('AppWorld against a serial server (the real one answers one request at a time)', () => {
+  const HANG: FakeAppWorldTask = {
+    id: 'hang_1',
+    instruction: 'Spin.',
+    answer: null,
+    hangs: ['spin()'],
+  };
+  const tasks = [HANG, ...FAKE_APPWORLD_TASKS];
+
+  /** The scripted agent: spins on hang_1, answers the song tasks, completes the rest. */
+  function agent(): ScriptedLlm {
+    return new ScriptedLlm({
+      agent: (req) => {
+        const first = String(req.messages[1]?.content ?? '');
+        if (first.includes('Spin.')) return '```python\nspin()\n```';
+        if (first.includes('title of the song')) {
+          return '```python\napis.supervisor.complete_task(answer="Paper Lanterns")\n```';
+        }
+        if (first.includes('How many songs')) {
+          return '```python\napis.supervisor.complete_task(answer="3")\n```';
+        }
+        return '```python\napis.notes.create_note(title="groceries", body="milk, eggs")\napis.supervisor.complete_task()\n```';
+      },
+    });
+  }
+
+  /** Runs each task id as one rollout through the benchmark, all at once, like `acon run`. */
+  async function runAll(b: AppWorldBenchmark, ids: string[], llm: ScriptedLlm) {
+    return Promise.all(
+      ids.map(async (id, i) => {
+        const episode = await b.start(id, { runId: 'r1', condition: 'raw' });
+        try {
+          return await runEpisode({
+            episode,
+            strategy: createRaw(defaultTokenCounter),
+            llm,
+            callCtx: { runId: 'r1', rolloutId: `r${i}`, taskId: id },
+            maxSteps: 3,
+          });
+        } finally {
+          await episode.close();
+        }
+      }),
+    );
+  }
+
+  it('never interleaves the requests of two rollouts on one server', async () => {
+    const server = await startServer({ tasks, executeDelayMs: 5 });
+    const b = bench([server.url], ['fake_song_1', 'fake_count_1']);
+    const results = await runAll(b, ['fake_song_1', 'fake_count_1'], agent());
+    expect(results.map((r) => r.evaluation.success)).toEqual([true, true]);
+    const ids = server.requests.map((r) => (r.body as { task_id?: string }).task_id);
+    // Each task's requests form one block: initialize … close, then the next task's.
+    const blocks = ids.filter((id, i) => id !== ids[i - 1]);
+    expect(blocks).toEqual(['fake_song_1', 'fake_count_1']);
+    expect(server.maxInFlight).toBe(1);
+  });
+
+  /**
+   * Virtual time runs on while the healthy server still answers; so that only the hung request
+   * and the probes can time out (however slowly this machine runs), the others carry no signal.
+   */
+  const onlyHungTimesOut: typeof fetch = (input, init) => {
+    const probe = init?.method === undefined || init.method === 'GET';
+    const hung = typeof init?.body === 'string' && init.body.includes('spin()');
+    return fetch(input, probe || hung ? init : { ...init, signal: null });
+  };
+
+  it('a hung /execute costs its rollout a timed-out step; the run finishes on the other server', async () => {
+    const a = await startServer({ tasks, name: 'a' });
+    const c = await startServer({ tasks, name: 'c' });
+    const timers = new ManualTimers();
+    const EXECUTE_MS = 130_000;
+    const BUSY_MS = 130_000;
+    const ids = ['hang_1', 'fake_song_1', 'fake_count_1', 'fake_note_1'];
+    const b = createAppWorld({
+      urls: [a.url, c.url],
+      experimentPrefix: 'acon-test',
+      taskIds: ids,
+      client: {
+        timers,
+        executeTimeoutMs: EXECUTE_MS,
+        busyWaitMs: BUSY_MS,
+        fetch: onlyHungTimesOut,
+      },
+    });
+    benches.push(b);
+    let finished = false;
+    const run = runAll(b, ids, agent()).finally(() => (finished = true));
+    // Virtual time moves while the code hangs; the run must end within the bounds.
+    for (let i = 0; i < 10_000 && !finished; i++) {
+      await settle(5);
+      if (a.hanging + c.hanging > 0) timers.advance(1_000);
+    }
+    const results = await run;
+    expect(timers.now).toBeLessThanOrEqual(EXECUTE_MS + BUSY_MS + 10_000);
+    const hung = results[0]!;
+    expect(hung.stopReason).toBe('error');
+    expect(hung.error).toMatch(
+      /^step 0: Execution timed out: the AppWorld server at .* gave no output within 130 s/,
+    );
+    expect(hung.evaluation).toMatchObject({ success: false, score: 0 });
+    expect(hung.trajectory.turns[0]?.observations[0]?.content).toContain('this episode stops here');
+    expect(results.slice(1).map((r) => r.evaluation.success)).toEqual([true, true, true]);
+    // The stuck server got no further work and no requests while it was busy.
+    const stuck = a.hanging === 1 ? a : c;
+    const other = stuck === a ? c : a;
+    expect(stuck.handled).toEqual(['hang_1']);
+    expect(other.handled.sort()).toEqual(['fake_count_1', 'fake_note_1', 'fake_song_1']);
+    expect(stuck.requests.filter((r) => r.method === 'POST').map((r) => r.route)).toEqual([
+      '/initialize',
+      '/execute',
+    ]);
+    // Cleanup returns without waiting on the stuck server.
+    let closed = false;
+    const closing = b.close().then(() => (closed = true));
+    await settle(50);
+    expect(closed).toBe(true);
+    await closing;
+    expect(stuck.count('/close_all')).toBe(0);
+    expect(other.count('/close_all')).toBe(1);
   });
 });

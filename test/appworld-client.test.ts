@@ -1,13 +1,30 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BenchmarkError } from '../src/errors.js';
 import {
+  AppWorldBusyError,
   AppWorldClient,
   AppWorldInitializeError,
+  EXECUTE_MARGIN_MS,
+  NO_SERVER_LIMIT_MS,
   AppWorldServerError,
   AppWorldUnreachableError,
 } from '../src/bench/appworld/index.js';
 import { FakeAppWorldServer, fakeFault } from './fakes/fake-appworld-server.js';
 import { unusedPort } from './helpers/loopback.js';
+import { ManualTimers } from './helpers/manual-timers.js';
+
+/** Lets pending I/O callbacks and promise chains run. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Lets I/O run until `ready` holds (bounded by turns of the event loop, not by time). */
+async function until(ready: () => boolean, turns = 2_000): Promise<void> {
+  for (let i = 0; i < turns && !ready(); i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (!ready()) throw new Error('until: condition never held');
+}
 
 let server: FakeAppWorldServer;
 
@@ -133,11 +150,13 @@ describe('AppWorldClient protocol', () => {
     await c.save('fake_song_1');
     expect(server.saved).toEqual(['fake_song_1']);
     await c.close('fake_song_1');
-    expect(server.world).toBeNull();
-    await c.close('fake_song_1'); // a world the server no longer holds counts as closed
+    // Like AppWorld, the server keeps a closed world until /close_all.
+    expect(server.world).toMatchObject({ taskId: 'fake_song_1', closed: true });
+    await c.close('fake_song_1'); // closing a closed world again is no error
     await c.initialize('fake_count_1', 'exp');
     await c.closeAll();
     expect(server.world).toBeNull();
+    await c.close('fake_count_1'); // a world the server no longer holds counts as closed
     expect(server.requests.map((r) => r.route)).toEqual([
       '/initialize',
       '/save',
@@ -145,6 +164,7 @@ describe('AppWorldClient protocol', () => {
       '/close',
       '/initialize',
       '/close_all',
+      '/close',
     ]);
   });
 
@@ -212,7 +232,7 @@ describe('AppWorldClient re-initialization', () => {
     await c.initialize('fake_song_1', 'exp');
     server.forgetWorld(); // e.g. the server restarted
     const result = await c.execute('fake_song_1', 'print("hi")');
-    expect(result).toEqual({ output: 'hi', timedOut: false, reinitialized: true });
+    expect(result).toEqual({ output: 'hi\n', timedOut: false, reinitialized: true });
     expect(server.requests.map((r) => r.route)).toEqual([
       '/initialize',
       '/execute',
@@ -250,15 +270,75 @@ describe('AppWorldClient re-initialization', () => {
 });
 
 describe('AppWorldClient execution timeouts', () => {
-  it('returns our request timeout as the output', async () => {
-    const c = client({ executeTimeoutMs: 50 });
-    await c.initialize('fake_song_1', 'exp');
-    server.executeDelayMs = 1000;
-    const result = await c.execute('fake_song_1', 'print("slow")');
-    expect(result.timedOut).toBe(true);
-    expect(result.output).toBe(
-      'Execution timed out: no output within 0.05 s. Write code that does less per step.',
+  it('derives its execute timeout from the server limit, with a margin', () => {
+    expect(client().executeTimeoutMs).toBe(100_000 + EXECUTE_MARGIN_MS);
+    const limited = client({ initializeOptions: { timeout_seconds: 200 } });
+    expect(limited.executeTimeoutMs).toBe(200_000 + EXECUTE_MARGIN_MS);
+    expect(client({ initializeOptions: { timeout_seconds: null } }).executeTimeoutMs).toBe(
+      NO_SERVER_LIMIT_MS,
     );
+    expect(client({ executeTimeoutMs: 5 }).executeTimeoutMs).toBe(5);
+  });
+
+  it('after its own timeout, sends nothing to the busy server until GET / answers again', async () => {
+    await server.close();
+    server = await FakeAppWorldServer.start({
+      tasks: [{ id: 'hang_1', instruction: 'Hang.', answer: null, hangs: ['spin()'] }],
+    });
+    const timers = new ManualTimers();
+    const c = client({ timers, executeTimeoutMs: 10_000, busyWaitMs: 60_000 });
+    await c.initialize('hang_1', 'exp');
+    const running = c.execute('hang_1', 'spin()');
+    await until(() => server.hanging === 1);
+    timers.advance(10_000);
+    const result = await running;
+    expect(result).toEqual({
+      output: `Execution timed out: the AppWorld server at ${server.url} gave no output within 10 s and is still running the code.`,
+      timedOut: true,
+      reinitialized: false,
+      serverStuck: true,
+    });
+    expect(c.busy).toBe(true);
+    const sent = server.count();
+    await expect(c.taskCompleted('hang_1')).rejects.toBeInstanceOf(AppWorldBusyError);
+    await c.close('hang_1'); // cleanup skips a busy server instead of waiting on it
+    expect(server.count()).toBe(sent);
+    // The probe waits behind the hung code, like every request to the serial server.
+    timers.advance(5_000);
+    await until(() => server.count('/') === 1);
+    timers.advance(5_000);
+    await settle();
+    expect(c.busy).toBe(true);
+    server.unhang();
+    timers.advance(5_000);
+    await until(() => server.count('/') >= 2);
+    expect(await c.whenResponsive()).toBe(true);
+    expect(c.busy).toBe(false);
+    expect(await c.taskCompleted('hang_1')).toBe(false);
+  });
+
+  it('counts a server that stays busy past the bound as stuck', async () => {
+    await server.close();
+    server = await FakeAppWorldServer.start({
+      tasks: [{ id: 'hang_1', instruction: 'Hang.', answer: null, hangs: ['spin()'] }],
+    });
+    const timers = new ManualTimers();
+    const c = client({ timers, executeTimeoutMs: 10_000, busyWaitMs: 20_000 });
+    await c.initialize('hang_1', 'exp');
+    const running = c.execute('hang_1', 'spin()');
+    await until(() => server.hanging === 1);
+    timers.advance(10_000);
+    await running;
+    const responsive = c.whenResponsive();
+    for (let i = 0; i < 4; i++) {
+      timers.advance(5_000);
+      await settle();
+    }
+    expect(await responsive).toBe(false);
+    expect(c.isStuck).toBe(true);
+    await expect(c.taskCompleted('hang_1')).rejects.toBeInstanceOf(AppWorldBusyError);
+    await c.closeAll(); // returns at once
+    expect(server.count('/close_all')).toBe(0);
   });
 
   it("returns the server's timeout error as the output", async () => {

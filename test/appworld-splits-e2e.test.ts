@@ -118,6 +118,34 @@ describe('acon tasks list --bench appworld', () => {
     expect(res.stdout).toContain('10 tasks (train 3, dev 3, test_normal 3, test_challenge 1)');
   });
 
+  it('shows instructions from GET /tasks/{id} when a server answers, without initializing', async () => {
+    const root = appworldRoot();
+    const server = await startWorld(root);
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'acon.config.yaml'), `appworld:\n  urls: [${server.url}]\n`);
+    const env = { APPWORLD_ROOT: root };
+    const res = await runAcon(
+      ['tasks', 'list', '--bench', 'appworld', '--split', 'dev', '--json'],
+      { cwd, env },
+    );
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const listed = JSON.parse(res.stdout) as { id: string; instruction: string }[];
+    expect(listed.map((t) => [t.id, t.instruction])).toEqual(
+      SPLITS.dev!.map((t) => [t.id, t.instruction]),
+    );
+    const shown = await runAcon(['tasks', 'show', 'a1a1a1a_2', '--bench', 'appworld'], {
+      cwd,
+      env,
+    });
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toContain(
+      'What is the title of the song with id 1 in my Spotify library?',
+    );
+    expect(server.count('/initialize')).toBe(0);
+    expect(server.requests.filter((r) => r.route.startsWith('/tasks/'))).toHaveLength(4);
+  });
+
   it('refuses a split AppWorld does not have, naming the ones it has', async () => {
     const res = await runAcon(['tasks', 'list', '--bench', 'appworld', '--split', 'test'], {
       cwd: tempDir(),

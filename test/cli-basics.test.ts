@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { SHORT_TASKS_ENV } from './helpers/env.js';
 import { storeWithRuns } from './helpers/store.js';
 
 describe('acon CLI basics', () => {
@@ -71,6 +72,11 @@ describe('acon CLI basics', () => {
       /acon\.config\.yaml: context\.t_obs: expected number, got "many"/,
     ],
     ['an unknown key', 'contxt:\n  t_obs: 5\n', /acon\.config\.yaml: contxt: unknown setting/],
+    [
+      'a misspelt AppWorld /initialize option',
+      'appworld:\n  initialize:\n    timout_seconds: 60\n',
+      /acon\.config\.yaml: appworld\.initialize\.timout_seconds: unknown setting; .*valid here: .*timeout_seconds/,
+    ],
   ])(
     'reports %s in one line naming file and field, exit 2, no stack',
     async (_name, yaml, pattern) => {
@@ -85,6 +91,33 @@ describe('acon CLI basics', () => {
       expect(verbose.stderr).toContain('    at ');
     },
   );
+
+  it('runs only the first N tasks with --max-tasks, of the split or of --tasks', async () => {
+    const cwd = tempDir();
+    const env = SHORT_TASKS_ENV;
+    const split = await runAcon(
+      ['run', '--strategy', 'raw', '--split', 'dev', '--max-tasks', '2', '--json'],
+      { cwd, env },
+    );
+    // With --json only the SIMULATED label goes to stderr.
+    expect(split.stderr).toMatch(/^SIMULATED: [^\n]*\n$/);
+    expect(split.code).toBe(0);
+    const parsed = JSON.parse(split.stdout) as { conditions: { tasks: number }[] };
+    expect(parsed.conditions[0]?.tasks).toBe(2);
+    const listed = await runAcon(['tasks', 'list', '--split', 'dev', '--json'], { cwd, env });
+    const ids = (JSON.parse(listed.stdout) as { id: string }[]).slice(0, 3).map((t) => t.id);
+    const named = await runAcon(
+      ['run', '--strategy', 'raw', '--tasks', ids.join(','), '--max-tasks', '1', '--json'],
+      { cwd, env },
+    );
+    expect(named.code).toBe(0);
+    expect(
+      (JSON.parse(named.stdout) as { conditions: { tasks: number }[] }).conditions[0]?.tasks,
+    ).toBe(1);
+    const bad = await runAcon(['run', '--max-tasks', '0'], { cwd, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-tasks');
+  });
 
   it('rejects an unknown strategy with the list of valid ones', async () => {
     const cwd = tempDir();

@@ -76,6 +76,7 @@ const OPTIMIZE: OptimizeParams = {
   maxTasks: 4,
   trainTasks: null,
   selectTasks: null,
+  selection: 'heldout',
 };
 
 async function optimizeOnce(env: Env, resume?: string, onEvent?: () => void) {

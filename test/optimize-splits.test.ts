@@ -20,6 +20,7 @@ const PARAMS: OptimizeParams = {
   maxTasks: 8,
   trainTasks: null,
   selectTasks: null,
+  selection: 'heldout',
 };
 
 type Env = ReturnType<typeof makeEnv>;

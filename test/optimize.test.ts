@@ -20,6 +20,7 @@ const PARAMS: OptimizeParams = {
   maxTasks: 12,
   trainTasks: null,
   selectTasks: null,
+  selection: 'heldout',
 };
 
 /**

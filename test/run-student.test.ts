@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { applyCompressorFlags } from '../src/cli/compressor-flags.js';
+import { applyCompressorFlags } from '../src/config/compressor-flags.js';
 import { UsageError } from '../src/errors.js';
 import { FakeOpenAiServer, type FakeRequest } from './fakes/fake-openai-server.js';
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
@@ -85,7 +85,7 @@ describe('acon run with a student compressor on its own endpoint', () => {
     expect(server.chatRequests.length).toBeGreaterThan(0);
     const sqlite = new Database(db, { readonly: true });
     const calls = sqlite
-      .prepare('SELECT DISTINCT role, provider, model FROM call_contexts ORDER BY role')
+      .prepare('SELECT DISTINCT role, provider, model FROM calls ORDER BY role')
       .all() as { role: string; provider: string; model: string }[];
     sqlite.close();
     expect(calls.filter((c) => c.role !== 'agent').every((c) => c.model === 'student')).toBe(true);

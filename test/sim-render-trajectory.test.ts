@@ -163,22 +163,36 @@ describe('renderTrajectory', () => {
 });
 
 describe('renderCompressionEvents', () => {
-  it('lists per event what was kept and the next actions, and reads back', () => {
-    const text = renderCompressionEvents(trajectory, events, { maxNextActions: 1 });
+  it("lists per event the compressor's input, what it kept and the agent's next turns, and reads back", () => {
+    const text = renderCompressionEvents(trajectory, events, { maxNextTurns: 1 });
     expect(text).toMatchInlineSnapshot(`
       "[event 1] obs compression at step 2, of the observation of step 1 (20 -> 8 tokens)
+      INPUT:
+      {"items":[{"id":48213,"title":"A"}]}
       KEPT:
       {"items":[{"title":"A"}]}
-      NEXT ACTIONS:
+      NEXT TURNS:
+      [step 2] THOUGHT Step 3 of 4: calling app.show.
       [step 2] ACTION call_api {"app":"app","api":"show"}
 
       [event 2] hist compression at step 3, replacing steps 0-1 (60 -> 12 tokens)
+      INPUT:
+      [Turn 1]
+      Assistant: Step 1 of 4: calling app.login.
+      Action: call_api({"app":"app","api":"login"})
+      Observation (call_api): {"access_token":"tk_1"}
+
+      [Turn 2]
+      Assistant: Step 2 of 4: calling app.list.
+      Action: call_api({"app":"app","api":"list"})
+      Observation (call_api): {"items":[{"id":48213,"title":"A"}]}
       KEPT:
       COMPLETED:
       - Step 1 of 4: app.login
       FACTS:
       - title=A
-      NEXT ACTIONS:
+      NEXT TURNS:
+      [step 3] THOUGHT Step 4 of 4: calling app.done.
       [step 3] ACTION call_api {"app":"app","api":"done"}"
     `);
     const parsed = parseCompressionEvents(text);
@@ -187,6 +201,16 @@ describe('renderCompressionEvents', () => {
       ['hist', 3, 1, 1],
     ]);
     expect(parsed[1]!.kept).toBe('COMPLETED:\n- Step 1 of 4: app.login\nFACTS:\n- title=A');
+    expect(parsed[0]!.thoughts).toEqual([{ step: 2, text: 'Step 3 of 4: calling app.show.' }]);
+  });
+
+  it("shows the agent's turns after an event up to the next event, reasoning included", () => {
+    const text = renderCompressionEvents(trajectory, events);
+    const [first, second] = parseCompressionEvents(text);
+    // Event 1 shaped step 2; event 2 comes at step 3, so event 1's turns are step 2 only.
+    expect(first!.thoughts.map((t) => t.step)).toEqual([2]);
+    expect(first!.actions.map((a) => a.step)).toEqual([2]);
+    expect(second!.thoughts.map((t) => t.step)).toEqual([3]);
   });
 
   it('filters by compressor kind', () => {

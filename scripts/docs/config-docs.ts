@@ -232,9 +232,18 @@ export function configSections(templateText = configTemplate()): {
       return rows;
     }
     if (isObjectWithProps(s)) {
-      return Object.entries(s.properties ?? {}).flatMap(([k, child]) =>
+      const children = Object.entries(s.properties ?? {}).flatMap(([k, child]) =>
         rowsOf(child, [...path, k], [...real, k], inRecord, (s.required ?? []).includes(k)),
       );
+      // A described group of optional settings (appworld.initialize) also gets a row of its own.
+      if (s.description === undefined || path.length === 0) return children;
+      const own: ConfigRow = {
+        key: path.join('.'),
+        type: 'object',
+        default: formatValue(at(defaults, real)),
+        description: s.description,
+      };
+      return [own, ...children];
     }
     if (isRecordOfObjects(s)) {
       const name = PLACEHOLDERS[path[path.length - 1] ?? ''] ?? '<key>';

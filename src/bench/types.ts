@@ -148,7 +148,18 @@ export interface Benchmark {
    * src/optimize/contrastive.ts
    */
   pairRule?: PairRule;
+  /**
+   * What identifies a task's content, so a resumed run can tell that a task changed since it
+   * started (apptown: the whole task file). @default a hash of getTask(id)
+   */
+  taskDigest?(id: string): Promise<string>;
   /** Problems found while loading (bad task files); the good tasks still load. */
   loadProblems?(): Promise<Error[]>;
+  /**
+   * Fills in what `listTasks` leaves out because only a server knows it (AppWorld: the
+   * instruction, from `GET /tasks/{id}`); without a reachable server the tasks come back as
+   * they were. For `acon tasks list/show`, not for planning runs.
+   */
+  describeTasks?(tasks: TaskInfo[]): Promise<TaskInfo[]>;
   close?(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { registerExport, registerLint } from './export.js';
 import { registerGuidelines } from './guidelines.js';
 import { registerInit } from './init.js';
 import { registerOptimize } from './optimize.js';
+import { registerProxy } from './proxy.js';
 import { registerCompare, registerRun } from './run.js';
 import { registerReport } from './report.js';
 import { registerRollout } from './rollout.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerGuidelines(program);
   registerExport(program);
   registerLint(program);
+  registerProxy(program);
   return program;
 }
 

@@ -34,13 +34,19 @@ type RawOpts = {
   wide?: boolean;
   config?: string;
   skipInvalidTasks?: boolean;
+  allowTaskChanges?: boolean;
+  selection?: 'heldout' | 'reference';
 };
 
 export function registerOptimize(program: Command): void {
   program
     .command('optimize')
     .description('learn compression guidelines: utility phase, then compression phase (ACON)')
-    .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
+      'apptown',
+    )
     .addOption(
       new Option('--target <kind>', 'which guideline to optimize')
         .choices(['obs', 'hist', 'both'])
@@ -61,6 +67,14 @@ export function registerOptimize(program: Command): void {
       '--eval-split <name>',
       'held-out split of the final table (default: optimize.eval_split, else the ' +
         "benchmark's: apptown test, appworld test_normal)",
+    )
+    .addOption(
+      new Option(
+        '--selection <mode>',
+        'how candidates are chosen: heldout (selection split, vs the parent) or reference ' +
+          '(the paper: UT on D_cont, CO on D_succ of the train split, best accuracy, ties to ' +
+          'fewest input tokens) (default: optimize.selection = heldout)',
+      ).choices(['heldout', 'reference']),
     )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option('--max-tasks <n>', 'use only the first N tasks of each split (quick trials)')
@@ -89,6 +103,10 @@ export function registerOptimize(program: Command): void {
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
     )
     .option(
+      '--allow-task-changes',
+      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
+    )
+    .option(
       '--resume <run>',
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
@@ -101,9 +119,14 @@ export function registerOptimize(program: Command): void {
       'after',
       `
 Analyzers and updaters see train rollouts only; candidates are selected on the selection
-split; the evaluation split is used only by the final table. While one guideline is tuned,
+split (--selection heldout; --selection reference selects on train tasks, as the paper does);
+the evaluation split is used only by the final table. While one guideline is tuned,
 only its own compressor runs (config optimize.isolate, default true). The run ends with the
 final guidelines on the train split: the default set of \`acon export\`.
+
+The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
+temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
 
 Examples:
   $ acon optimize --bench apptown                       offline, simulated LLM
@@ -156,6 +179,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
     trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
     selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
+    selection: opts.selection ?? c.selection,
   });
   let params = given;
   const session = await openSession({
@@ -185,10 +209,12 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         flag('max-tasks', 'maxTasks'),
         flag('train-tasks', 'trainTasks'),
         flag('select-tasks', 'selectTasks'),
+        flag('selection', 'selection'),
       ]);
       return undefined;
     },
     skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
     dryRun: opts.dryRun,
     budgetUsd: budget,
     db: opts.db,

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
 import type { RunParams } from '../optimize/run-conditions.js';
-import type { CompressorFlags } from './compressor-flags.js';
+import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
@@ -35,6 +35,7 @@ type RawOpts = {
   qaData?: string;
   db?: string;
   skipInvalidTasks?: boolean;
+  allowTaskChanges?: boolean;
 } & CompressorFlags;
 
 const DEFAULT_STRATEGIES = 'raw,fifo,masking,summary,naive,acon';
@@ -46,7 +47,11 @@ export function explicitFlags(cmd: Command): Set<string> {
 
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--bench <name>', 'benchmark: apptown (offline), appworld or qa (offline)', 'apptown')
+    .option(
+      '--bench <name>',
+      'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
+      'apptown',
+    )
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
     .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')
@@ -81,6 +86,10 @@ function commonOptions(cmd: Command): Command {
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
+    )
+    .option(
+      '--allow-task-changes',
+      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
     )
     .option(
       '--resume <run>',
@@ -174,7 +183,7 @@ async function runAction(
   const { runConditions, RunParamsSchema } = await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { conditionTable, runIdLine } = await import('../report/table.js');
+  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const given: RunParams = {
     bench: opts.bench,
@@ -236,6 +245,7 @@ async function runAction(
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };
     },
     skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
     budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
     db: opts.db,
     bench: given.bench,
@@ -270,6 +280,7 @@ async function runAction(
     } else {
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
+      process.stdout.write(verdictText(result.verdict, fit));
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {

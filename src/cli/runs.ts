@@ -48,7 +48,15 @@ Examples:
   $ acon runs prune --keep 10
   $ acon runs upgrade                          after installing a newer acon`,
     );
+  registerRunsList(runs);
+  registerRunsShow(runs);
+  registerRunsRm(runs);
+  registerRunsPrune(runs);
+  registerRunsUpgrade(runs);
+  return runs;
+}
 
+function registerRunsList(runs: Command): void {
   runs
     .command('list', { isDefault: true })
     .description('list stored runs, newest first: provider, models, status, accuracy per condition')
@@ -75,7 +83,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsShow(runs: Command): void {
   runs
     .command('show')
     .description('one run, rollout by rollout: success, steps, peak tokens, cost, why it failed')
@@ -112,7 +122,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsRm(runs: Command): void {
   runs
     .command('rm')
     .description('delete runs with their rollouts, steps, compression events and LLM calls')
@@ -150,7 +162,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsPrune(runs: Command): void {
   runs
     .command('prune')
     .description('delete all but the newest N runs (runs still marked running are kept)')
@@ -189,10 +203,13 @@ Examples:
         store.close();
       }
     });
+}
+
+function registerRunsUpgrade(runs: Command): void {
   runs
     .command('upgrade')
     .description(
-      "bring a database written by an older acon to this acon's schema, in place, and compact it (read-only commands refuse an older file)",
+      "convert a database written by an older acon (schema 12) to this acon's store, in place (every command refuses an older file)",
     )
     .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
@@ -207,18 +224,12 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { upgradeDatabase } = await import('../store/index.js');
       const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
-      const { from, to, compacted } = upgradeDatabase(path);
+      const { from, to, legacy, bytes } = upgradeDatabase(path);
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
       process.stdout.write(
-        from === to
-          ? `${path} is at schema version ${to} already (this acon's)\n`
-          : `upgraded ${path} from schema version ${from} to ${to}\n`,
+        legacy
+          ? `upgraded ${path} from schema version ${from} of the store before v2 to ${to} (${mb(bytes!.before)} → ${mb(bytes!.after)})\n`
+          : `${path} is at schema version ${to} already (this acon's)\n`,
       );
-      if (compacted) {
-        const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-        process.stdout.write(
-          `compacted ${path}: ${mb(compacted.before)} → ${mb(compacted.after)} (free pages returned)\n`,
-        );
-      }
     });
-  return runs;
 }

@@ -14,7 +14,7 @@ function deps(llm: ScriptedLlm, maxOutputRetries = 2): CompressorDeps {
 
 const obsInput = {
   task: 'Pay Bob',
-  recentHistory: '[Turn 1]\nAssistant: look up Bob',
+  session: '[Turn 1]\nAssistant: look up Bob',
   observation: '{"id": 42, "name": "Bob", "bio": "long"}',
   guideline,
   step: 3,
@@ -30,9 +30,7 @@ describe('compressObservation', () => {
     expect(system?.content).toContain('<guideline>\nKEEP: id\n</guideline>');
     expect(system?.content).toContain('# Refined Observation');
     expect(user?.content).toContain('<task>\nPay Bob\n</task>');
-    expect(user?.content).toContain(
-      '<recent_history>\n[Turn 1]\nAssistant: look up Bob\n</recent_history>',
-    );
+    expect(user?.content).toContain('<session>\n[Turn 1]\nAssistant: look up Bob\n</session>');
     expect(user?.content).toContain(`<observation>\n${obsInput.observation}\n</observation>`);
     expect(out).toMatchObject({ ok: true, text: '{"id": 42}' });
     expect(out.event).toEqual({

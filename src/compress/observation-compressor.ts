@@ -5,8 +5,11 @@ import { runCompressor, type CompressorDeps, type CompressorOutcome } from './ru
 
 export type ObservationInput = {
   task: string;
-  /** Rendered recent turns (render-history.ts), ending with the action that produced the observation. */
-  recentHistory: string;
+  /**
+   * The current session as the agent sees it (render-history.ts: the summary, then its turns),
+   * ending with the action that produced the observation; the reference passes the session.
+   */
+  session: string;
   observation: string;
   guideline: GuidelineText;
   step: number;
@@ -16,7 +19,7 @@ export type ObservationInput = {
 
 /**
  * ACON's observation compressor o'_t = f(o_t, h_{t-1}; P_obs) (seed 003): the guideline goes
- * into the system prompt, the task, recent history and raw observation into the user prompt;
+ * into the system prompt, the task, the current session and the raw observation into the user prompt;
  * the answer is the text under `# Refined Observation`.
  */
 export function compressObservation(
@@ -31,7 +34,7 @@ export function compressObservation(
       system: renderPrompt('obs-compressor.system.txt', { guideline: input.guideline.text }),
       user: renderPrompt('obs-compressor.user.txt', {
         task: input.task,
-        recent_history: input.recentHistory === '' ? '(none)' : input.recentHistory,
+        session: input.session === '' ? '(none)' : input.session,
         observation: input.observation,
       }),
       original: input.observation,

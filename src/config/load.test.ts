@@ -106,9 +106,46 @@ describe('loadConfig', () => {
     expect(config.seed).toBe(7);
     expect(JSON.stringify(config)).not.toContain('sk-y');
     const err = errorOf(() => loadConfig({ cwd: dir, env: { ACON_CONTEXT__T_OSB: '1' } }));
-    expect(err.message).toBe(
-      'environment ACON_CONTEXT__T_OSB: context.t_osb: unknown setting; remove it or check its spelling (see `acon init` for every setting)',
+    expect(err.message).toMatch(
+      /^environment ACON_CONTEXT__T_OSB: context\.t_osb: unknown setting; remove it or check its spelling \(valid here: t_obs, t_hist, keep_last, [a-z_, ]+\); see `acon init` for every setting$/,
     );
+  });
+
+  it('says what a URL setting needs when it is not one', () => {
+    const { file } = withFile('endpoints:\n  default:\n    base_url: not-a-url\n');
+    const err = errorOf(() => loadConfig({ file, env: {} }));
+    expect(err.message).toBe(
+      `${file}: endpoints.default.base_url: expected a full URL like http://127.0.0.1:8000/v1, got "not-a-url"; write it with http:// or https:// and the host`,
+    );
+  });
+
+  it("names a misspelt AppWorld /initialize option with AppWorld's valid ones", () => {
+    const { file } = withFile('appworld:\n  initialize:\n    timout_seconds: 60\n');
+    const err = errorOf(() => loadConfig({ file, env: {} }));
+    expect(err.field).toBe('appworld.initialize.timout_seconds');
+    expect(err.message).toMatch(
+      /unknown setting; .*valid here: remote_apis_url, .*timeout_seconds, /,
+    );
+    expect(err.message).not.toMatch(/valid here: .*experiment_name/);
+    const typed = errorOf(() =>
+      loadConfig({
+        file: withFile('appworld:\n  initialize:\n    timeout_seconds: soon\n').file,
+        env: {},
+      }),
+    );
+    expect(typed.field).toBe('appworld.initialize.timeout_seconds');
+    const ours = errorOf(() =>
+      loadConfig({
+        file: withFile('appworld:\n  initialize:\n    experiment_name: x\n').file,
+        env: {},
+      }),
+    );
+    expect(ours.message).toContain('acon sets experiment_name itself');
+    const { config } = loadConfig({
+      file: withFile('appworld:\n  initialize:\n    timeout_seconds: null\n').file,
+      env: {},
+    });
+    expect(config.appworld.initialize).toEqual({ timeout_seconds: null });
   });
 
   it('does not let an API key in the environment switch the provider', () => {

@@ -39,7 +39,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
     const issue = result.error.issues[0]!;
     const field = fieldOf(issue);
     const from = overridden.fields.get(field) ?? source ?? DEFAULT_CONFIG_FILE;
-    throw new ConfigError(from, field, describeIssue(issue, overridden.value), {
+    throw new ConfigError(from, field, describeIssue(issue, overridden.value, ConfigSchema), {
       cause: result.error,
     });
   }
@@ -107,22 +107,38 @@ function applyEnvOverrides(
 
 /** Whether `path` leads through the config schema to a setting (records take any key). */
 export function isSettingPath(schema: z.ZodType, path: readonly string[]): boolean {
+  return path.length > 0 && schemaAt(schema, path) !== null;
+}
+
+/** The schema of the setting at `path`, or null when there is none. */
+function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core.$ZodType | null {
   let node: z.core.$ZodType = schema;
   for (const key of path) {
     node = unwrap(node);
     const def = node._zod.def;
     if (def.type === 'object') {
-      const next = (def as z.core.$ZodObjectDef).shape[key];
-      if (!next) return false;
+      const next = (def as z.core.$ZodObjectDef).shape[String(key)];
+      if (!next) return null;
       node = next;
     } else if (def.type === 'record') {
-      if (key === '') return false;
+      if (key === '') return null;
       node = (def as z.core.$ZodRecordDef).valueType;
     } else {
-      return false;
+      return null;
     }
   }
-  return path.length > 0;
+  return node;
+}
+
+/** The settings an object of the config takes at `path` (none for a record or a value). */
+function settingsAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  const node = schemaAt(schema, path);
+  if (node === null) return [];
+  const def = unwrap(node)._zod.def;
+  if (def.type !== 'object') return [];
+  const shape = (def as z.core.$ZodObjectDef).shape;
+  // Keys that only exist to refuse a value (z.never) are not settings to offer.
+  return Object.keys(shape).filter((k) => unwrap(shape[k]!)._zod.def.type !== 'never');
 }
 
 function unwrap(node: z.core.$ZodType): z.core.$ZodType {
@@ -168,14 +184,24 @@ function valueAt(obj: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+function describeIssue(issue: z.core.$ZodIssue, value: unknown, schema: z.ZodType): string {
   switch (issue.code) {
-    case 'unrecognized_keys':
-      return 'unknown setting; remove it or check its spelling (see `acon init` for every setting)';
+    case 'unrecognized_keys': {
+      const valid = settingsAt(schema, issue.path);
+      const known = valid.length > 0 ? ` (valid here: ${valid.join(', ')})` : '';
+      return `unknown setting; remove it or check its spelling${known}; see \`acon init\` for every setting`;
+    }
     case 'invalid_type': {
+      // A key that must stay unset (z.never) carries its own reason.
+      if (issue.expected === 'never') return issue.message;
       const got = valueAt(value, issue.path);
       const shown = got === undefined ? 'nothing' : JSON.stringify(got);
       return `expected ${issue.expected}, got ${shown}; set it to a ${issue.expected}`;
+    }
+    case 'invalid_format': {
+      if (issue.format !== 'url') return issue.message;
+      const got = JSON.stringify(valueAt(value, issue.path));
+      return `expected a full URL like http://127.0.0.1:8000/v1, got ${got}; write it with http:// or https:// and the host`;
     }
     case 'too_small':
       return `${issue.message}; use a value of at least ${String(issue.minimum)}`;

@@ -49,7 +49,66 @@ export const PriceSchema = z.strictObject({
 });
 export type Price = z.infer<typeof PriceSchema>;
 
-const role = (model: string) => RoleConfigSchema.prefault({ model });
+const role = (model: string, temperature = 0) => RoleConfigSchema.prefault({ model, temperature });
+
+const nullableInt = z.number().int().nullable();
+const acon = (key: string) =>
+  z
+    .never({ error: `acon sets ${key} itself (appworld.experiment_prefix names experiments)` })
+    .optional()
+    .describe(`set by acon; not allowed here`);
+/** One AppWorld option: optional (the server's default applies), described with that default. */
+const option = <T extends z.ZodType>(type: T, appworldDefault: string, what: string) =>
+  type.optional().describe(`${what} (AppWorld's default: ${appworldDefault})`);
+/** Options AppWorld keeps for checking its own solutions; not for model runs. */
+const testingOnly = (appworldDefault: string) =>
+  option(
+    z.boolean(),
+    appworldDefault,
+    "AppWorld's own solution checks only; leave unset for models",
+  );
+
+/**
+ * The `/initialize` options of AppWorld's environment server (`AppWorldInitDefaults` in
+ * `appworld/environment.py`), all optional: the server's defaults apply to what is left out.
+ */
+export const AppWorldInitializeSchema = z.strictObject({
+  task_id: acon('task_id'),
+  experiment_name: acon('experiment_name'),
+  remote_apis_url: option(z.string().nullable(), 'null', 'a separate AppWorld APIs server'),
+  remote_environment_url: option(z.string().nullable(), 'null', 'a further environment server'),
+  remote_mcp_url: option(z.string().nullable(), 'null', "AppWorld's MCP server"),
+  remote_docker: option(z.boolean(), 'false', 'run the remote servers in Docker'),
+  max_interactions: option(z.number().int().positive(), '1000', 'most /execute calls per task'),
+  max_api_calls_per_interaction: option(
+    z.number().int().positive(),
+    '1000',
+    'most API calls in one /execute',
+  ),
+  raise_on_unsafe_syntax: option(z.boolean(), 'true', 'refuse code with unsafe syntax'),
+  raise_on_unsafe_execution: option(z.boolean(), 'true', 'stop code doing unsafe things'),
+  load_ground_truth: option(z.boolean(), 'true', 'load the task answers for /evaluate'),
+  ground_truth_mode: option(z.string(), '"minimal"', 'how much of the ground truth to load'),
+  raise_on_failure: option(z.boolean(), 'true', 'a failing API call raises in the code'),
+  random_seed: option(nullableInt, '100', 'seed of the world'),
+  timeout_seconds: option(
+    z.number().int().positive().nullable(),
+    '100',
+    'per-execution time limit in seconds; null: none (acon then waits 30 min for an answer)',
+  ),
+  show_api_response_schemas: option(z.boolean(), 'true', 'api_docs show response schemas'),
+  gc_threshold: option(nullableInt, '500000', "Python's garbage-collection threshold"),
+  include_direct_functions: option(z.boolean(), 'false', 'also offer app__api functions'),
+  direct_function_separator: option(z.string(), '"__"', 'separator of those functions'),
+  raise_on_extra_parameters: option(z.boolean(), 'true', 'an unknown API argument is an error'),
+  import_utils: testingOnly('false'),
+  parse_datetimes: testingOnly('false'),
+  allow_datetime_change: testingOnly('false'),
+  add_login_shortcut: testingOnly('false'),
+  wrap_response: testingOnly('false'),
+  unwrap_response: testingOnly('false'),
+  munchify_response: testingOnly('false'),
+});
 
 export const ConfigSchema = z.strictObject({
   /** Provider for every role that does not name its own. `sim` runs offline and is labelled SIMULATED. */
@@ -62,7 +121,13 @@ export const ConfigSchema = z.strictObject({
       obs_compressor: role('gpt-4.1'),
       hist_compressor: role('gpt-4.1'),
       analyzer: role('gpt-4.1'),
-      updater: role('gpt-4.1'),
+      /**
+       * The optimizer that rewrites guidelines. The paper uses o3 (its ablation: UT 47.6 with
+       * gpt-4.1 as optimizer, 51.2 with o3); set `model: o3` here for a paper-faithful run.
+       * Temperature 1.0 (the reference samples its K candidates): each candidate also gets its
+       * own sample of analyses.
+       */
+      updater: role('gpt-4.1', 1),
     })
     .prefault({}),
   endpoints: z
@@ -76,6 +141,12 @@ export const ConfigSchema = z.strictObject({
       t_hist: z.number().int().min(1).default(4096),
       /** Turns kept verbatim after a history compression (ACON k). */
       keep_last: z.number().int().min(0).default(1),
+      /**
+       * The observation compressor sees the task and the current session (as the reference
+       * does), its oldest turns left out beyond this many tokens. 65,536 holds a whole AppWorld
+       * session (the paper's mean peak is 9.9K tokens) with room to spare.
+       */
+      obs_session_tokens: z.number().int().min(256).default(65_536),
       masking: z.strictObject({ window: z.number().int().min(0).default(10) }).prefault({}),
       summary: z
         .strictObject({
@@ -121,6 +192,11 @@ export const ConfigSchema = z.strictObject({
       /** The SQLite database of runs, rollouts and LLM calls. */
       db: z.string().min(1).default('runs/acon.db'),
       cache: z.boolean().default(true),
+      /**
+       * Let `--resume` go on when a task changed since the run started (default: refuse, since
+       * the run would mix two versions of the task); `--allow-task-changes` sets it.
+       */
+      allow_task_changes: z.boolean().default(false),
     })
     .prefault({}),
   prices: z.record(z.string(), PriceSchema).default({
@@ -143,33 +219,53 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   optimize: z
-    .strictObject({
-      candidates: z.number().int().min(1).default(5),
-      rounds: z.number().int().min(1).default(1),
-      /** Analyses sampled into one updater prompt (seed 003). */
-      max_analyses: z.number().int().min(1).default(30),
-      /** Also analyse pairs where compression made the agent take this many times the steps. */
-      steps_ratio: z.number().min(1).default(1.5),
-      /** Compression phase: accuracy may drop at most this much (absolute) for a token cut. */
-      tolerance: z.number().min(0).max(1).default(0.0),
-      /**
-       * Phase isolation (issue 11): while the obs guideline is tuned, train and selection
-       * rollouts run with observation compression only; for hist, history compression only.
-       * The final v0 / UT / UTCO table runs both. @default true
-       */
-      isolate: z.boolean().default(true),
-      /** null: the benchmark's own (apptown train/dev/test, appworld train/dev/test_normal). */
-      train_split: z.string().min(1).nullable().default(null),
-      select_split: z.string().min(1).nullable().default(null),
-      eval_split: z.string().min(1).nullable().default(null),
-      /**
-       * First N tasks of the training / selection split that optimize uses (0: all). apptown's
-       * long tasks (issue 13) make every rollout ~40 steps, so the offline default keeps the
-       * utility and compression phases short; the evaluation split is always whole.
-       */
-      train_tasks: z.number().int().min(0).default(16),
-      select_tasks: z.number().int().min(0).default(16),
-    })
+    .preprocess(
+      upgradeOptimize,
+      z.strictObject({
+        candidates: z.number().int().min(1).default(5),
+        rounds: z.number().int().min(1).default(1),
+        /**
+         * Analyses sampled into each updater call: every one of the K calls draws its own seeded
+         * sample of at most this many (the reference: a fresh random sample of up to 30).
+         */
+        feedback_sample: z.number().int().min(1).default(30),
+        /**
+         * Also analyse elongation pairs (both succeeded, compressed took ≥ `steps_ratio` × the
+         * steps). Off by default: the paper learns from failure pairs; the reference makes
+         * regressions opt-in.
+         */
+        include_elongation: z.boolean().default(false),
+        /** The step ratio of an elongation pair (with `include_elongation`). */
+        steps_ratio: z.number().min(1).default(1.5),
+        /**
+         * How candidates are selected. `heldout` (default): on the selection split, against the
+         * parent (UT: higher accuracy; CO: non-inferior accuracy with fewer tokens), so no number
+         * used to choose comes from the tasks the analyses saw. `reference`: as the paper and its
+         * code do, on train tasks: UT on D_cont (full context succeeded, compression failed), CO on
+         * D_succ (compression succeeded); best accuracy, ties to the fewest total input tokens.
+         */
+        selection: z.enum(['heldout', 'reference']).default('heldout'),
+        /** Compression phase: accuracy may drop at most this much (absolute) for a token cut. */
+        tolerance: z.number().min(0).max(1).default(0.0),
+        /**
+         * Phase isolation (issue 11): while the obs guideline is tuned, train and selection
+         * rollouts run with observation compression only; for hist, history compression only.
+         * The final v0 / UT / UTCO table runs both. @default true
+         */
+        isolate: z.boolean().default(true),
+        /** null: the benchmark's own (apptown train/dev/test, appworld train/dev/test_normal). */
+        train_split: z.string().min(1).nullable().default(null),
+        select_split: z.string().min(1).nullable().default(null),
+        eval_split: z.string().min(1).nullable().default(null),
+        /**
+         * First N tasks of the training / selection split that optimize uses (0: all). apptown's
+         * long tasks (issue 13) make every rollout ~40 steps, so the offline default keeps the
+         * utility and compression phases short; the evaluation split is always whole.
+         */
+        train_tasks: z.number().int().min(0).default(16),
+        select_tasks: z.number().int().min(0).default(16),
+      }),
+    )
     .prefault({}),
   qa: z
     .strictObject({
@@ -208,21 +304,25 @@ export const ConfigSchema = z.strictObject({
         .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." and "-" only')
         .default('acon'),
       /**
-       * Extra fields of every `/initialize` request (AppWorld's AppWorld(...) arguments), e.g.
-       * `timeout_seconds: 100` or `raise_on_extra_parameters: true`.
+       * Extra fields of every `/initialize` request: AppWorld's `AppWorldInitDefaults`, e.g.
+       * `timeout_seconds: 100` or `raise_on_extra_parameters: true`. The server drops a key it
+       * does not know without a word, so a misspelt one is an error here.
        */
-      initialize: z
-        .record(
-          z
-            .string()
-            .refine(
-              (k) => k !== 'task_id' && k !== 'experiment_name',
-              'acon sets task_id and experiment_name itself',
-            ),
-          z.union([z.string(), z.number(), z.boolean(), z.null()]),
-        )
-        .default({}),
+      initialize: AppWorldInitializeSchema.default({}).describe(
+        "extra /initialize fields: AppWorld's own options below, checked by name",
+      ),
     })
     .prefault({}),
 });
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * Runs recorded (and config files written) before issue #23 name `max_analyses` and learn from
+ * elongation pairs without saying so: read them as `feedback_sample` and `include_elongation:
+ * true`, so a resumed run continues as it was recorded.
+ */
+function upgradeOptimize(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || !('max_analyses' in value)) return value;
+  const { max_analyses, ...rest } = value as Record<string, unknown>;
+  return { feedback_sample: max_analyses, include_elongation: true, ...rest };
+}

@@ -46,7 +46,8 @@ export type CandidateProposal =
 export function reserveCandidates(
   guidelines: GuidelineStore,
   base: Pick<NewGuideline, 'kind' | 'parent' | 'phase' | 'run' | 'bench'> & {
-    analyses: string[];
+    /** The analyses proposal `index` was written from (each updater call has its own sample). */
+    analysesOf: (index: number) => string[];
     slugOf: (index: number) => string;
   },
   proposals: readonly CandidateProposal[],
@@ -67,7 +68,7 @@ export function reserveCandidates(
         run: base.run,
         ...(base.bench !== undefined && { bench: base.bench }),
         status: p.ok ? 'candidate' : 'rejected',
-        analyses: base.analyses,
+        analyses: base.analysesOf(p.index),
         rationale: p.ok ? p.rationale : `invalid: ${p.reason}`,
         slug: base.slugOf(p.index),
         text: p.text,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PairRule } from '../bench/types.js';
 import type { RolloutRow } from '../store/run-store.js';
-import { contrastivePairs } from './contrastive.js';
+import { ConfigSchema } from '../config/schema.js';
+import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 
 function row(task: string, success: boolean, steps: number, score = success ? 1 : 0): RolloutRow {
   return { task_id: task, success, steps, score } as RolloutRow;
@@ -37,5 +38,19 @@ describe('contrastivePairs', () => {
       ['q1', 'failure'],
       ['q3', 'elongation'],
     ]);
+  });
+
+  it('makes failure pairs only by default; elongation pairs when optimize.include_elongation', () => {
+    const defaults = ConfigSchema.parse({}).optimize;
+    const byDefault = contrastivePairs(full, comp, { stepsRatio: pairStepsRatio(defaults) });
+    expect(byDefault.map((p) => p.kind)).toEqual(['failure']);
+    const optIn = { ...defaults, include_elongation: true };
+    const withElongation = contrastivePairs(full, comp, { stepsRatio: pairStepsRatio(optIn) });
+    expect(withElongation.map((p) => p.kind)).toEqual(['failure', 'elongation']);
+  });
+
+  it('reads configs of runs recorded before the switch (max_analyses) with elongation pairs on', () => {
+    const old = ConfigSchema.parse({ optimize: { max_analyses: 12 } }).optimize;
+    expect(old).toMatchObject({ feedback_sample: 12, include_elongation: true });
   });
 });

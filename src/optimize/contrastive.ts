@@ -44,3 +44,11 @@ export function contrastivePairs(
   }
   return pairs;
 }
+
+/**
+ * The step ratio that makes an elongation pair, or null for failure pairs only: the default, as
+ * in the paper (the reference makes regressions opt-in, `optimize.include_elongation`).
+ */
+export function pairStepsRatio(o: { include_elongation: boolean; steps_ratio: number }) {
+  return o.include_elongation ? o.steps_ratio : null;
+}

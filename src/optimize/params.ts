@@ -3,6 +3,10 @@ import { z } from 'zod';
 export const PhaseSchema = z.enum(['ut', 'co']);
 export type Phase = z.infer<typeof PhaseSchema>;
 
+/** How candidates are chosen (config `optimize.selection`, flag `--selection`). */
+export const SelectionModeSchema = z.enum(['heldout', 'reference']);
+export type SelectionMode = z.infer<typeof SelectionModeSchema>;
+
 /** What `acon optimize` runs with; stored with the run so --resume continues it exactly. */
 export const OptimizeParamsSchema = z.object({
   bench: z.string(),
@@ -25,5 +29,7 @@ export const OptimizeParamsSchema = z.object({
    */
   trainTasks: z.number().int().min(1).nullable().default(null),
   selectTasks: z.number().int().min(1).nullable().default(null),
+  /** Candidate selection; runs recorded before it existed selected `heldout`. */
+  selection: SelectionModeSchema.default('heldout'),
 });
 export type OptimizeParams = z.infer<typeof OptimizeParamsSchema>;

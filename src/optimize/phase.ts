@@ -49,21 +49,23 @@ export async function runPhase(
     failedAnalyses: analyses.records.length - analyses.usable.length,
     analysisSource: analyses.source,
     isolated: stage.isolated,
+    selection: pc.selection,
   };
   if (analyses.usable.length === 0) {
     pc.log(`${stage.name}: nothing to learn from (no usable analyses); ${stage.parent.id} stays`);
-    return finish(pc, stage, { ...base, accepted: null, candidates: [] });
+    return finish(pc, stage, { ...base, selectionTasks: 0, accepted: null, candidates: [] });
   }
 
   const slots = await stageCandidates(pc, stage, analyses.usable);
   const evaluation = await evaluateCandidates(pc, stage, slots);
   const { accepted, reports } = selectWinner(pc, stage, slots, evaluation);
+  const selectionTasks = evaluation.tasks.length;
   pc.log(
     accepted
       ? `${stage.name}: ${accepted} accepted (${reports.find((r) => r.id === accepted)?.reason})`
       : `${stage.name}: no candidate accepted; ${stage.parent.id} stays`,
   );
-  return finish(pc, stage, { ...base, accepted, candidates: reports });
+  return finish(pc, stage, { ...base, selectionTasks, accepted, candidates: reports });
 }
 
 function finish(pc: PhaseContext, stage: Stage, result: StageResult) {

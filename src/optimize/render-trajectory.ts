@@ -29,8 +29,8 @@ export type RenderOptions = {
 export type EventRenderOptions = RenderOptions & {
   /** Only compressions of this compressor: `obs`, or `hist` (history, summary and reactive folds). */
   kind?: 'obs' | 'hist';
-  /** Agent actions listed after each event. @default all later actions */
-  maxNextActions?: number;
+  /** The agent's turns listed after each event, at most. @default all up to the next event */
+  maxNextTurns?: number;
 };
 
 type ObsHit = { event: CompressionEvent; turn: number; index: number };
@@ -227,9 +227,32 @@ export function renderTrajectory(
   return lines.join('\n');
 }
 
+/** The agent's turn as THOUGHT and ACTION lines (its reasoning is kept even when it acted). */
+function turnLines(turn: Turn, step: number): string[] {
+  const lines: string[] = [];
+  const thought = (turn.assistant.content ?? '').trim();
+  const calls = turn.assistant.tool_calls ?? [];
+  if (calls.length > 0 && thought !== '') lines.push(`[step ${step}] THOUGHT ${thought}`);
+  for (const action of actionLines(turn)) lines.push(`[step ${step}] ACTION ${action}`);
+  return lines;
+}
+
 /**
- * The compression events of a trajectory for the compression-phase analyzer: per event, what
- * the compressor kept and the agent's actions from then on (what it actually used).
+ * The compression events of a trajectory for the compression-phase analyzer, as the reference
+ * gives them: per event, the compressor's input, its output, and the agent's turns from then
+ * on (reasoning and actions) up to the next compression event or the end of the rollout: what
+ * the agent read and did with what was kept.
+ *
+ * ```text
+ * [event 1] obs compression at step 3, of the observation of step 2 (1890 -> 240 tokens)
+ * INPUT:
+ * {"playlists": [...]}
+ * KEPT:
+ * {"title":"Road Trip","id":48213}
+ * NEXT TURNS:
+ * [step 3] THOUGHT The playlist id is 48213; now I add the songs.
+ * [step 3] ACTION call_api {"app":"music","api":"add_song", ...}
+ * ```
  */
 export function renderCompressionEvents(
   trajectory: Trajectory,
@@ -260,20 +283,24 @@ export function renderCompressionEvents(
   return items
     .map((item, i) => {
       const { event } = item;
-      const actions: string[] = [];
-      const max = opts.maxNextActions ?? Number.POSITIVE_INFINITY;
-      for (let s = event.step; s < trajectory.turns.length && actions.length < max; s++) {
-        for (const action of actionLines(trajectory.turns[s]!)) {
-          if (actions.length < max) actions.push(`[step ${s}] ACTION ${action}`);
-        }
+      // The next event at a later step ends this one's turns (events of one step share them).
+      const until =
+        items.slice(i + 1).find((x) => x.event.step > event.step)?.event.step ??
+        trajectory.turns.length;
+      const turns: string[] = [];
+      const max = opts.maxNextTurns ?? Number.POSITIVE_INFINITY;
+      for (let s = event.step; s < until && s - event.step < max; s++) {
+        turns.push(...turnLines(trajectory.turns[s]!, s));
       }
       return [
         `[event ${i + 1}] ${item.kind} compression at step ${event.step}${item.source} ` +
           `(${event.inputTokens} -> ${event.outputTokens} tokens)`,
+        'INPUT:',
+        cut(event.input, opts.maxObservationChars, used),
         'KEPT:',
         cut(event.output, opts.maxObservationChars, used),
-        'NEXT ACTIONS:',
-        ...(actions.length > 0 ? actions : ['(none: the rollout ended)']),
+        'NEXT TURNS:',
+        ...(turns.length > 0 ? turns : ['(none: the rollout ended)']),
       ].join('\n');
     })
     .join('\n\n');

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { coCanStillWin, selectCompression, selectUtility, utCanStillWin } from './selection.js';
+import {
+  coCanStillWin,
+  referenceSet,
+  selectCompression,
+  selectReference,
+  selectUtility,
+  utCanStillWin,
+} from './selection.js';
 
-const score = (id: string, accuracy: number, peakTokens: number, totalTokens = 10_000) => ({
+const score = (
+  id: string,
+  accuracy: number,
+  peakTokens: number,
+  totalTokens = 10_000,
+  inputTokens = totalTokens,
+) => ({
   id,
   accuracy,
   peakTokens,
   totalTokens,
+  inputTokens,
   tasks: 34,
 });
 
@@ -71,5 +85,55 @@ describe('selectUtility', () => {
   it('picks the most accurate candidate that beats the parent', () => {
     const sel = selectUtility(score('p', 0.7, 4000), [score('a', 0.9, 3900), score('b', 1, 4100)]);
     expect(sel.winner?.id).toBe('b');
+  });
+});
+
+describe('reference selection (paper v3 and its code)', () => {
+  const rows = [
+    { task_id: 'a', success: false },
+    { task_id: 'b', success: true },
+    { task_id: 'c', success: false },
+    { task_id: 'd', success: true },
+  ];
+
+  it('builds D_cont from the contrastive pairs and D_succ from the compressed successes', () => {
+    expect(referenceSet('ut', rows, ['c'])).toEqual(['c']);
+    expect(referenceSet('co', rows, ['c'])).toEqual(['b', 'd']);
+  });
+
+  it('falls back to every compressed failure for D_cont when there is no pair', () => {
+    expect(referenceSet('ut', rows, [])).toEqual(['a', 'c']);
+  });
+
+  // Candidates on D_cont (5 tasks; the parent failed all of them by construction).
+  const table = [
+    score('c1', 0.6, 900, 50_000, 41_000),
+    score('c2', 0.8, 2000, 60_000, 52_000),
+    score('c3', 0.8, 1000, 58_000, 47_000), // ties c2 on accuracy, fewer input tokens: wins
+    score('c4', 0.4, 500, 30_000, 20_000),
+  ];
+
+  it('UT: best accuracy wins, ties to the fewest total input tokens (not peak)', () => {
+    const sel = selectReference('ut', score('parent', 0, 800, 40_000, 35_000), table);
+    expect(sel.winner?.id).toBe('c3');
+    expect(sel.reasons.c2).toMatch(/^not the best/);
+    expect(sel.reasons.c3).toMatch(/^selected: accuracy 80.0%, input 47000 tokens/);
+  });
+
+  it('UT: nothing is accepted when no candidate beats the parent on its set', () => {
+    const sel = selectReference('ut', score('parent', 0, 800), [score('c1', 0, 100, 10, 5)]);
+    expect(sel.winner).toBeNull();
+  });
+
+  it('CO: a candidate that keeps the parent accuracy on D_succ with fewer input tokens wins', () => {
+    const parent = score('parent', 1, 3000, 90_000, 80_000);
+    const sel = selectReference('co', parent, [
+      score('k1', 1, 2500, 85_000, 79_000),
+      score('k2', 1, 2900, 70_000, 61_000),
+      score('k3', 0.75, 1000, 20_000, 15_000),
+    ]);
+    expect(sel.winner?.id).toBe('k2');
+    const worse = selectReference('co', parent, [score('k4', 1, 2000, 95_000, 81_000)]);
+    expect(worse.winner).toBeNull();
   });
 });

@@ -12,6 +12,8 @@ export type Score = {
   peakTokens: number;
   /** Mean input + output tokens per task of the agent and both compressors. */
   totalTokens: number;
+  /** Mean input tokens per task of the agent and both compressors. */
+  inputTokens: number;
   tasks: number;
 };
 
@@ -97,4 +99,50 @@ export function coCanStillWin(
   limits: { minSuccesses: number; maxMeanPeak: number },
 ): boolean {
   return p.successes + (n - p.done) >= limits.minSuccesses && p.peakSum / n <= limits.maxMeanPeak;
+}
+
+/**
+ * The tasks `reference` selection evaluates candidates on, from the stage's train rollouts
+ * (paper v3 and its code): UT on D_cont, the tasks of the contrastive pairs (full context
+ * succeeded, compression failed), or every compressed failure when there is no pair; CO on
+ * D_succ, the tasks compression succeeded on.
+ */
+export function referenceSet(
+  phase: 'ut' | 'co',
+  compressed: readonly { task_id: string; success: boolean }[],
+  pairTaskIds: readonly string[],
+): string[] {
+  if (phase === 'co') return compressed.filter((r) => r.success).map((r) => r.task_id);
+  if (pairTaskIds.length > 0) return [...pairTaskIds];
+  return compressed.filter((r) => !r.success).map((r) => r.task_id);
+}
+
+const fmtRef = (s: Score) =>
+  `accuracy ${(100 * s.accuracy).toFixed(1)}%, input ${Math.round(s.inputTokens)} tokens`;
+
+/**
+ * `reference` selection (paper v3, its code): the best accuracy on the phase's set wins, ties to
+ * the fewest total input tokens (agent and compressors). The parent's score is its own train
+ * rollouts on the same set (0 successes on D_cont, all on D_succ by construction). UT: the
+ * winner must beat the parent's accuracy; CO: it must match it with fewer input tokens, or beat it.
+ */
+export function selectReference(phase: 'ut' | 'co', parent: Score, candidates: Score[]): Selection {
+  const reasons: Record<string, string> = {};
+  const ranked = [...candidates].sort(
+    (a, b) => b.accuracy - a.accuracy || a.inputTokens - b.inputTokens || a.id.localeCompare(b.id),
+  );
+  const best = ranked[0];
+  const beats = (c: Score) =>
+    c.accuracy > parent.accuracy + 1e-12 ||
+    (phase === 'co' &&
+      Math.abs(c.accuracy - parent.accuracy) <= 1e-12 &&
+      c.inputTokens < parent.inputTokens);
+  const winner = best !== undefined && beats(best) ? best : null;
+  for (const c of ranked) {
+    if (c === winner) reasons[c.id] = `selected: ${fmtRef(c)} vs parent ${fmtRef(parent)}`;
+    else if (c === best)
+      reasons[c.id] = `best candidate but not better than parent (${fmtRef(parent)}): ${fmtRef(c)}`;
+    else reasons[c.id] = `not the best: ${fmtRef(c)} vs ${fmtRef(best!)}`;
+  }
+  return { winner, reasons };
 }

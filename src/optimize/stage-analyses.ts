@@ -7,7 +7,7 @@ import {
   type AnalysisRecord,
   type AnalysisSource,
 } from './analyze.js';
-import { contrastivePairs } from './contrastive.js';
+import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { PhaseContext, Stage, StageResult } from './stage.js';
 import { trainRows } from './stage-rollouts.js';
 
@@ -106,7 +106,7 @@ function analysisJobs(
   }
   const full = trainRows(pc, stage.raw.label);
   const pairs = contrastivePairs(full, compressed, {
-    stepsRatio: pc.env.config.optimize.steps_ratio,
+    stepsRatio: pairStepsRatio(pc.env.config.optimize),
     rule: pc.env.bench.pairRule,
   });
   if (pairs.length > 0) {

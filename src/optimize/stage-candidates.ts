@@ -13,8 +13,11 @@ import { proposeCandidates } from './update.js';
 export type CandidateSlots = CandidateSlot[];
 
 /**
- * Stage 3, candidates: the updater writes K guidelines from a seeded sample of the analyses;
- * each is written as a versioned file (invalid ones as `rejected`, with the reason).
+ * Stage 3, candidates: each of the K updater calls gets its own seeded sample of at most
+ * `optimize.feedback_sample` analyses (the reference draws a fresh random sample of up to 30 per
+ * candidate), so candidates differ by what they learn from, not only by sampling temperature.
+ * Each proposal is written as a versioned file (invalid ones as `rejected`, with the reason)
+ * that records the analyses it was written from.
  * Checkpoint: `<stage>:candidates` with the guideline ids.
  */
 export async function stageCandidates(
@@ -26,13 +29,13 @@ export async function stageCandidates(
   const key = `${stage.name}:candidates`;
   let slots = env.store.getState(runId, key, CandidateSlotsSchema);
   if (!slots) {
-    const sample = sampleStable(
-      usable,
-      env.config.optimize.max_analyses,
-      seededRandom(env.config.seed, stage.name),
-    );
+    const samples = feedbackSamples(usable, pc.candidates, env.config.optimize.feedback_sample, [
+      env.config.seed,
+      stage.name,
+    ]);
     pc.log(
-      `${stage.name}: updater writes ${pc.candidates} candidates from ${sample.length} analyses`,
+      `${stage.name}: updater writes ${pc.candidates} candidates, each from its own sample of ` +
+        `${Math.min(usable.length, env.config.optimize.feedback_sample)} of ${usable.length} analyses`,
     );
     const proposals = await proposeCandidates({
       llm: env.llm,
@@ -40,8 +43,9 @@ export async function stageCandidates(
       phase: stage.phase,
       kind: stage.kind,
       guideline: stage.parent.text,
-      analyses: sample.map((a) => ({ task: a.taskId, ...(a.analysis as object) })),
-      k: pc.candidates,
+      samples: samples.map((sample) =>
+        sample.map((a) => ({ task: a.taskId, ...(a.analysis as object) })),
+      ),
       maxRetries: env.config.agent.max_output_retries,
     });
     for (const p of proposals.filter((x) => !x.ok)) {
@@ -56,7 +60,8 @@ export async function stageCandidates(
         phase: stage.phase,
         run: runId,
         bench: env.bench.name,
-        analyses: sample.map((a) => summarizeAnalysis(a.taskId, a.analysis)),
+        analysesOf: (index) =>
+          (samples[index] ?? []).map((a) => summarizeAnalysis(a.taskId, a.analysis)),
         slugOf: (index) => `${stage.phase}-r${stage.round}-c${index + 1}`,
       },
       proposals,
@@ -65,6 +70,21 @@ export async function stageCandidates(
   }
   writeCandidates(pc.guidelines, slots);
   return slots;
+}
+
+/**
+ * K seeded samples of at most `size` analyses, one per updater call (sample i is seeded by the
+ * run seed, the stage and i, so a re-run draws the same ones and the K differ).
+ */
+export function feedbackSamples<T>(
+  usable: readonly T[],
+  k: number,
+  size: number,
+  seed: (string | number)[],
+): T[][] {
+  return Array.from({ length: k }, (_, i) =>
+    sampleStable(usable, size, seededRandom(...seed, `candidate ${i + 1}`)),
+  );
 }
 
 function summarizeAnalysis(taskId: string, analysis: unknown): string {

@@ -1,9 +1,13 @@
-import { conditionMetrics } from '../report/metrics.js';
+import type { TaskInfo } from '../bench/types.js';
+import { conditionMetrics, mean, totalInputTokens } from '../report/metrics.js';
 import type { Condition } from './condition.js';
+import { contrastivePairs, pairStepsRatio } from './contrastive.js';
+import type { SelectionMode } from './params.js';
 import { runRollouts } from './rollouts.js';
-import { coCanStillWin, utCanStillWin, type EvalProgress } from './selection.js';
+import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
+import { trainRows } from './stage-rollouts.js';
 
 /** A condition's result on the selection split. */
 export type Tally = {
@@ -13,6 +17,7 @@ export type Tally = {
   accuracy: number;
   meanPeak: number;
   meanTotal: number;
+  meanInput: number;
   meanSteps: number;
   cost: number;
 };
@@ -26,22 +31,63 @@ type Live = EvalProgress & { dropped: boolean };
 type DropRule = (self: Live, live: Live[], n: number) => boolean;
 
 export type StageEvaluation = {
+  mode: SelectionMode;
+  /** The tasks every candidate was evaluated on. */
+  tasks: TaskInfo[];
   parent: Tally;
   candidates: { slot: CandidateSlots[number]; condition: Condition; tally: Tally }[];
 };
 
 /**
- * Stage 4, evaluation on the selection split: the parent first, then the valid candidates side
- * by side, interleaved task by task, with the phase's early-dropping rule (selection.ts).
- * Checkpoint: the stored rollouts; a resumed run re-derives who was dropped from them.
+ * The tasks candidates are evaluated on, and what the stage log says about them.
+ * - `heldout`: the selection split (the parent is run on it too).
+ * - `reference`: train tasks (paper v3 and its code): UT on D_cont, CO on D_succ, built from the
+ *   stage's train rollouts; the parent's tally is those rollouts (nothing is run again).
+ */
+export function selectionTasks(pc: PhaseContext, stage: Stage): { tasks: TaskInfo[]; log: string } {
+  if (pc.selection === 'heldout') {
+    const split = pc.select[0]?.split ?? 'selection split';
+    return {
+      tasks: pc.select,
+      log: `${stage.name}: selection heldout: ${pc.select.length} ${split} tasks, against the parent`,
+    };
+  }
+  const compressed = trainRows(pc, stage.compressed.label);
+  const pairs =
+    stage.phase === 'ut'
+      ? contrastivePairs(trainRows(pc, stage.raw.label), compressed, {
+          stepsRatio: pairStepsRatio(pc.env.config.optimize),
+          rule: pc.env.bench.pairRule,
+        }).map((p) => p.taskId)
+      : [];
+  const ids = new Set(referenceSet(stage.phase, compressed, pairs));
+  const tasks = pc.train.filter((t) => ids.has(t.id));
+  const set =
+    stage.phase === 'co'
+      ? 'D_succ (compressed succeeded)'
+      : pairs.length > 0
+        ? 'D_cont (full context succeeded, compressed failed)'
+        : 'D_cont (no pair: every compressed failure)';
+  return {
+    tasks,
+    log: `${stage.name}: selection reference: ${set}: ${tasks.length} of ${pc.train.length} train tasks`,
+  };
+}
+
+/**
+ * Stage 4, evaluation on the selection tasks (selectionTasks): the parent first, then the
+ * valid candidates side by side, interleaved task by task, with the phase's early-dropping rule
+ * (selection.ts). Checkpoint: the stored rollouts; a resumed run re-derives who was dropped.
  */
 export async function evaluateCandidates(
   pc: PhaseContext,
   stage: Stage,
   slots: CandidateSlots,
 ): Promise<StageEvaluation> {
+  const { tasks, log } = selectionTasks(pc, stage);
+  pc.log(log);
   const parent = (
-    await evaluate(pc, `${stage.name} select ${stage.parent.id}`, [stage.compressed])
+    await evaluate(pc, `${stage.name} select ${stage.parent.id}`, [stage.compressed], tasks)
   ).get(stage.compressed.label)!;
   const valid = slots.filter((s) => s.id !== null && s.reason === null);
   const conditions = valid.map((s) =>
@@ -51,14 +97,26 @@ export async function evaluateCandidates(
       stage.isolated,
     ),
   );
-  const n = pc.select.length;
+  const n = tasks.length;
   const rule: DropRule =
-    stage.phase === 'ut'
-      ? (self, live) =>
-          utCanStillWin(self, n, Math.max(parent.successes, bestFinishedSuccesses(live, n)))
-      : coDropRule(parent, pc.env.config.optimize.tolerance, n);
-  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, rule);
+    pc.selection === 'reference'
+      ? // UT must beat the parent (ties among candidates go to tokens); CO must keep its accuracy.
+        (self, live) =>
+          utCanStillWin(
+            self,
+            n,
+            stage.phase === 'ut'
+              ? Math.max(parent.successes + 1, bestFinishedSuccesses(live, n))
+              : parent.successes,
+          )
+      : stage.phase === 'ut'
+        ? (self, live) =>
+            utCanStillWin(self, n, Math.max(parent.successes, bestFinishedSuccesses(live, n)))
+        : coDropRule(parent, pc.env.config.optimize.tolerance, n);
+  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, tasks, rule);
   return {
+    mode: pc.selection,
+    tasks,
     parent,
     candidates: valid.map((slot, i) => ({
       slot,
@@ -93,11 +151,12 @@ async function evaluate(
   pc: PhaseContext,
   label: string,
   conditions: Condition[],
+  tasks: TaskInfo[],
   canStillWin?: DropRule,
 ): Promise<Map<string, Tally>> {
   const { store } = pc.env;
-  const n = pc.select.length;
-  const selectIds = new Set(pc.select.map((t) => t.id));
+  const n = tasks.length;
+  const selectIds = new Set(tasks.map((t) => t.id));
   const rowsOf = (c: Condition) =>
     store.rollouts(pc.runId, c.label).filter((r) => selectIds.has(r.task_id));
   const live = new Map<string, Live>();
@@ -110,7 +169,7 @@ async function evaluate(
       dropped: false,
     });
   }
-  const jobs = pc.select.flatMap((task) => conditions.map((condition) => ({ condition, task })));
+  const jobs = tasks.flatMap((task) => conditions.map((condition) => ({ condition, task })));
   await runRollouts({
     runId: pc.runId,
     bench: pc.env.bench,
@@ -155,6 +214,7 @@ async function evaluate(
       accuracy: m.accuracy,
       meanPeak: m.meanPeakTokens,
       meanTotal: m.meanTotalTokens,
+      meanInput: mean(rows.map((r) => totalInputTokens(r.metrics))),
       meanSteps: m.meanSteps,
       cost: m.costPerTask,
     });

@@ -1,5 +1,5 @@
 import { toVersionRow } from '../guidelines/store.js';
-import { selectCompression, selectUtility, type Score } from './selection.js';
+import { selectCompression, selectReference, selectUtility, type Score } from './selection.js';
 import type { CandidateReport, PhaseContext, Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
 import type { StageEvaluation, Tally } from './stage-evaluate.js';
@@ -15,7 +15,7 @@ export function selectWinner(
   slots: CandidateSlots,
   ev: StageEvaluation,
 ): { accepted: string | null; reports: CandidateReport[] } {
-  const n = pc.select.length;
+  const n = ev.tasks.length;
   const reports: CandidateReport[] = [];
   const finished: Score[] = [];
   for (const c of ev.candidates) {
@@ -27,6 +27,7 @@ export function selectWinner(
         reason: `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
         accuracy: null,
         peakTokens: null,
+        inputTokens: null,
       });
     } else {
       finished.push(toScore(c.slot.id!, c.tally));
@@ -34,9 +35,11 @@ export function selectWinner(
   }
   const parent = toScore(stage.parent.id, ev.parent);
   const selection =
-    stage.phase === 'ut'
-      ? selectUtility(parent, finished)
-      : selectCompression(parent, finished, pc.env.config.optimize.tolerance);
+    ev.mode === 'reference'
+      ? selectReference(stage.phase, parent, finished)
+      : stage.phase === 'ut'
+        ? selectUtility(parent, finished)
+        : selectCompression(parent, finished, pc.env.config.optimize.tolerance);
   for (const s of finished) {
     reports.push({
       id: s.id,
@@ -45,6 +48,7 @@ export function selectWinner(
       reason: selection.reasons[s.id] ?? '',
       accuracy: s.accuracy,
       peakTokens: s.peakTokens,
+      inputTokens: s.inputTokens,
     });
   }
   for (const slot of slots.filter((s) => s.reason !== null)) {
@@ -55,6 +59,7 @@ export function selectWinner(
       reason: `invalid guideline: ${slot.reason}`,
       accuracy: null,
       peakTokens: null,
+      inputTokens: null,
     });
   }
   reports.sort((a, b) => a.index - b.index);
@@ -67,7 +72,10 @@ export function selectWinner(
         ...(t
           ? { accuracy: t.accuracy, peakTokens: t.meanPeak, steps: t.meanSteps, costUsd: t.cost }
           : {}),
-        split: pc.select[0]?.split ?? '',
+        split:
+          ev.mode === 'reference'
+            ? `${ev.tasks[0]?.split ?? 'train'} (${stage.phase === 'ut' ? 'D_cont' : 'D_succ'})`
+            : (ev.tasks[0]?.split ?? ''),
         tasks: t?.tasks ?? 0,
         selection: r.reason,
       },
@@ -83,6 +91,7 @@ function toScore(id: string, t: Tally): Score {
     accuracy: t.accuracy,
     peakTokens: t.meanPeak,
     totalTokens: t.meanTotal,
+    inputTokens: t.meanInput,
     tasks: t.tasks,
   };
 }

@@ -6,7 +6,7 @@ import type { GuidelineStore } from '../guidelines/store.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
 import { makeCondition, type Condition } from './condition.js';
 import type { RunEnv } from './env.js';
-import type { Phase } from './params.js';
+import type { Phase, SelectionMode } from './params.js';
 
 /** What every stage of a phase needs: the run, its splits, and where to report. */
 export type PhaseContext = {
@@ -16,6 +16,8 @@ export type PhaseContext = {
   train: TaskInfo[];
   select: TaskInfo[];
   candidates: number;
+  /** `heldout`: candidates run on `select`; `reference`: on D_cont / D_succ of `train`. */
+  selection: SelectionMode;
   log: (line: string) => void;
   /** `outcome` is the rollout just stored (null when it was skipped or already stored). */
   progress: (
@@ -80,6 +82,8 @@ export const CandidateReportSchema = z.object({
   reason: z.string(),
   accuracy: z.number().nullable(),
   peakTokens: z.number().nullable(),
+  /** Mean input tokens per task, agent and compressors (the reference's tie-break). */
+  inputTokens: z.number().nullable().default(null),
 });
 export type CandidateReport = z.infer<typeof CandidateReportSchema>;
 
@@ -98,6 +102,10 @@ export const StageResultSchema = z.object({
   analysisSource: z.enum(['pairs', 'fallback', 'successes']).default('pairs'),
   /** Only this kind's compressor was on in the stage's train and selection rollouts. */
   isolated: z.boolean().default(false),
+  /** How candidates were selected (runs recorded before the choice existed: heldout). */
+  selection: z.enum(['heldout', 'reference']).default('heldout'),
+  /** Tasks candidates were evaluated on (the selection split, or D_cont / D_succ). */
+  selectionTasks: z.number().int().default(0),
   candidates: z.array(CandidateReportSchema),
 });
 export type StageResult = z.infer<typeof StageResultSchema>;

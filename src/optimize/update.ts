@@ -11,9 +11,9 @@ export type CandidateProposal =
   | { index: number; ok: false; reason: string; text: string };
 
 /**
- * K updater calls over the same sampled analyses; candidate i is asked to be variant i and sent
- * with seed i, so the candidates differ and none is a cache hit of another. Each generated
- * guideline is validated before use (non-empty, length, no template holes, heading kept).
+ * One updater call per sample of analyses (K samples: K candidates), each sent with its index as
+ * seed, so no candidate is a cache hit of another. Each generated guideline is validated before
+ * use (non-empty, length, no template holes, heading kept).
  */
 export async function proposeCandidates(input: {
   llm: LlmClient;
@@ -21,18 +21,17 @@ export async function proposeCandidates(input: {
   phase: 'ut' | 'co';
   kind: GuidelineKind;
   guideline: string;
-  analyses: unknown[];
-  k: number;
+  /** One sample of analyses per candidate. */
+  samples: unknown[][];
   maxRetries: number;
 }): Promise<CandidateProposal[]> {
   const prompt = input.phase === 'ut' ? 'updater-ut' : 'updater-co';
-  const analyses = JSON.stringify(input.analyses, null, 1);
   return Promise.all(
-    Array.from({ length: input.k }, async (_, index): Promise<CandidateProposal> => {
+    input.samples.map(async (sample, index): Promise<CandidateProposal> => {
       const vars = {
         kind: input.kind,
         guideline: input.guideline,
-        analyses,
+        analyses: JSON.stringify(sample, null, 1),
         candidate: String(index + 1),
       };
       const answer = await askJson(

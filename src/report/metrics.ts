@@ -33,6 +33,11 @@ export function dependency(
   );
 }
 
+/** Input tokens of the agent and both compressors (the paper's tie-break of candidates). */
+export function totalInputTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
+  return sum(ROLLOUT_ROLES.map((r) => m.byRole[r]?.inputTokens ?? 0));
+}
+
 /** Input plus output tokens of the agent and both compressors. */
 export function totalTokens(m: Pick<RolloutMetrics, 'byRole'>): number {
   return sum(
@@ -148,6 +153,11 @@ export const ConditionMetricsSchema = z.object({
    * form scenarios (AppWorld), where `accuracy` is the task goal completion.
    */
   sgc: z.number().optional(),
+  /**
+   * On the Pareto front of accuracy vs mean peak tokens among the conditions it was summarized
+   * with (one split; pareto.ts); absent where no comparison was made.
+   */
+  pareto: z.boolean().optional(),
 });
 export type ConditionMetrics = z.infer<typeof ConditionMetricsSchema>;
 

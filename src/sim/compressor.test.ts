@@ -29,7 +29,7 @@ function obsMessages(guideline: string, observation: string): ChatMessage[] {
       role: 'user',
       content: renderPrompt('obs-compressor.user.txt', {
         task: 'Buy the cheapest mix.',
-        recent_history: '(none)',
+        session: '(none)',
         observation,
       }),
     },
@@ -68,7 +68,7 @@ describe('simObservationCompressor', () => {
           role: 'user',
           content: renderPrompt('obs-compressor.user.txt', {
             task: `Task ${i}: is Mix 1 still public?`,
-            recent_history: '(none)',
+            session: '(none)',
             observation: JSON.stringify(OBSERVATION),
           }),
         },

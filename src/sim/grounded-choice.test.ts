@@ -57,7 +57,7 @@ function compressed(guideline: string): string {
       role: 'user',
       content: renderPrompt('obs-compressor.user.txt', {
         task: 'What is the largest file in /Photos/2024?',
-        recent_history: '(none)',
+        session: '(none)',
         observation: JSON.stringify(LISTING),
       }),
     },

@@ -77,7 +77,7 @@ describe('SimProvider', () => {
         renderPrompt('obs-compressor.system.txt', { guideline: 'KEEP: id\nDROP: url' }),
         renderPrompt('obs-compressor.user.txt', {
           task: 't',
-          recent_history: '(none)',
+          session: '(none)',
           observation: '{"id":48213,"url":"https://x.example"}',
         }),
       ),

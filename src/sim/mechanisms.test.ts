@@ -244,7 +244,7 @@ describe('the simulated compressors read prose (issue 22)', () => {
         role: 'user',
         content: renderPrompt('obs-compressor.user.txt', {
           task: 'Tidy up my music.',
-          recent_history: '(none)',
+          session: '(none)',
           observation,
         }),
       },

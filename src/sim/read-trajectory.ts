@@ -25,7 +25,7 @@ export type RenderedEvent = {
   source: number | null;
   kept: string;
   actions: { step: number; text: string }[];
-  /** The agent's reasoning in the turns after the event, when the rendering shows it. */
+  /** The agent's reasoning in the turns after the event. */
   thoughts: { step: number; text: string }[];
 };
 
@@ -61,13 +61,14 @@ export function parseRenderedTrajectory(text: string): RenderedBlock[] {
 
 const EVENT_HEADER = /^\[event (\d+)\] (obs|hist) compression at step (\d+)(.*)$/;
 const ACTION_LINE = /^\[step (\d+)\] ACTION (.*)$/;
-const THOUGHT_LINE = /^\[step (\d+)\] (?:THOUGHT|REASONING) (.*)$/;
+const THOUGHT_LINE = /^\[step (\d+)\] THOUGHT (.*)$/;
 
 /** Reads back a `renderCompressionEvents` text. */
 export function parseCompressionEvents(text: string): RenderedEvent[] {
   const events: RenderedEvent[] = [];
   let current: RenderedEvent | undefined;
-  let part: 'header' | 'kept' | 'actions' = 'header';
+  let part: 'header' | 'input' | 'kept' | 'actions' = 'header';
+  let last: { step: number; text: string } | undefined;
   let kept: string[] = [];
   const flush = () => {
     if (current) {
@@ -92,15 +93,21 @@ export function parseCompressionEvents(text: string): RenderedEvent[] {
         actions: [],
         thoughts: [],
       };
+      last = undefined;
       part = 'header';
       continue;
     }
     if (!current) continue;
-    if (part === 'header' && /^(KEPT|OUTPUT)\b.*:$/.test(line)) {
+    if (part === 'header' && line === 'INPUT:') {
+      part = 'input';
+      continue;
+    }
+    if ((part === 'header' || part === 'input') && line === 'KEPT:') {
       part = 'kept';
       continue;
     }
-    if (part === 'kept' && /^NEXT (ACTIONS|TURNS)\b.*:$/.test(line)) {
+    if (part === 'input') continue;
+    if (part === 'kept' && (line === 'NEXT TURNS:' || line === 'NEXT ACTIONS:')) {
       part = 'actions';
       continue;
     }
@@ -109,17 +116,11 @@ export function parseCompressionEvents(text: string): RenderedEvent[] {
       continue;
     }
     if (part === 'actions') {
-      const t = THOUGHT_LINE.exec(line);
-      if (t) {
-        current.thoughts.push({ step: Number(t[1]), text: t[2] ?? '' });
-        continue;
-      }
       const a = ACTION_LINE.exec(line);
-      if (a) current.actions.push({ step: Number(a[1]), text: a[2] ?? '' });
-      else if (line.trim() !== '' && current.actions.length > 0) {
-        const last = current.actions[current.actions.length - 1]!;
-        last.text += `\n${line}`;
-      }
+      const t = THOUGHT_LINE.exec(line);
+      if (a) current.actions.push((last = { step: Number(a[1]), text: a[2] ?? '' }));
+      else if (t) current.thoughts.push((last = { step: Number(t[1]), text: t[2] ?? '' }));
+      else if (line.trim() !== '' && last) last.text += `\n${line}`;
     }
   }
   flush();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
 import { explainDatabaseError } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
@@ -31,6 +31,28 @@ describe('openDatabase', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe('x');
     expect(openError(file, 'read').message).toContain('not an SQLite database');
+  });
+
+  it('says a folder given as the database is a folder, and how to name a file in it', () => {
+    const folder = dir();
+    for (const mode of ['write', 'read'] as const) {
+      expect(openError(folder, mode).message).toBe(
+        `${folder}: is a folder, not a database file; name a file, e.g. --db ${folder}/acon.db`,
+      );
+    }
+  });
+
+  it('names the file, the fix and --resume when the disk fills up mid-run', () => {
+    const file = join(dir(), 'acon.db');
+    new SqliteRunStore(file).close();
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const err = explainDatabaseError(full);
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^${file}: the disk is full \\(database or disk is full\\); free space on it, then continue the stopped run with --resume`,
+      ),
+    );
   });
 
   it('refuses a database damaged in the middle before writing to it', () => {
@@ -74,6 +96,7 @@ describe('openDatabase', () => {
   it('refuses a schema newer than this acon', () => {
     const file = join(dir(), 'acon.db');
     const db = new Database(file);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     expect(openError(file).message).toContain(

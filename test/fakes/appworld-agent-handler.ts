@@ -200,7 +200,8 @@ function compressionAnalysis(prompt: string) {
   const needed = new Set<string>();
   const unused = new Set<string>();
   for (const block of events.split(/^\[event \d+\]/m).slice(1)) {
-    const [kept = '', actions = ''] = block.split('NEXT ACTIONS:');
+    const [head = '', actions = ''] = block.split('NEXT TURNS:');
+    const kept = head.split('KEPT:')[1] ?? head;
     for (const key of kept.matchAll(/"(\w+)":/g)) unused.add(key[1] ?? '');
     for (const { field, value } of stringFacts(kept)) {
       if (actions.includes(value)) needed.add(field);

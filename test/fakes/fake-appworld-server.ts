@@ -8,16 +8,26 @@ import { listenOnLoopback } from '../helpers/loopback.js';
  * A fake AppWorld environment server (`appworld serve environment`) for tests: node:http on
  * 127.0.0.1, a random free port, the same JSON protocol (POST routes answering
  * `{"output": ...}`, errors as HTTP 400 `{"detail": ...}`, 422 for a missing field), and a few
- * scripted tasks whose worlds are small dicts. Like the real server:
+ * scripted tasks whose worlds are small dicts. Like the real server (`appworld/serve/environment.py`):
+ * - serial: FastAPI runs its `async def` handlers' blocking code on the event loop, so a request
+ *   (even `GET /`) waits until the one before it is answered; a hung `/execute` holds every
+ *   request behind it;
  * - one world per process: `/initialize` replaces (closes) whatever world the process held, and
  *   routes for any other task id then answer 400 "The active task world is …";
+ * - `/close` closes the world but keeps it: same-task routes still reach it (code then fails on
+ *   the closed database), other tasks still get the 400; only `/close_all` forgets it;
+ * - `GET /tasks/{task_id}` answers a task's instruction without initializing a world;
+ * - what code prints is returned as printed, trailing newline included; `print` of a list or
+ *   dict prints JSON, compact under 100 characters and indented by 1 from there (AppWorld's
+ *   preamble redefines `print` that way); a failed execution returns only the traceback;
  * - `/initialize` of a task it cannot load answers a plain-text HTTP 500 "Internal Server Error";
  * - with a `root`, `/initialize` deletes and recreates
  *   `<root>/experiments/outputs/<experiment_name>/tasks/<task_id>/`, and every `/execute` is
  *   logged there; `clobbered` counts initializations that deleted another episode's outputs;
  * - code that prints nothing answers "Execution successful."; code listed in a task's `slow`
  *   answers "Execution failed. Traceback:\nExecution timed out after N seconds." (N from the
- *   `timeout_seconds` of `/initialize`, 100 by default).
+ *   `timeout_seconds` of `/initialize`, 100 by default); code listed in `hangs` never answers
+ *   (code SIGALRM cannot interrupt) until `unhang()`, and blocks the server meanwhile.
  * Its apps, data and tasks are our own (AppWorld's data may not be redistributed).
  *
  * @example
@@ -96,6 +106,8 @@ export type FakeAppWorldTask = {
   datetime?: string;
   /** Code (trimmed) that runs into AppWorld's time limit. */
   slow?: string[];
+  /** Code (trimmed) that never finishes: the server hangs until `unhang()` (or `close()`). */
+  hangs?: string[];
 };
 
 export const FAKE_SUPERVISOR: FakeSupervisor = {
@@ -223,6 +235,10 @@ export class FakeAppWorldServer {
   private current = 0;
   private peak = 0;
   private readonly timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+  /** The request being served: the next one waits for it (the real server is serial). */
+  private serving: Promise<void> = Promise.resolve();
+  /** Wakes the `/execute` calls hung on a task's `hangs` code. */
+  private readonly hung = new Set<() => void>();
 
   private constructor(
     private readonly server: Server,
@@ -289,7 +305,19 @@ export class FakeAppWorldServer {
     this.world = null;
   }
 
+  /** `/execute` calls hung right now (code listed in a task's `hangs`). */
+  get hanging(): number {
+    return this.hung.size;
+  }
+
+  /** Lets every hung `/execute` finish (it answers as if the code printed nothing). */
+  unhang(): void {
+    for (const wake of this.hung) wake();
+    this.hung.clear();
+  }
+
   async close(): Promise<void> {
+    this.unhang();
     for (const t of this.timers) {
       clearTimeout(t.timer);
       t.done();
@@ -315,29 +343,53 @@ export class FakeAppWorldServer {
         body = undefined;
       }
       this.requests.push({ method, route, body });
-
-      if (method === 'GET' && route === '/') {
-        send(res, 200, { message: `Welcome to the fake AppWorld server ${this.name}` });
-        return;
+      // One request at a time, in arrival order, like the real server's blocking handlers.
+      const before = this.serving;
+      let finished!: () => void;
+      this.serving = new Promise((resolve) => (finished = resolve));
+      await before;
+      try {
+        await this.answer(res, method, route, body);
+      } finally {
+        finished();
       }
-      if (method !== 'POST' || !(ROUTES as readonly string[]).includes(route)) {
-        send(res, 404, { detail: 'Not Found' });
-        return;
-      }
-      if (body === undefined || typeof body !== 'object' || body === null) {
-        send(res, 422, {
-          detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' }],
-        });
-        return;
-      }
-      const fault = this.faults.get(route)?.shift();
-      const result = fault
-        ? faultReply(fault)
-        : await this.route(route, body as Record<string, unknown>);
-      send(res, result.status, result.body);
     } finally {
       this.current--;
     }
+  }
+
+  private async answer(
+    res: ServerResponse,
+    method: string,
+    route: string,
+    body: unknown,
+  ): Promise<void> {
+    if (method === 'GET' && route === '/') {
+      send(res, 200, { message: `Welcome to the fake AppWorld server ${this.name}` });
+      return;
+    }
+    const shown = /^\/tasks\/([^/]+)$/.exec(route);
+    if (method === 'GET' && shown) {
+      const task = this.tasks.get(decodeURIComponent(shown[1] ?? ''));
+      // Task.load raises for an unknown id: uvicorn's bare 500.
+      send(res, task ? 200 : 500, task ? ok(taskDict(task)).body : INTERNAL_SERVER_ERROR);
+      return;
+    }
+    if (method !== 'POST' || !(ROUTES as readonly string[]).includes(route)) {
+      send(res, 404, { detail: 'Not Found' });
+      return;
+    }
+    if (body === undefined || typeof body !== 'object' || body === null) {
+      send(res, 422, {
+        detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' }],
+      });
+      return;
+    }
+    const fault = this.faults.get(route)?.shift();
+    const result = fault
+      ? faultReply(fault)
+      : await this.route(route, body as Record<string, unknown>);
+    send(res, result.status, result.body);
   }
 
   private async route(
@@ -363,6 +415,9 @@ export class FakeAppWorldServer {
         if (typeof body.code !== 'string') return missing('code');
         await this.sleep(this.executeDelayMs);
         await this.beforeExecute?.();
+        if (task.hangs?.includes(body.code.trim())) {
+          await new Promise<void>((resolve) => this.hung.add(resolve));
+        }
         world.executions.push(body.code);
         const output = this.execute(world, task, body.code);
         if (this.root) {
@@ -381,8 +436,8 @@ export class FakeAppWorldServer {
         this.saved.push(taskId);
         return ok(null);
       case '/close':
+        // AppWorld's world.close(): the server keeps the (closed) world until /close_all.
         world.closed = true;
-        this.world = null;
         return ok(null);
       default:
         return { status: 404, body: { detail: 'Not Found' } };
@@ -415,12 +470,7 @@ export class FakeAppWorldServer {
       experimentName,
       timeoutSeconds,
     };
-    return ok({
-      task_id: task.id,
-      instruction: task.instruction,
-      supervisor: task.supervisor ?? FAKE_SUPERVISOR,
-      datetime: task.datetime ?? '2025-03-14T09:30:00',
-    });
+    return ok(taskDict(task));
   }
 
   /** What AppWorld does first on initialize: delete the task's output folder, then recreate it. */
@@ -433,34 +483,35 @@ export class FakeAppWorldServer {
   }
 
   private execute(world: FakeWorld, task: FakeAppWorldTask, code: string): string {
+    if (world.closed) {
+      return 'Execution failed. Traceback:\nsqlite3.ProgrammingError: (sqlite3.ProgrammingError) Cannot operate on a closed database.';
+    }
     if (task.slow?.includes(code.trim())) {
       return `Execution failed. Traceback:\nExecution timed out after ${world.timeoutSeconds} seconds.`;
     }
     const canned = task.outputs?.[code.trim()];
     if (canned !== undefined) return canned;
-    const printed: string[] = [];
+    let stdout = '';
     for (const [index, line] of code.split('\n').entries()) {
       const statement = line.trim();
       if (statement === '' || statement.startsWith('#')) continue;
       try {
         const print = /^print\((.*)\)$/.exec(statement);
         const value = evalExpression(world, print?.[1]?.trim() ?? statement, this.answers);
-        if (print) printed.push(typeof value === 'string' ? value : JSON.stringify(value, null, 1));
+        if (print) stdout += `${pythonPrinted(value)}\n`;
       } catch (err) {
         const { type, message } =
           err instanceof FakeApiError ? err : { type: 'Exception', message: String(err) };
-        printed.push(
-          [
-            'Execution failed. Traceback:',
-            `  File "<python-input>", line ${index + 1}, in <module>`,
-            `    ${statement}`,
-            `${type}: ${message}`,
-          ].join('\n'),
-        );
-        break;
+        // AppWorld drops what was printed before the error and returns the traceback alone.
+        return [
+          'Execution failed. Traceback:',
+          `  File "<python-input>", line ${index + 1}, in <module>`,
+          `    ${statement}`,
+          `${type}: ${message}`,
+        ].join('\n');
       }
     }
-    return printed.length === 0 ? 'Execution successful.' : printed.join('\n');
+    return stdout.trim() === '' ? 'Execution successful.' : stdout;
   }
 
   private evaluate(world: FakeWorld, task: FakeAppWorldTask) {
@@ -510,6 +561,39 @@ export class FakeAppWorldServer {
       this.timers.add(entry);
     });
   }
+}
+
+function taskDict(task: FakeAppWorldTask) {
+  return {
+    task_id: task.id,
+    instruction: task.instruction,
+    supervisor: task.supervisor ?? FAKE_SUPERVISOR,
+    datetime: task.datetime ?? '2025-03-14T09:30:00',
+  };
+}
+
+/**
+ * What `print(value)` writes in AppWorld's shell: its preamble prints a list or dict as
+ * `json.dumps`, with `indent=1` once the compact form reaches 100 characters; anything else as
+ * Python's `str` would.
+ */
+export function pythonPrinted(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value !== 'object') return String(value);
+  const compact = pythonJson(value);
+  return compact.length >= 100 ? JSON.stringify(value, null, 1) : compact;
+}
+
+/** Python's `json.dumps` without indent: `", "` and `": "` between items. */
+function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const items = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`);
+    return `{${items.join(', ')}}`;
+  }
+  return JSON.stringify(value ?? null);
 }
 
 class FakeApiError extends Error {

@@ -319,6 +319,8 @@ export class FakeOpenAiServer {
         ...scripted.headers,
       });
       res.end(scripted.body);
+    } else if (wantsStream(raw)) {
+      sendStream(res, completionBody(scripted, record.body, this.requests.length));
     } else {
       send(res, 200, completionBody(scripted, record.body, this.requests.length));
     }
@@ -337,6 +339,48 @@ export class FakeOpenAiServer {
       this.timers.add(entry);
     });
   }
+}
+
+function wantsStream(raw: string): boolean {
+  try {
+    return (JSON.parse(raw) as { stream?: unknown }).stream === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A completion as a chat-completions event stream (`stream: true`): the role, the content in two
+ * pieces, each tool call, the finish reason, the usage, `[DONE]`.
+ */
+function sendStream(res: ServerResponse, body: ReturnType<typeof completionBody>) {
+  if (res.destroyed) return;
+  const choice = body.choices[0]!;
+  const base = {
+    id: body.id,
+    object: 'chat.completion.chunk',
+    created: body.created,
+    model: body.model,
+  };
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const events: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  const content = choice.message.content ?? '';
+  const half = Math.ceil(content.length / 2);
+  if (content !== '')
+    events.push(
+      chunk({ content: content.slice(0, half) }),
+      chunk({ content: content.slice(half) }),
+    );
+  (choice.message.tool_calls ?? []).forEach((call, index) =>
+    events.push(chunk({ tool_calls: [{ index, ...call }] })),
+  );
+  events.push(chunk({}, choice.finish_reason), { ...base, choices: [], usage: body.usage });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+  res.end('data: [DONE]\n\n');
 }
 
 function parseBody(raw: string): FakeChatBody | undefined {

@@ -343,7 +343,7 @@ function writeRollout(store: SqliteRunStore, x: RolloutInput): number {
           role: 'user',
           content: renderPrompt('obs-compressor.user.txt', {
             task,
-            recent_history:
+            session:
               step === 0
                 ? '(none)'
                 : `${renderTurns(turns.slice(step - 1, step), step)}\n\n${renderAction(turn, step + 1)}`,

@@ -19,7 +19,7 @@ const guidelines = {
 };
 
 function settings(over: Partial<AconSettings> = {}): AconSettings {
-  return { tObs: 100, tHist: 10_000, keepLast: 1, obsHistoryTurns: 2, guidelines, ...over };
+  return { tObs: 100, tHist: 10_000, keepLast: 1, obsSessionTokens: 10_000, guidelines, ...over };
 }
 
 function deps(llm: ScriptedLlm, maxOutputRetries = 1) {
@@ -68,17 +68,38 @@ describe('AconStrategy observation compression', () => {
     );
   });
 
-  it('shows the compressor the task, a bounded recent history and the producing action', async () => {
+  it('shows the compressor the task and the whole current session, ending with the producing action', async () => {
     const llm = compressors();
-    const strategy = new AconStrategy('acon', settings({ obsHistoryTurns: 2 }), deps(llm));
+    const strategy = new AconStrategy('acon', settings(), deps(llm));
     await strategy.view(full, 4);
     const user = llm.callsOf('obs_compressor')[1]!.req.messages[1]!.content!;
-    const recent = /<recent_history>\n([\s\S]*)\n<\/recent_history>/.exec(user)![1]!;
+    const session = /<session>\n([\s\S]*)\n<\/session>/.exec(user)![1]!;
     expect(user).toContain('<task>\nTASK\n</task>');
-    expect(recent).not.toContain('[Turn 1]');
-    expect(recent).toContain('[Turn 2]');
-    expect(recent).toContain('Observation (lookup): short(big 2 bi)');
-    expect(recent).toMatch(/\[Turn 4\]\nAssistant: reasoning 4\nAction: lookup\(\{"n":4\}\)$/);
+    expect(session).toMatch(/^\[Turn 1\]\nAssistant: reasoning 1/);
+    expect(session).toContain('Observation (lookup): short(big 2 bi)');
+    expect(session).toMatch(/\[Turn 4\]\nAssistant: reasoning 4\nAction: lookup\(\{"n":4\}\)$/);
+  });
+
+  it('leaves the oldest turns of the session out beyond obs_session_tokens', async () => {
+    const llm = compressors();
+    const strategy = new AconStrategy('acon', settings({ obsSessionTokens: 200 }), deps(llm));
+    await strategy.view(full, 4);
+    const user = llm.callsOf('obs_compressor')[1]!.req.messages[1]!.content!;
+    const session = /<session>\n([\s\S]*)\n<\/session>/.exec(user)![1]!;
+    expect(session).not.toContain('[Turn 1]');
+    expect(session).toContain('[Turn 3]');
+    expect(session).toMatch(/\[Turn 4\]\nAssistant: reasoning 4\nAction: lookup\(\{"n":4\}\)$/);
+  });
+
+  it('puts the history summary first when the session starts after a history compression', async () => {
+    const llm = compressors();
+    // T_hist small: the first turns are folded before the big observation of turn 4 is compressed.
+    const strategy = new AconStrategy('acon', settings({ tHist: 40, tObs: 100 }), deps(llm));
+    for (let done = 0; done <= 4; done++) await strategy.view(prefix(full, done), done);
+    const last = llm.callsOf('obs_compressor').at(-1)!.req.messages[1]!.content!;
+    const session = /<session>\n([\s\S]*)\n<\/session>/.exec(last)![1]!;
+    expect(session).toMatch(/^\[Context summary\]/);
+    expect(session).toContain('H');
   });
 
   it('keeps the raw observation after malformed answers and does not ask again', async () => {
@@ -198,6 +219,7 @@ describe('createStrategy', () => {
       t_obs: 1024,
       t_hist: 4096,
       keep_last: 1,
+      obs_session_tokens: 65_536,
       masking: { window: 10 },
       summary: { n: 21, m: 10 },
       fifo: { turns: 5, budget: null },

@@ -17,15 +17,15 @@ export type AconSettings = {
   tHist: number;
   /** Turns kept verbatim after a history compression (k). */
   keepLast: number;
-  /** Turns before an observation shown to the observation compressor. */
-  obsHistoryTurns: number;
+  /**
+   * Tokens of the session shown to the observation compressor; its oldest turns are left out
+   * beyond this (the summary goes first).
+   */
+  obsSessionTokens: number;
   guidelines: GuidelinePair;
 };
 
 type CompressedObservation = { original: string; text: string };
-
-/** Characters per token assumed when shortening recent history for the observation compressor. */
-const CHARS_PER_TOKEN = 4;
 
 /**
  * ACON (seed 003) with guidelines P_obs and P_hist; `naive` is the same machinery with the
@@ -104,7 +104,7 @@ export class AconStrategy implements ContextStrategy {
         const outcome = await compressObservation(
           {
             task: trajectory.task,
-            recentHistory: this.recentHistory(trajectory, index),
+            session: this.session(trajectory, index),
             observation: content,
             guideline: this.settings.guidelines.obs,
             step,
@@ -120,25 +120,28 @@ export class AconStrategy implements ContextStrategy {
   }
 
   /**
-   * h_{t-1} for the observation compressor: the last few turns before `index` as the agent sees
-   * them, each observation cut to T_obs tokens' worth of characters, then the action that
-   * produced the observation.
+   * h_{t-1} for the observation compressor, as the reference passes it: the current session as
+   * the agent sees it (the history summary, then the turns since it, compressed observations
+   * substituted), ending with the action that produced the observation. Beyond
+   * `obsSessionTokens` the oldest turns are left out, then the summary.
    */
-  private recentHistory(trajectory: Trajectory, index: number): string {
-    const from = Math.max(0, index - this.settings.obsHistoryTurns);
-    const maxChars = this.settings.tObs * CHARS_PER_TOKEN;
-    const turns: Turn[] = [];
-    for (let i = from; i < index; i++) {
-      const turn = this.visibleTurn(trajectory, i);
-      turns.push(
-        withObservationContents(
-          turn,
-          turn.observations.map((m) => shorten(m.content ?? '', maxChars)),
-        ),
-      );
-    }
+  private session(trajectory: Trajectory, index: number): string {
     const action = renderAction(trajectory.turns[index]!, index + 1);
-    return turns.length === 0 ? action : `${renderTurns(turns, from + 1)}\n\n${action}`;
+    let budget = this.settings.obsSessionTokens - this.deps.tokens.countTokens(action);
+    const parts: string[] = [action];
+    for (let i = index - 1; i >= this.tLast; i--) {
+      const text = renderTurns([this.visibleTurn(trajectory, i)], i + 1);
+      const cost = this.deps.tokens.countTokens(text);
+      if (cost > budget) break;
+      budget -= cost;
+      parts.unshift(text);
+    }
+    const firstShown = index + 1 - parts.length;
+    if (this.summary !== null && firstShown === this.tLast) {
+      const summary = summaryMessage(this.summary, this.tLast).content ?? '';
+      if (this.deps.tokens.countTokens(summary) <= budget) parts.unshift(summary);
+    }
+    return parts.join('\n\n');
   }
 
   private historyMessages(trajectory: Trajectory): ChatMessage[] {
@@ -184,9 +187,4 @@ export class AconStrategy implements ContextStrategy {
     }
     return outcome.event;
   }
-}
-
-function shorten(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters not shown)`;
 }

@@ -9,9 +9,6 @@ import { RetrievalStrategy } from './retrieval.js';
 import type { ContextStrategy, StrategyDeps, StrategyName } from './strategy.js';
 import { SummaryStrategy } from './summary.js';
 
-/** @default obsHistoryTurns */
-const OBS_HISTORY_TURNS = 3;
-
 /**
  * A fresh strategy for one rollout (strategies keep per-rollout state: compressed observations,
  * the current summary, what was already masked or dropped).
@@ -51,7 +48,7 @@ export function createStrategy(
           tObs: options.t_obs,
           tHist: options.t_hist,
           keepLast: options.keep_last,
-          obsHistoryTurns: options.obsHistoryTurns ?? OBS_HISTORY_TURNS,
+          obsSessionTokens: options.obs_session_tokens,
           guidelines: options.guidelines,
         },
         full,

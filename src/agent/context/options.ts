@@ -15,10 +15,4 @@ export type GuidelinePair = { obs: GuidelineText; hist: GuidelineText };
 export type StrategyOptions = ContextOptions & {
   /** Required by `acon` and `naive` (the runner passes the active, or the v0, guidelines). */
   guidelines?: GuidelinePair;
-  /**
-   * Turns before an observation that the observation compressor sees as recent history
-   * (seed 003: o'_t = f(o_t, h_{t-1})); kept small so the compressor prompt stays bounded.
-   * @default 3
-   */
-  obsHistoryTurns?: number;
 };

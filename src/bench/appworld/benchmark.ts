@@ -1,7 +1,7 @@
 import type { Benchmark, EpisodeContext, TaskInfo } from '../types.js';
 import { AppWorldClient, type AppWorldClientOptions } from './client.js';
 import { AppWorldEpisode } from './episode.js';
-import { AppWorldUnreachableError } from './errors.js';
+import { AppWorldBusyError, AppWorldUnreachableError } from './errors.js';
 import { experimentName } from './experiment-name.js';
 import { ServerPool } from './server-pool.js';
 import { TaskIdSource } from './task-ids.js';
@@ -51,7 +51,10 @@ export class AppWorldBenchmark implements Benchmark {
     const urls = [...new Set(opts.urls.map((u) => u.replace(/\/+$/, '')))];
     this.experimentPrefix = opts.experimentPrefix;
     this.clients = urls.map((url) => new AppWorldClient({ ...opts.client, url }));
-    this.pool = new ServerPool(this.clients);
+    this.pool = new ServerPool(
+      this.clients,
+      () => new AppWorldBusyError(urls.join(', '), '/initialize'),
+    );
     this.tasks = new TaskIdSource({
       taskIds: opts.taskIds,
       taskFile: opts.taskFile,
@@ -91,6 +94,39 @@ export class AppWorldBenchmark implements Benchmark {
     return this.info(id, await this.tasks.splitOf(id));
   }
 
+  /**
+   * The tasks with their instructions from `GET /tasks/{id}`, which needs no world, asked of
+   * every server at once (each answers one request at a time). Without a reachable server, or
+   * for a task a server cannot load, the task comes back as it was.
+   */
+  async describeTasks(tasks: TaskInfo[]): Promise<TaskInfo[]> {
+    const live = (
+      await Promise.all(
+        this.clients.map((c) =>
+          c.connect().then(
+            () => c,
+            () => null,
+          ),
+        ),
+      )
+    ).filter((c): c is AppWorldClient => c !== null);
+    if (live.length === 0) return tasks;
+    const queue = [...tasks.keys()];
+    const out = [...tasks];
+    await Promise.all(
+      live.map(async (client) => {
+        for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+          const task = out[i]!;
+          const shown = await client.showTask(task.id).catch(() => null);
+          if (shown === null) continue;
+          this.remember(task.id, { instruction: shown.instruction });
+          out[i] = this.info(task.id, task.split);
+        }
+      }),
+    );
+    return out;
+  }
+
   /** The experiment name of a (run, condition); without a context, the prefix alone. */
   experimentName(context?: EpisodeContext): string {
     return context
@@ -118,7 +154,7 @@ export class AppWorldBenchmark implements Benchmark {
         onClosed: () => {
           if (released) return;
           released = true;
-          this.pool.release(client);
+          this.giveBack(client);
         },
       });
     } catch (err) {
@@ -132,8 +168,25 @@ export class AppWorldBenchmark implements Benchmark {
    * paths, where a dead server must not hide the error that got us there.
    */
   async close(): Promise<void> {
+    for (const c of this.clients) c.shutdown();
     await Promise.allSettled([...this.used].map((c) => c.closeAll()));
     this.used.clear();
+  }
+
+  /**
+   * Returns a server to the pool once it can take work: a server still running code whose
+   * `/execute` timed out waits until it answers again, and leaves the pool if it never does
+   * (the other servers run the remaining tasks).
+   */
+  private giveBack(client: AppWorldClient): void {
+    if (!client.busy) {
+      this.pool.release(client);
+      return;
+    }
+    void client.whenResponsive().then((ok) => {
+      if (ok) this.pool.release(client);
+      else this.pool.retire(client);
+    });
   }
 
   private info(id: string, split: string): TaskInfo {

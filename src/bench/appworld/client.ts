@@ -1,6 +1,7 @@
 import { connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
 import {
+  AppWorldBusyError,
   AppWorldInitializeError,
   AppWorldServerError,
   AppWorldTimeoutError,
@@ -38,14 +39,68 @@ export type AppWorldClientOptions = {
    */
   requestTimeoutMs?: number;
   /**
-   * Timeout of `/execute`; above AppWorld's own per-execution limit (`timeout_seconds`, 100 s by
-   * default) so that the server's timeout message usually arrives first.
-   * @default 150_000
+   * Timeout of `/execute`. By default it follows the server's own per-execution limit, so the
+   * server's timeout message arrives first: `initialize.timeout_seconds` (AppWorld's default 100)
+   * plus EXECUTE_MARGIN_MS; with `timeout_seconds: null` (no server limit) NO_SERVER_LIMIT_MS.
+   * @default executeTimeoutFor(initializeOptions.timeout_seconds)
    */
   executeTimeoutMs?: number;
+  /**
+   * After our own `/execute` timeout the server is still running that code and answers nothing
+   * else (it is serial): no request goes to it until `GET /` answers, probed every
+   * `probeIntervalMs`, or until this much time has passed, after which it counts as stuck.
+   * @default the execute timeout
+   */
+  busyWaitMs?: number;
+  /** @default 5_000 */
+  probeIntervalMs?: number;
+  /** Timeout of `/close` and `/close_all`, so cleanup stays bounded. @default 30_000 */
+  closeTimeoutMs?: number;
   /** Injected for tests. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Injected for tests, so no test waits on real time. @default systemTimers */
+  timers?: AppWorldTimers;
 };
+
+/** The timers the client waits with. */
+export type AppWorldTimers = {
+  /** A signal that aborts after `ms`. */
+  timeout(ms: number): AbortSignal;
+  /** Resolves after `ms`, or at once once `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+};
+
+export const systemTimers: AppWorldTimers = {
+  timeout: (ms) => AbortSignal.timeout(ms),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+    }),
+};
+
+/** AppWorld's own per-execution limit when `/initialize` does not set one (AppWorldInitDefaults). */
+export const APPWORLD_DEFAULT_TIMEOUT_SECONDS = 100;
+/** How much longer than the server's limit the client waits for an `/execute` answer. */
+export const EXECUTE_MARGIN_MS = 30_000;
+/** The client's `/execute` timeout when the server has none (`timeout_seconds: null`): 30 min. */
+export const NO_SERVER_LIMIT_MS = 30 * 60_000;
+
+/** The `/execute` timeout that lets the server's own limit (`timeout_seconds`) answer first. */
+export function executeTimeoutFor(timeoutSeconds: unknown): number {
+  if (timeoutSeconds === null) return NO_SERVER_LIMIT_MS;
+  const seconds =
+    typeof timeoutSeconds === 'number' && timeoutSeconds > 0
+      ? timeoutSeconds
+      : APPWORLD_DEFAULT_TIMEOUT_SECONDS;
+  return seconds * 1000 + EXECUTE_MARGIN_MS;
+}
 
 export type ExecuteResult = {
   /** What the code printed (or the traceback), as AppWorld returns it. */
@@ -57,6 +112,11 @@ export type ExecuteResult = {
   timedOut: boolean;
   /** True when the server had lost the task's world and it was initialized again first. */
   reinitialized: boolean;
+  /**
+   * True when our own timeout fired: the server is still running the code and answers nothing
+   * until it is done, so the episode cannot go on there.
+   */
+  serverStuck?: boolean;
 };
 
 /**
@@ -81,9 +141,17 @@ export class AppWorldClient {
   private readonly initializeOptions: Record<string, unknown>;
   private readonly connectTimeoutMs: number;
   private readonly requestTimeoutMs: number;
-  private readonly executeTimeoutMs: number;
+  readonly executeTimeoutMs: number;
+  private readonly busyWaitMs: number;
+  private readonly probeIntervalMs: number;
+  private readonly closeTimeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly timers: AppWorldTimers;
   private reachable: Promise<void> | undefined;
+  /** While the server runs code we gave up on: resolves true once it answers, false if never. */
+  private recovery: Promise<boolean> | null = null;
+  private stuck = false;
+  private readonly stopProbing = new AbortController();
   /** The world last initialized here, to initialize it again under the same experiment name. */
   private world: { taskId: string; experimentName: string } | undefined;
 
@@ -92,8 +160,36 @@ export class AppWorldClient {
     this.initializeOptions = opts.initializeOptions ?? {};
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 1000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
-    this.executeTimeoutMs = opts.executeTimeoutMs ?? 150_000;
+    this.executeTimeoutMs =
+      opts.executeTimeoutMs ?? executeTimeoutFor(this.initializeOptions.timeout_seconds);
+    this.busyWaitMs = opts.busyWaitMs ?? this.executeTimeoutMs;
+    this.probeIntervalMs = opts.probeIntervalMs ?? 5_000;
+    this.closeTimeoutMs = opts.closeTimeoutMs ?? 30_000;
     this.fetchImpl = opts.fetch ?? globalThis.fetch;
+    this.timers = opts.timers ?? systemTimers;
+  }
+
+  /** True while the server still runs code whose `/execute` we stopped waiting for. */
+  get busy(): boolean {
+    return this.recovery !== null;
+  }
+
+  /** True once a busy server did not answer within `busyWaitMs`: it gets no more work. */
+  get isStuck(): boolean {
+    return this.stuck;
+  }
+
+  /**
+   * Resolves true once the server answers again (at once when it is not busy), false when it
+   * stayed busy for `busyWaitMs` (or the client was shut down meanwhile).
+   */
+  whenResponsive(): Promise<boolean> {
+    return this.recovery ?? Promise.resolve(!this.stuck);
+  }
+
+  /** Stops waiting for a busy server (cleanup); `whenResponsive` then resolves false. */
+  shutdown(): void {
+    this.stopProbing.abort();
   }
 
   /**
@@ -150,8 +246,9 @@ export class AppWorldClient {
       return { output: value, timedOut: SERVER_TIMED_OUT.test(value), reinitialized };
     } catch (err) {
       if (err instanceof AppWorldTimeoutError) {
-        const output = `Execution timed out: no output within ${err.timeoutMs / 1000} s. Write code that does less per step.`;
-        return { output, timedOut: true, reinitialized: false };
+        this.recovery = this.awaitRecovery();
+        const output = `Execution timed out: the AppWorld server at ${this.url} gave no output within ${err.timeoutMs / 1000} s and is still running the code.`;
+        return { output, timedOut: true, reinitialized: false, serverStuck: true };
       }
       if (err instanceof AppWorldServerError && TIMED_OUT.test(err.detail)) {
         return {
@@ -186,19 +283,68 @@ export class AppWorldClient {
     await this.withWorld(taskId, () => this.post('/save', { task_id: taskId }, z.unknown()));
   }
 
-  /** Closes the task's world; a world the server no longer holds counts as closed. */
+  /**
+   * Closes the task's world; a world the server no longer holds counts as closed. A busy server
+   * is left alone: the next `/initialize` replaces the world anyway.
+   */
   async close(taskId: string): Promise<void> {
+    if (this.busy || this.stuck) return;
     try {
-      await this.post('/close', { task_id: taskId }, z.unknown());
+      await this.post('/close', { task_id: taskId }, z.unknown(), this.closeTimeoutMs);
     } catch (err) {
       if (isLostWorld(err)) return;
       throw err;
     }
   }
 
-  /** Closes every world the server process holds. */
+  /** Closes every world the server process holds; skipped while the server is busy. */
   async closeAll(): Promise<void> {
-    await this.post('/close_all', {}, z.unknown());
+    if (this.busy || this.stuck) return;
+    await this.post('/close_all', {}, z.unknown(), this.closeTimeoutMs);
+  }
+
+  /**
+   * A task's instruction without initializing a world (`GET /tasks/{task_id}`), so task lists
+   * can show it.
+   */
+  async showTask(taskId: string): Promise<InitializeOutput> {
+    return this.request(
+      'GET',
+      `/tasks/${encodeURIComponent(taskId)}`,
+      undefined,
+      InitializeOutputSchema,
+    );
+  }
+
+  /**
+   * Probes `GET /` until the server answers (true) or `busyWaitMs` has passed (false). The
+   * real server answers nothing while it executes, so an answer means the hung code ended.
+   */
+  private async awaitRecovery(): Promise<boolean> {
+    const deadline = this.timers.timeout(this.busyWaitMs);
+    const stop = AbortSignal.any([deadline, this.stopProbing.signal]);
+    let answered = false;
+    while (!stop.aborted && !answered) {
+      await this.timers.sleep(this.probeIntervalMs, stop);
+      if (stop.aborted) break;
+      answered = await this.probeHttp(stop);
+    }
+    this.recovery = null;
+    if (!answered) this.stuck = true;
+    return answered;
+  }
+
+  /** One `GET /` that gives up after `probeIntervalMs` or when `stop` aborts. */
+  private async probeHttp(stop: AbortSignal): Promise<boolean> {
+    try {
+      const res = await this.fetchImpl(`${this.url}/`, {
+        signal: AbortSignal.any([stop, this.timers.timeout(this.probeIntervalMs)]),
+      });
+      await res.arrayBuffer();
+      return res.ok;
+    } catch {
+      return false;
+    }
   }
 
   /** Runs a task route; when the server lost the world, initializes the task once and retries. */
@@ -217,21 +363,32 @@ export class AppWorldClient {
     }
   }
 
-  private async post<T extends z.ZodType>(
+  private post<T extends z.ZodType>(
     route: string,
     body: Record<string, unknown>,
     schema: T,
     timeoutMs = this.requestTimeoutMs,
   ): Promise<z.infer<T>> {
+    return this.request('POST', route, body, schema, timeoutMs);
+  }
+
+  private async request<T extends z.ZodType>(
+    method: 'GET' | 'POST',
+    route: string,
+    body: Record<string, unknown> | undefined,
+    schema: T,
+    timeoutMs = this.requestTimeoutMs,
+  ): Promise<z.infer<T>> {
+    if (this.busy || this.stuck) throw new AppWorldBusyError(this.url, route);
     await this.connect();
     let status: number;
     let text: string;
     try {
       const res = await this.fetchImpl(this.url + route, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: this.timers.timeout(timeoutMs),
       });
       status = res.status;
       text = await res.text();

@@ -10,6 +10,7 @@ import {
   NO_CODE_BLOCK_MESSAGE,
   NO_TOOLS_MESSAGE,
   REINITIALIZED_NOTE,
+  SERVER_STUCK_NOTE,
   TIMED_OUT_NOTE,
   appWorldSystemPrompt,
   ignoredBlocksNote,
@@ -35,6 +36,8 @@ export class AppWorldEpisode implements Episode {
   /** None: the AppWorld agent writes code instead of calling tools. */
   readonly tools: ToolDef[] = [];
   private closed = false;
+  /** Why the episode had to stop: the server still runs code we stopped waiting for. */
+  private stuck: string | null = null;
   private step = 0;
   private readonly timedOutSteps: number[] = [];
 
@@ -71,6 +74,16 @@ export class AppWorldEpisode implements Episode {
       };
     }
     const result = await this.client.execute(this.task.id, extracted.code);
+    if (result.serverStuck) {
+      this.timedOutSteps.push(step);
+      this.stuck = result.output;
+      const observation = renderOutput(result.output, [SERVER_STUCK_NOTE]);
+      return {
+        messages: [...toolReplies, { role: 'user', content: observation }],
+        done: false,
+        error: result.output,
+      };
+    }
     const notes: string[] = [];
     if (result.timedOut) {
       this.timedOutSteps.push(step);
@@ -90,6 +103,11 @@ export class AppWorldEpisode implements Episode {
 
   async evaluate(): Promise<Evaluation> {
     this.assertOpen('evaluate');
+    if (this.stuck !== null) {
+      // The server answers nothing until the hung code ends: the task cannot be evaluated.
+      const detail = `not evaluated: ${this.stuck}`;
+      return { success: false, score: 0, details: [{ name: 'evaluation', passed: false, detail }] };
+    }
     const output = await this.client.evaluate(this.task.id);
     this.hooks.onEvaluated?.(output);
     return toEvaluation(output);

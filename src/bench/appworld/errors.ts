@@ -2,9 +2,11 @@ import { BenchmarkError } from '../../errors.js';
 
 /** How to get a server running; every "unreachable" message ends with it (issue 8). */
 export const START_SERVER_HINT =
-  'Start one with `appworld serve environment --port 8000` (first time: ' +
-  '`pip install appworld && appworld install && appworld download data`), ' +
-  'or set appworld.urls in acon.config.yaml / --appworld-url to where it runs. ' +
+  'Start one with `appworld serve environment --port 8000 --root <APPWORLD_ROOT>` (first time: ' +
+  '`pip install appworld && appworld install && appworld download data`; note that it listens ' +
+  'on all interfaces and first stops whatever holds its port), ' +
+  'or set appworld.urls in acon.config.yaml / --appworld-url to where it runs; ' +
+  'one server runs one task at a time, so start one per port for parallel tasks and list them all. ' +
   'To try acon without AppWorld, use `--bench apptown`, which runs offline.';
 
 /** No AppWorld environment server answers at `url` (refused, unknown host, connect timeout). */
@@ -49,6 +51,24 @@ export class AppWorldTimeoutError extends BenchmarkError {
       `AppWorld server ${url}${route} did not answer within ${timeoutMs / 1000} s; ` +
         'the server may be stuck on an earlier request (restart it) or overloaded',
       opts,
+    );
+  }
+}
+
+/**
+ * A request was not sent: the server is still running code whose `/execute` we stopped waiting
+ * for, and the real server answers nothing else until that code ends.
+ */
+export class AppWorldBusyError extends BenchmarkError {
+  override name = 'AppWorldBusyError';
+  constructor(
+    readonly url: string,
+    readonly route: string,
+  ) {
+    super(
+      `AppWorld server ${url} is still running code from an earlier /execute that timed out; ` +
+        `${route} was not sent. Restart that server if it stays stuck, or raise ` +
+        'appworld.initialize.timeout_seconds so AppWorld stops such code itself',
     );
   }
 }

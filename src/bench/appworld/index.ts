@@ -1,5 +1,14 @@
 export { AppWorldBenchmark, createAppWorld, type AppWorldOptions } from './benchmark.js';
-export { AppWorldClient, type AppWorldClientOptions, type ExecuteResult } from './client.js';
+export {
+  AppWorldClient,
+  executeTimeoutFor,
+  systemTimers,
+  EXECUTE_MARGIN_MS,
+  NO_SERVER_LIMIT_MS,
+  type AppWorldClientOptions,
+  type AppWorldTimers,
+  type ExecuteResult,
+} from './client.js';
 export {
   extractCode,
   findCodeBlocks,
@@ -10,6 +19,7 @@ export {
 export { AppWorldEpisode, toEvaluation } from './episode.js';
 export { experimentName } from './experiment-name.js';
 export {
+  AppWorldBusyError,
   AppWorldInitializeError,
   AppWorldServerError,
   AppWorldTimeoutError,

@@ -34,9 +34,13 @@ export const NO_CODE_BLOCK_MESSAGE =
 export const NO_TOOLS_MESSAGE =
   'There are no tools to call here. Write Python code in one fenced ```python block instead.';
 
-/** The observation for what the code printed, notes (if any) after it. */
+/**
+ * The observation for what the code printed, notes (if any) after it. AppWorld returns stdout
+ * as printed, ending in a newline; the observation drops that last line break.
+ */
 export function renderOutput(output: string, notes: readonly string[] = []): string {
-  const printed = output === '' ? '(nothing was printed; use print(...) to see values)' : output;
+  const text = output.replace(/\r?\n$/, '');
+  const printed = text === '' ? '(nothing was printed; use print(...) to see values)' : text;
   return [`Output:\n${printed}`, ...notes].join('\n\n');
 }
 
@@ -47,6 +51,10 @@ export function ignoredBlocksNote(count: number): string {
 /** Added when AppWorld's own time limit stopped the code (the step is recorded as timed out). */
 export const TIMED_OUT_NOTE =
   'Note: this code ran out of time and was stopped. Do less per step (fewer calls, smaller pages) and try again.';
+
+/** Added when the server never answered the code: the episode ends there. */
+export const SERVER_STUCK_NOTE =
+  'Note: the environment did not answer in time and this episode stops here.';
 
 export const REINITIALIZED_NOTE =
   "Note: the AppWorld server had lost this task's world and started it again, so changes made by earlier code are gone and variables are undefined.";

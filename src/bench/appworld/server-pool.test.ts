@@ -37,4 +37,19 @@ describe('ServerPool', () => {
     expect(() => new ServerPool([])).toThrow(/at least one/);
     expect(() => new ServerPool(['a', 'a'])).toThrow(/repeat/);
   });
+
+  it('gives a retired server no more work, and fails callers once every server is retired', async () => {
+    const pool = new ServerPool(['a', 'b'], () => new Error('no server left'));
+    const a = await pool.acquire();
+    const b = await pool.acquire();
+    const waiting = pool.acquire();
+    pool.retire(a);
+    pool.release(b);
+    expect(await waiting).toBe('b');
+    const later = pool.acquire();
+    pool.retire('b');
+    await expect(later).rejects.toThrow('no server left');
+    await expect(pool.acquire()).rejects.toThrow('no server left');
+    expect(() => pool.retire('a')).toThrow(/not leased/);
+  });
 });

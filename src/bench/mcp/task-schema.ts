@@ -139,8 +139,18 @@ export const McpTaskFileSchema = z.strictObject({
   template: z.string().min(1).optional(),
   difficulty: z.number().int().min(1).max(3).default(2),
   instruction: z.string().min(1),
-  servers: z.record(ServerNameSchema, ServerSpecSchema).refine((s) => Object.keys(s).length > 0, {
-    message: 'name at least one server',
+  servers: z.record(z.string(), ServerSpecSchema).superRefine((servers, ctx) => {
+    const names = Object.keys(servers);
+    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'name at least one server' });
+    for (const name of names) {
+      if (!ServerNameSchema.safeParse(name).success) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `server name "${name}" must be a letter, then letters, digits, _ or - (20 at most)`,
+        });
+      }
+    }
   }),
   fixture: FixtureSchema.default({}),
   evaluation: EvaluationSpecSchema,

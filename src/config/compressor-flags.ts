@@ -1,0 +1,50 @@
+import { EndpointSchema, type Config } from './schema.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * The compressor of `acon run` / `acon compare` on its own model and endpoint: a distilled
+ * student served by vLLM, SGLang, Ollama or llama.cpp (README, distillation) while the agent
+ * stays on its own. Applied to the loaded config, so the run records it like any setting.
+ */
+export type CompressorFlags = {
+  /** Model of both compressor roles. */
+  compressorModel?: string;
+  obsCompressorModel?: string;
+  histCompressorModel?: string;
+  /** OpenAI-compatible base URL of the compressor server; becomes endpoint `compressor`. */
+  compressorBaseUrl?: string;
+  /** Variable holding the compressor server's key. @default the default endpoint's */
+  compressorKeyEnv?: string;
+};
+
+/** The endpoint name the compressor flags define. */
+export const COMPRESSOR_ENDPOINT = 'compressor';
+
+export function applyCompressorFlags(config: Config, flags: CompressorFlags): void {
+  const models = {
+    obs_compressor: flags.obsCompressorModel ?? flags.compressorModel,
+    hist_compressor: flags.histCompressorModel ?? flags.compressorModel,
+  } as const;
+  if (flags.compressorBaseUrl !== undefined) {
+    const parsed = EndpointSchema.safeParse({
+      base_url: flags.compressorBaseUrl,
+      api_key_env: flags.compressorKeyEnv ?? config.endpoints.default?.api_key_env,
+    });
+    if (!parsed.success || !/^https?:\/\//.test(flags.compressorBaseUrl)) {
+      throw new UsageError(
+        `--compressor-base-url must be a URL such as http://127.0.0.1:8001/v1, got "${flags.compressorBaseUrl}"`,
+      );
+    }
+    config.endpoints[COMPRESSOR_ENDPOINT] = parsed.data;
+  } else if (flags.compressorKeyEnv !== undefined) {
+    throw new UsageError('--compressor-key-env needs --compressor-base-url');
+  }
+  for (const role of ['obs_compressor', 'hist_compressor'] as const) {
+    const model = models[role];
+    if (model !== undefined) config.roles[role].model = model;
+    if (flags.compressorBaseUrl !== undefined) {
+      config.roles[role].endpoint = COMPRESSOR_ENDPOINT;
+      config.roles[role].provider = 'openai';
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { applyCompressorFlags, type CompressorFlags } from '../../config/compressor-flags.js';
+import type { Config, ProviderName } from '../../config/schema.js';
+import { ProviderError } from '../../errors.js';
+import { createLlmClient } from '../../llm/client.js';
+import { OpenAiProvider } from '../../llm/openai-provider.js';
+import type { LlmProvider } from '../../llm/types.js';
+import { createSimProvider } from '../../sim/index.js';
+import { openRunStore } from '../../store/open-run-store.js';
+import { createContextCompressorWith } from '../context-compressor.js';
+import type { Guidelines } from '../load-guidelines.js';
+import { MemoryCallStore } from '../memory-call-store.js';
+import { ProxyServer } from './proxy-server.js';
+import { recordExchange } from './record.js';
+
+export type StartProxyOptions = {
+  /** The loaded acon config: compressor roles, their endpoints, thresholds (`context:`), the db. */
+  config: Config;
+  upstream: string;
+  port: number;
+  host: string;
+  guidelines: Guidelines;
+  /** `--compressor-model`, `--compressor-base-url`, `--compressor-key-env`. */
+  compressor: CompressorFlags;
+  /** Record the compressor calls and the proxied exchanges in this SQLite database. */
+  record?: string;
+  log: (line: string) => void;
+};
+
+export type RunningProxy = {
+  /** The base URL clients use, e.g. `http://127.0.0.1:8787/v1`. */
+  url: string;
+  /** The `--record` run id, when recording. */
+  runId: string | null;
+  /** The compressors run on the simulated provider (no model behind them). */
+  simulated: boolean;
+  /** Stops accepting, answers what is in flight, closes the store. */
+  close(): Promise<void>;
+};
+
+/**
+ * The composition root of `acon proxy`: the compressor roles' provider as the config and the
+ * flags say (the offline `sim` provider by default, as every acon command; an OpenAI-compatible
+ * endpoint with `--compressor-base-url` or `--provider openai`), the ACON compressor with the
+ * given guidelines and the config's thresholds, and the HTTP server.
+ */
+export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy> {
+  const config = structuredClone(opts.config);
+  const flags = { ...opts.compressor };
+  const provider = (role: 'obs_compressor' | 'hist_compressor'): ProviderName =>
+    config.roles[role].provider ?? config.provider;
+  // An OpenAI-compatible compressor without a server of its own uses the upstream's URL.
+  if (
+    flags.compressorBaseUrl === undefined &&
+    provider('obs_compressor') === 'openai' &&
+    !config.endpoints.default
+  ) {
+    flags.compressorBaseUrl = opts.upstream;
+  }
+  applyCompressorFlags(config, flags);
+  const simulated = provider('obs_compressor') === 'sim' || provider('hist_compressor') === 'sim';
+  const providers: Partial<Record<ProviderName, LlmProvider>> = {
+    openai: new OpenAiProvider({ endpoints: config.endpoints }),
+    sim: createSimProvider({
+      seed: config.sim.seed,
+      refetchLimit: config.sim.refetch_limit,
+      planFor: () => Promise.reject(new ProviderError('sim: acon proxy runs no simulated agent')),
+    }),
+  };
+  // The agent, analyzer and updater roles never run here; keep them off any endpoint check.
+  for (const role of ['agent', 'analyzer', 'updater'] as const) config.roles[role].provider = 'sim';
+
+  const store = opts.record ? openRunStore(opts.record) : undefined;
+  const runId = store ? newProxyRunId() : null;
+  if (store && runId) {
+    store.createRun({
+      id: runId,
+      kind: 'proxy',
+      command: 'proxy',
+      bench: 'proxy',
+      provider: provider('obs_compressor'),
+      models: {
+        obs_compressor: `${provider('obs_compressor')}/${config.roles.obs_compressor.model}`,
+        hist_compressor: `${provider('hist_compressor')}/${config.roles.hist_compressor.model}`,
+      },
+      simulated,
+      params: {
+        upstream: opts.upstream,
+        guidelineObs: opts.guidelines.obs.id,
+        guidelineHist: opts.guidelines.hist.id,
+      },
+      config: config as unknown as Record<string, unknown>,
+    });
+  }
+  const llm = createLlmClient({ config, providers, store: store ?? new MemoryCallStore() });
+  const compressor = createContextCompressorWith({
+    llm,
+    guidelines: opts.guidelines,
+    thresholds: {
+      obs: config.context.t_obs,
+      hist: config.context.t_hist,
+      keepLast: config.context.keep_last,
+    },
+    runId: runId ?? 'proxy',
+    maxOutputRetries: config.agent.max_output_retries,
+  });
+  const server = new ProxyServer({
+    upstream: opts.upstream,
+    compressor,
+    log: opts.log,
+    ...(store && runId ? { onExchange: (x) => recordExchange(store, runId, x) } : {}),
+  });
+  try {
+    const url = await server.listen(opts.port, opts.host);
+    return {
+      url,
+      runId,
+      simulated,
+      async close() {
+        await server.close();
+        if (store && runId) store.setRunStatus(runId, 'finished');
+        store?.close();
+      },
+    };
+  } catch (err) {
+    if (store && runId) store.setRunStatus(runId, 'failed');
+    store?.close();
+    throw err;
+  }
+}
+
+/** `proxy-20261124-143000-ab12`: sorts by time like run ids. */
+function newProxyRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `proxy-${stamp}-${randomBytes(2).toString('hex')}`;
+}

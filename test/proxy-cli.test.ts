@@ -1,0 +1,133 @@
+import OpenAI from 'openai';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { countTokens } from '../src/llm/tokenizer.js';
+import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
+import { runAcon, tempDir } from './helpers/cli.js';
+import { SHORT_TASKS_ENV } from './helpers/env.js';
+import { unusedPort } from './helpers/loopback.js';
+import { bodyOf } from './helpers/runtime-fixtures.js';
+
+const KEY = 'sk-cli-client-key-55555';
+
+/** A verbose page of a music library, as apptown's APIs answer: many fields per record. */
+function libraryPage(tokens: number): string {
+  const songs = [];
+  for (let i = 0; countTokens(JSON.stringify(songs)) < tokens; i++) {
+    songs.push({
+      id: 7000 + i,
+      title: `Song number ${i}`,
+      genre: ['jazz', 'rock', 'folk'][i % 3],
+      duration_seconds: 180 + i,
+      release_date: `2019-0${(i % 9) + 1}-1${i % 10}`,
+      play_count: 1000 + i * 13,
+      like_count: 50 + i,
+      rating: (i % 5) + 0.5,
+      explicit: i % 2 === 0,
+      bpm: 90 + (i % 40),
+      track_number: (i % 12) + 1,
+      description: `A ${['quiet', 'loud', 'slow'][i % 3]} piece recorded live in studio ${i} with a long story behind it.`,
+      tags: ['live', 'remastered', `set-${i % 4}`],
+    });
+  }
+  return JSON.stringify({
+    page_index: 0,
+    page_limit: songs.length,
+    total_items: 400,
+    has_more: true,
+    songs,
+  });
+}
+
+let upstream: FakeOpenAiServer | undefined;
+let child: ChildProcess | undefined;
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  child = undefined;
+  await upstream?.close();
+  upstream = undefined;
+});
+
+describe('acon proxy (CLI)', () => {
+  it('compresses a 5,000-token tool result below T_obs with the guidelines of a fresh optimize run', async () => {
+    const cwd = tempDir();
+    const opt = await runAcon(['optimize', '--bench', 'apptown'], { cwd, env: SHORT_TASKS_ENV });
+    expect(opt.code, opt.stderr).toBe(0);
+    const [, obs, hist] = /final guidelines: (obs-\d+), (hist-\d+)/.exec(opt.stdout)!;
+    expect(obs).not.toBe('obs-0000');
+
+    upstream = await FakeOpenAiServer.start({ handler: () => reply.text('done') });
+    const port = await unusedPort();
+    let stdout = '';
+    let ready!: (url: string) => void;
+    const listening = new Promise<string>((resolve) => (ready = resolve));
+    const exited = runAcon(
+      [
+        'proxy',
+        '--upstream',
+        upstream.url,
+        '--port',
+        String(port),
+        '--guidelines',
+        `${obs},${hist}`,
+      ],
+      {
+        cwd,
+        onStdout: (d) => {
+          stdout += d;
+          const url = /listening on (\S+)/.exec(stdout)?.[1];
+          if (url) ready(url);
+        },
+        onSpawn: (c) => (child = c),
+      },
+    );
+    const url = await listening;
+    expect(url).toBe(`http://127.0.0.1:${port}/v1`);
+    expect(stdout).toContain(`guidelines ${obs}, ${hist}`);
+
+    const page = libraryPage(5_000);
+    expect(countTokens(page)).toBeGreaterThanOrEqual(5_000);
+    const client = new OpenAI({ baseURL: url, apiKey: KEY, maxRetries: 0 });
+    const answer = await client.chat.completions.create({
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'system', content: 'You are a music assistant.' },
+        { role: 'user', content: 'Add the most played jazz song of my library to the queue.' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'music__library', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: page },
+      ],
+    });
+    expect(answer.choices[0]!.message.content).toBe('done');
+    const sent = bodyOf(upstream.chatRequests[0]!).messages;
+    const tool = sent.find((m) => m.role === 'tool')!;
+    expect(countTokens(String(tool.content))).toBeLessThan(1024);
+    expect(String(tool.content)).toContain('7000');
+
+    child!.kill('SIGTERM');
+    const result = await exited;
+    child = undefined;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('SIMULATED');
+    expect(result.stderr).toMatch(
+      /POST \/v1\/chat\/completions 200 [\d,]+ -> [\d,]+ tokens \(obs 1\)/,
+    );
+    expect(result.stderr + result.stdout).not.toContain(KEY);
+    // A short optimize takes about 25 s on an idle 2-core machine; a loaded one needs headroom.
+  }, 240_000);
+
+  it('refuses a missing or malformed --upstream', async () => {
+    const cwd = tempDir();
+    const missing = await runAcon(['proxy'], { cwd });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("required option '--upstream <url>'");
+    const bad = await runAcon(['proxy', '--upstream', 'localhost:8000'], { cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--upstream must be an http(s) URL');
+  });
+});
