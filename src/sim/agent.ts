@@ -172,14 +172,24 @@ function fromProducer(r: VisibleRecord, call: string): boolean {
   );
 }
 
+/** What one need's resolution reads: the producer's call and the records holding the field. */
+type NeedScope = {
+  plan: ReferencePlan;
+  need: Need;
+  seen: Seen;
+  field: string;
+  call: string;
+  producerArgs: Record<string, unknown>;
+  withField: VisibleRecord[];
+};
+
 function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
   const producer = plan.steps[need.fromStep];
   const field = need.field;
   const records = seen.records();
   if (producer === undefined || field === undefined || need.select === undefined) {
     // A value read out of a response with no path (a declared read): it must be in a field of
-    // some visible record
-    // (inside a text field counts: an amount in an email body, a city in an address).
+    // some visible record (inside a text field counts: an amount in an email body).
     const hit = newest(
       records.filter((r) => Object.values(r.fields).some((v) => containsToken(v, need.value))),
     );
@@ -187,66 +197,89 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
       ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }
       : { kind: 'missing', why: 'a value I read earlier is not in my context' };
   }
-  const { call } = stepCall(producer);
+  const { call, args: producerArgs } = stepCall(producer);
   const withField = records.filter(
     (r) => r.source.kind !== 'action' && r.fields[field] !== undefined,
   );
+  const scope: NeedScope = { plan, need, seen, field, call, producerArgs, withField };
   const select = need.select;
-  if (select.kind === 'match') {
-    const hit = newest(withField.filter((r) => matches(r.fields[select.field], select)));
-    if (hit) {
-      return {
-        kind: 'found',
-        value: hit.fields[field]!,
-        record: hit.fields,
-        why: `${select.field}=${clip(select.value, 40)}`,
-      };
-    }
-    const blind = withField.find(
-      (r) => fromProducer(r, call) && r.fields[select.field] === undefined,
-    );
-    if (blind) {
-      return {
-        kind: 'unsure',
-        value: blind.fields[field]!,
-        record: blind.fields,
-        why: `no \`${select.field}\` in my context; took the first ${field} I can see`,
-      };
-    }
+  if (select.kind === 'match') return resolveMatch(scope, select);
+  if (select.kind === 'root') return resolveRoot(scope);
+  return resolveIndex(scope, select);
+}
+
+/** "The item whose `select.field` is X": the newest such record, else one without the field. */
+function resolveMatch(
+  { field, call, withField }: NeedScope,
+  select: { field: string; value: string; prefix: boolean },
+): Resolution {
+  const hit = newest(withField.filter((r) => matches(r.fields[select.field], select)));
+  if (hit) {
     return {
-      kind: 'missing',
-      why: `no item with ${select.field}=${clip(select.value, 40)} and its \`${field}\``,
+      kind: 'found',
+      value: hit.fields[field]!,
+      record: hit.fields,
+      why: `${select.field}=${clip(select.value, 40)}`,
     };
   }
-  if (select.kind === 'root') {
-    // The response itself: the first record (its top level) of the newest result of that call.
-    const results = withField.filter(
-      (r) => r.source.kind === 'observation' && r.source.call === call && r.list === undefined,
-    );
-    const last = newest(results)?.source;
-    const own =
-      last?.kind === 'observation'
-        ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
-        : undefined;
-    const app = call.split('.')[0] ?? call;
-    const action = newest(
-      records.filter(
+  const blind = withField.find(
+    (r) => fromProducer(r, call) && r.fields[select.field] === undefined,
+  );
+  if (blind) {
+    return {
+      kind: 'unsure',
+      value: blind.fields[field]!,
+      record: blind.fields,
+      why: `no \`${select.field}\` in my context; took the first ${field} I can see`,
+    };
+  }
+  return {
+    kind: 'missing',
+    why: `no item with ${select.field}=${clip(select.value, 40)} and its \`${field}\``,
+  };
+}
+
+/**
+ * A field of a call's response itself: the first record (its top level) of the newest result of
+ * that call, else its own earlier call of the same app passing that field, else a summary line.
+ */
+function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
+  const results = withField.filter(
+    (r) => r.source.kind === 'observation' && r.source.call === call && r.list === undefined,
+  );
+  const last = newest(results)?.source;
+  const own =
+    last?.kind === 'observation'
+      ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
+      : undefined;
+  const app = call.split('.')[0] ?? call;
+  const action = newest(
+    seen
+      .records()
+      .filter(
         (r) =>
           r.source.kind === 'action' &&
           r.source.call.startsWith(`${app}.`) &&
           r.fields[field] !== undefined,
       ),
-    );
-    const summary = newest(
-      withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call)),
-    );
-    const hit = own ?? action ?? summary;
-    return hit
-      ? { kind: 'found', value: hit.fields[field]!, record: hit.fields, why: field }
-      : { kind: 'missing', why: `the \`${field}\` from ${call} is not in my context` };
-  }
-  // An item of a list: the agent works through the newest copy of the list it can see, taking
-  // the first item it cannot see it has handled already.
+  );
+  const summary = newest(
+    withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call)),
+  );
+  const hit = own ?? action ?? summary;
+  return hit
+    ? { kind: 'found', value: hit.fields[field]!, record: hit.fields, why: field }
+    : { kind: 'missing', why: `the \`${field}\` from ${call} is not in my context` };
+}
+
+/**
+ * An item of a list: the agent works through the newest copy of the list it can see, taking the
+ * first item it cannot see it has handled already (or, reading one item, the one at its place).
+ */
+function resolveIndex(
+  { plan, need, seen, field, call, producerArgs, withField }: NeedScope,
+  select: { list: string; index: number },
+): Resolution {
   const loop = iterates(plan, need);
   const handled = new Set<string>();
   if (loop && need.arg !== undefined) {
@@ -255,19 +288,20 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
       if (typeof v === 'string' || typeof v === 'number') handled.add(String(v));
     }
   }
-  const { args: producerArgs } = stepCall(producer);
-  const samePage = (r: VisibleRecord) =>
-    r.source.kind === 'observation' &&
-    r.source.call === call &&
-    r.list?.key === select.list &&
-    r.source.args.page_index === producerArgs.page_index;
-  const listed = records.filter(samePage);
-  const latest = newest(listed);
-  let pool: VisibleRecord[] = [];
-  if (latest?.source.kind === 'observation') {
-    const message = latest.source.message;
-    pool = listed.filter((r) => r.source.kind === 'observation' && r.source.message === message);
-  }
+  const listed = seen
+    .records()
+    .filter(
+      (r) =>
+        r.source.kind === 'observation' &&
+        r.source.call === call &&
+        r.list?.key === select.list &&
+        r.source.args.page_index === producerArgs.page_index,
+    );
+  const latest = newest(listed)?.source;
+  let pool: VisibleRecord[] =
+    latest?.kind === 'observation'
+      ? listed.filter((r) => r.source.kind === 'observation' && r.source.message === latest.message)
+      : [];
   if (!pool.some((r) => r.fields[field] !== undefined)) {
     pool = withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call));
   }
@@ -275,19 +309,20 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
   const pick = loop
     ? candidates.find((r) => !handled.has(r.fields[field]!))
     : (candidates.find((r) => r.list?.position === select.index) ?? candidates[select.index]);
-  return pick
-    ? {
-        kind: 'found',
-        value: pick.fields[field]!,
-        record: pick.fields,
-        why: loop
-          ? `the next ${select.list} item I have not handled`
-          : `${select.list} item ${select.index + 1}`,
-      }
-    : {
-        kind: 'missing',
-        why: `the \`${field}\` of ${select.list} item ${select.index + 1} is not in my context`,
-      };
+  if (pick === undefined) {
+    return {
+      kind: 'missing',
+      why: `the \`${field}\` of ${select.list} item ${select.index + 1} is not in my context`,
+    };
+  }
+  return {
+    kind: 'found',
+    value: pick.fields[field]!,
+    record: pick.fields,
+    why: loop
+      ? `the next ${select.list} item I have not handled`
+      : `${select.list} item ${select.index + 1}`,
+  };
 }
 
 /**
