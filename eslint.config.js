@@ -40,7 +40,15 @@ export default tseslint.config(
     files: ['src/report/html/assets/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { document: 'readonly', Node: 'readonly', Plot: 'readonly' },
+      globals: {
+        document: 'readonly',
+        Node: 'readonly',
+        Plot: 'readonly',
+        atob: 'readonly',
+        Blob: 'readonly',
+        DecompressionStream: 'readonly',
+        Response: 'readonly',
+      },
     },
   },
 );

@@ -8,9 +8,13 @@ export class AconError extends Error {
   readonly exitCode: number = 1;
 }
 
-/** A bad acon.config.yaml (or an environment override of it). */
-export class ConfigError extends AconError {
-  override name = 'ConfigError';
+/**
+ * A bad input file: names the file, the field and what is wrong or how to fix it. The
+ * subclasses differ only in name (what the CLI prints); loaders catch TaskFileError to keep
+ * going with the other tasks.
+ */
+export class InputFileError extends AconError {
+  override name = 'InputFileError';
   override readonly exitCode = 2;
   constructor(
     readonly file: string,
@@ -20,34 +24,21 @@ export class ConfigError extends AconError {
   ) {
     super(`${file}: ${field}: ${detail}`, opts);
   }
+}
+
+/** A bad acon.config.yaml (or an environment override of it). */
+export class ConfigError extends InputFileError {
+  override name = 'ConfigError';
 }
 
 /** A bad task file; the loader keeps going with the other tasks. */
-export class TaskFileError extends AconError {
+export class TaskFileError extends InputFileError {
   override name = 'TaskFileError';
-  override readonly exitCode = 2;
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    readonly detail: string,
-    opts?: ErrorOptions,
-  ) {
-    super(`${file}: ${field}: ${detail}`, opts);
-  }
 }
 
 /** A bad guideline file or a generated guideline that fails validation. */
-export class GuidelineError extends AconError {
+export class GuidelineError extends InputFileError {
   override name = 'GuidelineError';
-  override readonly exitCode = 2;
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    readonly detail: string,
-    opts?: ErrorOptions,
-  ) {
-    super(`${file}: ${field}: ${detail}`, opts);
-  }
 }
 
 /** Wrong command-line usage that commander cannot catch (unknown strategy, bad --tasks). */

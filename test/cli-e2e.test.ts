@@ -106,8 +106,7 @@ describe('acon end to end, as a user runs it', () => {
     const mismatched = after
       .prepare(
         `SELECT r.id FROM rollouts r WHERE r.steps !=
-           (SELECT COUNT(*) FROM llm_calls c JOIN call_contexts x ON x.id = c.context
-              WHERE x.rollout_id = r.id AND x.role = 'agent')`,
+           (SELECT COUNT(*) FROM calls c WHERE c.rollout = r.n AND c.role = 'agent')`,
       )
       .all();
     expect(mismatched).toEqual([]);

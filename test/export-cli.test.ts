@@ -75,7 +75,9 @@ describe('acon export / acon lint', () => {
       '0.25',
     ]);
     expect(printed).toMatch(/^SIMULATED — run run-fixture/);
-    expect(printed).toContain('│ t1');
+    expect(printed).toMatch(/^task +split +examples +tokens$/m);
+    expect(printed).toMatch(/^t1 +train +\d+ +[\d,]+$/m);
+    expect(printed).toMatch(/^total +\d+ train \/ \d+ val +\d+ +[\d,]+$/m);
     expect(printed).toMatch(
       /left out: 1 failed rollouts, 1 errored, 1 malformed, 1 failed compressions, 0 over --max-tokens, 1 duplicates/,
     );

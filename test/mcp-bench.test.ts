@@ -214,3 +214,93 @@ describe('a server that fails mid-rollout', () => {
     expect(await readFile(join(dir, 'bad.yaml'), 'utf8')).toContain('broken');
   });
 });
+
+describe('the task file example of docs/benchmarks.md', () => {
+  it('loads and its reference plan succeeds against the real servers', async () => {
+    const { mkdir, mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const doc = await readFile(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('### Writing a task file'));
+    const yaml = /```yaml\n([\s\S]*?)\n```/.exec(section)![1]!;
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-doc-'));
+    try {
+      await mkdir(join(dir, 'drive/notes'), { recursive: true });
+      await writeFile(join(dir, 'drive/notes/q1.md'), 'Q1 budget: 4200 USD\n');
+      await writeFile(join(dir, 'graph.jsonl'), '');
+      await writeFile(join(dir, 'budget-summary.yaml'), yaml);
+      const bench = createMcp({ tasksDir: dir });
+      expect(await bench.loadProblems()).toEqual([]);
+      const episode = await bench.start('budget-summary');
+      try {
+        expect(episode.tools.map((t) => t.function.name).slice(0, 3)).toEqual([
+          'fs__read_text_file',
+          'fs__write_file',
+          'fs__list_directory',
+        ]);
+        await replay(episode, await bench.referencePlan('budget-summary'));
+        expect(await episode.evaluate()).toMatchObject({ success: true, score: 1 });
+      } finally {
+        await episode.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a server over streamable HTTP', () => {
+  it('offers its tools, answers with structured content, sends the headers and ends the session', async () => {
+    const { FakeMcpHttpServer } = await import('./fakes/fake-mcp-http-server.js');
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const server = await FakeMcpHttpServer.start({ 'launch-date': '2026-06-01' });
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-http-'));
+    try {
+      await writeFile(
+        join(dir, 'http.yaml'),
+        [
+          'id: http',
+          'split: dev',
+          'instruction: When is the launch?',
+          'servers:',
+          '  kv:',
+          `    url: ${server.url}`,
+          '    headers: { Authorization: "Bearer ${env:KV_TOKEN}" }',
+          'evaluation:',
+          '  answer: "2026-06-01"',
+        ].join('\n'),
+      );
+      const bench = createMcp({ tasksDir: dir, env: { KV_TOKEN: 'tok-1' } });
+      const episode = await bench.start('http');
+      const call = (name: string, args: string) =>
+        episode.act({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name, arguments: args } }],
+        });
+      try {
+        expect(episode.tools.map((t) => t.function.name)).toEqual(['kv__lookup', 'complete_task']);
+        const found = await call('kv__lookup', '{"key":"launch-date"}');
+        expect(JSON.parse(found.messages[0]!.content as string)).toEqual({
+          key: 'launch-date',
+          value: '2026-06-01',
+        });
+        const missing = await call('kv__lookup', '{"key":"budget"}');
+        expect(missing.messages[0]!.content).toBe('Error: no key budget');
+        expect(missing.error).toBeUndefined();
+        await call('complete_task', '{"answer":"2026-06-01"}');
+        expect((await episode.evaluate()).success).toBe(true);
+      } finally {
+        await episode.close();
+      }
+      expect(server.authorization.every((a) => a === 'Bearer tok-1')).toBe(true);
+      expect(server.opened).toHaveLength(1);
+      expect(server.ended).toEqual(server.opened);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

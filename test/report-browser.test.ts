@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, isCi } from './helpers/chromium.js';
 import { runAcon, tempDir } from './helpers/cli.js';
@@ -30,6 +30,37 @@ const EXPECTED_MARKS: Record<string, string> = {
   cost: 'bar',
 };
 
+/** Pairs of text labels whose boxes intersect, per drawn plot (issue #24: labels never overlap). */
+async function overlappingLabels(page: Page, plot: string): Promise<string[]> {
+  return page.$$eval(`[data-plot="${plot}"] svg`, (svgs) =>
+    svgs.flatMap((svg) => {
+      // A label's own text: its text nodes and tspans, not the tooltip <title> inside it.
+      const own = (t: {
+        childNodes: ArrayLike<{ nodeType: number; nodeName: string; textContent: string | null }>;
+      }) =>
+        Array.from(t.childNodes)
+          .filter((n) => n.nodeType === 3 || n.nodeName === 'tspan')
+          .map((n) => n.textContent ?? '')
+          .join('')
+          .trim();
+      const boxes = [...svg.querySelectorAll('text')]
+        .filter((t) => own(t) !== '')
+        .map((t) => ({ text: own(t), r: t.getBoundingClientRect() }));
+      const out: string[] = [];
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const a = boxes[i]!.r;
+          const b = boxes[j]!.r;
+          if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+            out.push(`${boxes[i]!.text} × ${boxes[j]!.text}`);
+          }
+        }
+      }
+      return out;
+    }),
+  );
+}
+
 describe.skipIf(!executable)('acon report in headless Chromium', () => {
   let browser: Browser;
   let file: string;
@@ -38,7 +69,17 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
   beforeAll(async () => {
     const cwd = tempDir();
     const cmp = await runAcon(
-      ['compare', '--bench', 'apptown', '--split', 'dev', '--strategies', 'raw,masking,naive'],
+      [
+        'compare',
+        '--bench',
+        'apptown',
+        '--split',
+        'dev',
+        '--strategies',
+        'raw,masking,naive',
+        '--max-tasks',
+        '10',
+      ],
       { cwd },
     );
     expect(cmp.code, cmp.stderr).toBe(0);
@@ -51,7 +92,7 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
       executablePath: executable!,
       args: ['--no-sandbox', '--disable-gpu'],
     });
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -80,8 +121,23 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
       expect(drawn, `${plot} drew no ${mark} marks`).toBeGreaterThan(0);
     }
 
+    for (const plot of ['pareto', ...Object.keys(EXPECTED_MARKS)]) {
+      expect(await overlappingLabels(page, plot), `${plot} labels overlap`).toEqual([]);
+    }
+    // The Pareto frontier is drawn in every split, and the table marks its conditions.
+    const splits = await page.$$eval('[data-plot="pareto"] svg', (n) => n.length);
+    expect(
+      await page.$$eval('[data-plot="pareto"] svg g[aria-label="line"] path', (n) => n.length),
+    ).toBe(splits);
+    expect(await page.textContent('#conditions-table')).toContain('★');
+    // Under sim the cost column is the full cost, and says so.
+    expect(await page.textContent('#conditions-table')).toContain('full $/task');
+    expect(await page.textContent('#conditions-table')).toMatch(
+      /SIMULATED: simulated calls are billed \$0/,
+    );
+
     mkdirSync(ARTEFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTEFACTS, 'report.png') });
+    await page.screenshot({ path: join(ARTEFACTS, 'report.png'), fullPage: true });
 
     await page.click('#rollout-failed');
     const first = page.locator('#rollout-list tbody tr').first();
@@ -91,6 +147,9 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     expect(await page.locator('#viewer .step').count()).toBeGreaterThan(0);
     expect(await page.textContent('#viewer')).toContain(id!);
     expect(await page.textContent('#viewer')).toContain('failure reason');
+    // Long failure reasons wrap inside the list instead of running off the page.
+    const overflow = await page.$eval('#rollout-list', (n) => n.scrollWidth - n.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
 
     await page.locator('#trajectories').screenshot({ path: join(ARTEFACTS, 'report-viewer.png') });
 
@@ -137,11 +196,49 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     }
     expect(await page.locator('#lineage details').count()).toBeGreaterThan(0);
     expect(await page.textContent('#lineage')).toMatch(/obs-0001/);
+    // Every version of the run is a node of the tree, none cut off, no labels on top of each other.
+    const treeLabels = await page.$$eval('[data-plot="lineage"] svg text', (n) =>
+      n.map((t) =>
+        Array.from(
+          (
+            t as {
+              childNodes: ArrayLike<{
+                nodeType: number;
+                nodeName: string;
+                textContent: string | null;
+              }>;
+            }
+          ).childNodes,
+        )
+          .filter((c) => c.nodeType === 3 || c.nodeName === 'tspan')
+          .map((c) => c.textContent ?? '')
+          .join('')
+          .trim(),
+      ),
+    );
+    const versions = await page.$$eval('#lineage-list tbody tr td:first-child', (n) =>
+      n.map((t) => t.textContent ?? ''),
+    );
+    expect(versions.length).toBeGreaterThan(2);
+    for (const v of versions) expect(treeLabels).toContain(v);
+    const svgBox = await page.$eval(
+      '[data-plot="lineage"] svg',
+      (n) => n.getBoundingClientRect().toJSON() as { top: number; bottom: number },
+    );
+    const textBoxes = await page.$$eval('[data-plot="lineage"] svg text', (n) =>
+      n.map((t) => t.getBoundingClientRect().toJSON() as { top: number; bottom: number }),
+    );
+    for (const b of textBoxes) {
+      expect(b.top).toBeGreaterThanOrEqual(svgBox.top);
+      expect(b.bottom).toBeLessThanOrEqual(svgBox.bottom);
+    }
+    expect(await overlappingLabels(page, 'lineage')).toEqual([]);
+    expect(await overlappingLabels(page, 'pareto')).toEqual([]);
     mkdirSync(ARTEFACTS, { recursive: true });
     await page.locator('#lineage').screenshot({ path: join(ARTEFACTS, 'report-lineage.png') });
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 300_000);
 
   it('writes one file with every script inline', () => {
     const html = readFileSync(file, 'utf8');

@@ -142,13 +142,10 @@ describe('seeing the results (issue 15), as a user runs it', () => {
       const n = {
         runs: one('SELECT COUNT(*) AS n FROM runs WHERE id = ?'),
         rollouts: one('SELECT COUNT(*) AS n FROM rollouts WHERE run_id = ?'),
-        steps: one(
-          'SELECT COUNT(*) AS n FROM steps WHERE rollout_id IN (SELECT id FROM rollouts WHERE run_id = ?)',
-        ),
-        calls: one(
-          'SELECT COUNT(*) AS n FROM llm_calls c JOIN call_contexts x ON x.id = c.context WHERE x.run_id = ?',
-        ),
-        all: (conn.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n,
+        steps: one('SELECT COALESCE(SUM(steps), 0) AS n FROM rollouts WHERE run_id = ?'),
+        calls: one('SELECT COUNT(*) AS n FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ?'),
+        docs: one('SELECT COUNT(*) AS n FROM docs d JOIN runs r ON r.n = d.run WHERE r.id = ?'),
+        all: (conn.prepare('SELECT COUNT(*) AS n FROM docs').get() as { n: number }).n,
       };
       conn.close();
       return n;
@@ -164,9 +161,10 @@ describe('seeing the results (issue 15), as a user runs it', () => {
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toMatch(/deleted run .* \(1 rollouts, \d+ LLM calls\)/);
     const after = rowsOf(ids[0]!);
-    expect(after).toMatchObject({ runs: 0, rollouts: 0, steps: 0, calls: 0 });
-    // The other runs' steps are still there.
-    expect(after.all).toBe(before.all - before.steps);
+    expect(after).toMatchObject({ runs: 0, rollouts: 0, steps: 0, calls: 0, docs: 0 });
+    // The other runs' documents are still there.
+    expect(before.docs).toBeGreaterThan(0);
+    expect(after.all).toBe(before.all - before.docs);
 
     const dry = await runAcon(['runs', 'prune', '--keep', '1', '--dry-run'], { cwd: dir });
     expect(dry.stdout).toContain(`would delete run ${ids[1]}`);

@@ -85,7 +85,7 @@ describe('acon run with a student compressor on its own endpoint', () => {
     expect(server.chatRequests.length).toBeGreaterThan(0);
     const sqlite = new Database(db, { readonly: true });
     const calls = sqlite
-      .prepare('SELECT DISTINCT role, provider, model FROM call_contexts ORDER BY role')
+      .prepare('SELECT DISTINCT role, provider, model FROM calls ORDER BY role')
       .all() as { role: string; provider: string; model: string }[];
     sqlite.close();
     expect(calls.filter((c) => c.role !== 'agent').every((c) => c.model === 'student')).toBe(true);

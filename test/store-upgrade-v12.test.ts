@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { SqliteRunStore } from '../src/store/index.js';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION, SqliteRunStore, upgradeDatabase } from '../src/store/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 /**
@@ -17,7 +18,11 @@ import { runAcon, tempDir } from './helpers/cli.js';
  * rollout). `store-schema-v12.expected.json.gz` holds what that acon read from it: every call
  * (texts as SHA-256), each rollout's row, trajectory, steps, step actions, head, events and
  * call usage, each run's call stats, usage by role, conditions and finished keys (SHA-256 of
- * their JSON where long), and what `acon runs`, `runs show` and `rollout show` printed.
+ * their JSON where long), and what `acon runs`, `runs show` and `rollout show` printed; rendered
+ * by the acon of commit c758e54 (main just before store v2, the last that reads schema 12).
+ * A later change to what a rollout row holds or how these tables look rewrites them from the
+ * upgraded fixture, once its diff shows only that change: `ACON_V12_EXPECT=write npx vitest run
+ * test/store-upgrade-v12.test.ts`.
  */
 const FIXTURE = new URL('./fixtures/store-schema-v12.db.gz', import.meta.url);
 const EXPECTED = new URL('./fixtures/store-schema-v12.expected.json.gz', import.meta.url);
@@ -29,6 +34,7 @@ type Expected = {
   cli: Record<string, string>;
 };
 const expected = JSON.parse(gunzipSync(readFileSync(EXPECTED)).toString('utf8')) as Expected;
+const rewrite = process.env.ACON_V12_EXPECT === 'write';
 
 const sha = (v: unknown) =>
   createHash('sha256')
@@ -38,6 +44,14 @@ const sha = (v: unknown) =>
 function copyFixture(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'acon-v12-')), 'acon.db');
   writeFileSync(file, gunzipSync(readFileSync(FIXTURE)));
+  return file;
+}
+
+/** The fixture converted to this store by `acon runs upgrade`'s library call. */
+function upgradedFixture(): string {
+  const file = copyFixture();
+  const done = upgradeDatabase(file);
+  expect(done).toMatchObject({ from: 12, to: SCHEMA_VERSION, legacy: true });
   return file;
 }
 
@@ -75,11 +89,12 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
   return { calls, rollouts, runStats };
 }
 
-describe('the schema-12 fixture', () => {
+describe('acon runs upgrade of a schema-12 file', () => {
   it('reads back every call, rollout and run figure as the acon that wrote it', () => {
-    const store = new SqliteRunStore(copyFixture(), { mode: 'read' });
+    const store = new SqliteRunStore(upgradedFixture(), { mode: 'read' });
     try {
       const got = readAll(store);
+      if (rewrite) Object.assign(expected, got);
       expect(got.calls.length).toBe(952);
       expect(Object.keys(got.rollouts)).toHaveLength(52);
       expect(got).toEqual({
@@ -95,14 +110,71 @@ describe('the schema-12 fixture', () => {
   it('prints runs, runs show and rollout show as the acon that wrote it', async () => {
     const file = copyFixture();
     const cwd = tempDir();
+    const refused = await runAcon(['runs', '--db', file], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`convert it with \`acon runs upgrade --db ${file}\``);
+    const upgraded = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(upgraded.stderr).toBe('');
+    expect(upgraded.stdout).toMatch(
+      new RegExp(
+        `^upgraded ${file} from schema version 12 of the store before v2 to ${SCHEMA_VERSION} \\(0\\.9 MB → [\\d.]+ MB\\)\\n$`,
+      ),
+    );
     expect(Object.keys(expected.cli)).toHaveLength(12);
     for (const [command, output] of Object.entries(expected.cli)) {
       const r = await runAcon([...command.split(' '), '--db', file], { cwd });
+      if (rewrite) expected.cli[command] = r.stdout;
       expect(r.stderr, command).toBe('');
       expect(r.code, command).toBe(0);
       if (command.endsWith('--json'))
         expect(JSON.parse(r.stdout), command).toEqual(JSON.parse(output));
       else expect(r.stdout, command).toBe(output);
     }
+    if (rewrite) writeFileSync(EXPECTED, gzipSync(JSON.stringify(expected)));
+    const again = await runAcon(['runs', 'upgrade', '--db', file], { cwd });
+    expect(again.stdout).toBe(
+      `${file} is at schema version ${SCHEMA_VERSION} already (this acon's)\n`,
+    );
+  });
+
+  it('resumes the killed run from the upgraded file, keeping the rollouts it finished', async () => {
+    const file = upgradedFixture();
+    const run = 'run-20261124-141749-pzww';
+    const cwd = tempDir();
+    const resumed = await runAcon(['compare', '--resume', run, '--db', file], { cwd });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const store = new SqliteRunStore(file, { mode: 'read' });
+    try {
+      const rows = store.rollouts(run);
+      expect(rows).toHaveLength(4);
+      for (const id of ['5cc9b3ade9c7bc5c', 'ccb0fc9a5e2e3789']) {
+        expect(rows.map((r) => r.id)).toContain(id);
+        expect(sha(store.steps(id))).toBe(expected.rollouts[id]!.steps);
+      }
+      expect(store.getRun(run).status).toBe('finished');
+      // The calls of the rollout the kill cut short are still listed (moved to a run document).
+      expect(store.countCalls({ runId: run })).toBeGreaterThan(
+        (expected.runStats[run]!.callStats as { calls: number }).calls,
+      );
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses a file older than schema 12, naming the way there', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'acon-v6-')), 'acon.db');
+    writeFileSync(
+      file,
+      gunzipSync(readFileSync(new URL('./fixtures/store-schema-v6.db.gz', import.meta.url))),
+    );
+    const bytes = readFileSync(file);
+    expect(() => upgradeDatabase(file)).toThrow(
+      'written by an older acon (store schema 6, one row per step); bring it to schema 12 first with the acon of commit e8cc1f0',
+    );
+    expect(() => new SqliteRunStore(file)).toThrow('store schema 6');
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    db.close();
   });
 });

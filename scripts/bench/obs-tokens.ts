@@ -1,11 +1,9 @@
 /**
  * Prints observation-token statistics (median, p90, max) over every apptown reference solution,
- * then steps and raw peak prompt tokens per split,
-// then steps and raw peak prompt tokens per split,
- * counted with the o200k tokenizer the compressors' thresholds use.
+ * then steps and raw peak prompt tokens per split, counted with the o200k tokenizer the
+ * compressors' thresholds use.
  *
- * Node 20 cannot run TypeScript; run the compiled twin instead:
- *   npx tsc -p tsconfig.build.json && node scripts/bench/obs-tokens.mjs [tasks-dir]
+ *   npm run bench:obs-tokens [-- tasks-dir]
  */
 import { createApptown, observationTokenStats, splitStats } from '../../src/bench/apptown/index.js';
 

@@ -154,6 +154,7 @@ Then check the file: acon lint hist.jsonl --format openai`,
       const { loadConfig } = await import('../config/load.js');
       const { openRunStore } = await import('../store/open-run-store.js');
       const { exportDataset, renderExportSummary } = await import('../export/index.js');
+      const { terminalWidth } = await import('../report/fit-table.js');
       const { GuidelineStore } = await import('../guidelines/store.js');
       const { config } = loadConfig({ file: raw.config });
       const splits = raw.split === 'all' ? null : commaList(raw.split);
@@ -208,7 +209,10 @@ Then check the file: acon lint hist.jsonl --format openai`,
         process.stdout.write(
           raw.json
             ? `${JSON.stringify(summary, null, 2)}\n`
-            : renderExportSummary(summary, { color: process.stdout.isTTY === true }),
+            : renderExportSummary(summary, {
+                color: process.stdout.isTTY === true,
+                width: terminalWidth(),
+              }),
         );
       } finally {
         store.close();

@@ -192,7 +192,7 @@ Examples:
   runs
     .command('upgrade')
     .description(
-      "bring a database written by an older acon to this acon's schema, in place, and compact it (read-only commands refuse an older file)",
+      "convert a database written by an older acon (schema 12) to this acon's store, in place (every command refuses an older file)",
     )
     .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
@@ -207,18 +207,13 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { upgradeDatabase } = await import('../store/index.js');
       const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
-      const { from, to, compacted } = upgradeDatabase(path);
+      const { from, to, legacy, bytes } = upgradeDatabase(path);
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
       process.stdout.write(
-        from === to
-          ? `${path} is at schema version ${to} already (this acon's)\n`
-          : `upgraded ${path} from schema version ${from} to ${to}\n`,
+        legacy
+          ? `upgraded ${path} from schema version ${from} of the store before v2 to ${to} (${mb(bytes!.before)} → ${mb(bytes!.after)})\n`
+          : `${path} is at schema version ${to} already (this acon's)\n`,
       );
-      if (compacted) {
-        const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-        process.stdout.write(
-          `compacted ${path}: ${mb(compacted.before)} → ${mb(compacted.after)} (free pages returned)\n`,
-        );
-      }
     });
   return runs;
 }

@@ -1,10 +1,16 @@
-import Table from 'cli-table3';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { z } from 'zod';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import { benchDefinition } from '../bench/registry.js';
 import { UsageError } from '../errors.js';
+import {
+  fitTable,
+  terminalWidth,
+  wrapNotes,
+  type Column,
+  type FitOptions,
+} from '../report/fit-table.js';
 
 /** Where the commands print; tests pass buffers. */
 export type TasksIo = { out: (text: string) => void; err: (text: string) => void };
@@ -23,6 +29,7 @@ const BenchOptionsSchema = z.object({
 });
 const ListOptionsSchema = BenchOptionsSchema.extend({
   split: z.string().min(1).optional(),
+  wide: z.boolean().optional(),
 });
 
 function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
@@ -75,18 +82,26 @@ async function warnProblems(bench: Benchmark, io: TasksIo): Promise<void> {
   }
 }
 
-export function renderTaskTable(tasks: TaskInfo[], splitNames: readonly string[]): string {
-  const table = new Table({
-    head: ['id', 'split', 'difficulty', 'apps', 'calls'].map((h) => pc.bold(h)),
-    style: { head: [], border: [], compact: true },
-  });
-  for (const t of tasks) {
-    table.push([t.id, t.split, t.difficulty, t.apps.join(', '), t.referenceLength]);
-  }
+const TASK_COLUMNS: Column<TaskInfo>[] = [
+  { key: 'id', label: 'id', value: (t) => t.id },
+  { key: 'split', label: 'split', value: (t) => t.split },
+  { key: 'difficulty', label: 'difficulty', value: (t) => String(t.difficulty), align: 'right' },
+  { key: 'apps', label: 'apps', value: (t) => t.apps.join(', '), flex: true },
+  { key: 'calls', label: 'calls', value: (t) => String(t.referenceLength), align: 'right' },
+];
+
+/** The task list, fitting `opts.width` (the app list is shortened first). */
+export function renderTaskTable(
+  tasks: TaskInfo[],
+  splitNames: readonly string[],
+  opts: FitOptions = {},
+): string {
+  const { text, notes } = fitTable(tasks, TASK_COLUMNS, opts);
   const splits = splitNames
     .map((s) => `${s} ${tasks.filter((t) => t.split === s).length}`)
     .join(', ');
-  return `${table.toString()}\n${tasks.length} tasks (${splits})\n`;
+  const foot = [...wrapNotes(notes, opts.width ?? 100), `${tasks.length} tasks (${splits})`];
+  return `${text}${foot.join('\n')}\n`;
 }
 
 export function renderTask(t: TaskInfo): string {
@@ -130,6 +145,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
     .option('--tasks-dir <dir>', 'read task files from this folder (apptown, qa)')
     .option('--qa-data <file>', 'qa: HotpotQA-format questions instead of the shipped tasks')
     .option('--json', 'print JSON instead of a table')
+    .option('--wide', 'every column at full length, however wide the terminal')
     .addHelpText('after', EXAMPLES)
     .action(async (_raw: unknown, cmd: Command) => {
       const opts = parseOptions(ListOptionsSchema, cmd.optsWithGlobals());
@@ -139,7 +155,11 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
       const list = (await bench.describeTasks?.(listed)) ?? listed;
       await warnProblems(bench, io);
       const splits = benchDefinition(opts.bench).splits;
-      io.out(opts.json ? `${JSON.stringify(list, null, 2)}\n` : renderTaskTable(list, splits));
+      io.out(
+        opts.json
+          ? `${JSON.stringify(list, null, 2)}\n`
+          : renderTaskTable(list, splits, { width: terminalWidth(), wide: opts.wide ?? false }),
+      );
     });
 
   tasks

@@ -1,5 +1,5 @@
-import Table from 'cli-table3';
 import pc from 'picocolors';
+import { fitTable, type Column, type FitOptions } from '../report/fit-table.js';
 import type { LintReport } from './lint/lint.js';
 import type { ExportSummary } from './summary.js';
 
@@ -9,8 +9,20 @@ const counts = (m: Record<string, number>) =>
     .map(([k, n]) => `${k} ${int(n)}`)
     .join(', ') || 'none';
 
+type TaskRow = { task: string; split: string; examples: string; tokens: string };
+
+const TASK_COLUMNS: Column<TaskRow>[] = [
+  { key: 'task', label: 'task', value: (r) => r.task, flex: true },
+  { key: 'split', label: 'split', value: (r) => r.split },
+  { key: 'examples', label: 'examples', value: (r) => r.examples, align: 'right' },
+  { key: 'tokens', label: 'tokens', value: (r) => r.tokens, align: 'right' },
+];
+
 /** The export summary as text: provenance, files, a per-task table, totals and what was left out. */
-export function renderExportSummary(s: ExportSummary, opts: { color?: boolean } = {}): string {
+export function renderExportSummary(
+  s: ExportSummary,
+  opts: { color?: boolean } & FitOptions = {},
+): string {
   const c = opts.color ? pc : pc.createColors(false);
   const lines: string[] = [];
   const tag = s.simulated ? `${c.yellow('SIMULATED')} — ` : '';
@@ -27,19 +39,20 @@ export function renderExportSummary(s: ExportSummary, opts: { color?: boolean } 
       ` · split ${s.splits?.join(', ') ?? 'all'} · guidelines ${s.guidelines?.join(', ') ?? 'any'}`,
   );
 
-  const table = new Table({
-    head: ['task', 'split', 'examples', 'tokens'],
-    style: { head: [], border: [] },
-    colAligns: ['left', 'left', 'right', 'right'],
+  const rows: TaskRow[] = s.byTask.map((t) => ({
+    task: t.taskId,
+    split: t.split,
+    examples: int(t.examples),
+    tokens: int(t.tokens),
+  }));
+  rows.push({
+    task: 'total',
+    split: s.files.val ? `${int(s.examples.train)} train / ${int(s.examples.val)} val` : 'train',
+    examples: int(s.examples.total),
+    tokens: int(s.tokens.total),
   });
-  for (const t of s.byTask) table.push([t.taskId, t.split, int(t.examples), int(t.tokens)]);
-  table.push([
-    c.bold('total'),
-    s.files.val ? `${int(s.examples.train)} train / ${int(s.examples.val)} val` : 'train',
-    c.bold(int(s.examples.total)),
-    c.bold(int(s.tokens.total)),
-  ]);
-  lines.push(table.toString());
+  const { text, notes } = fitTable(rows, TASK_COLUMNS, opts);
+  lines.push(text.trimEnd(), ...notes);
 
   const k = s.skipped;
   lines.push(

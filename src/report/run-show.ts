@@ -16,6 +16,8 @@ export const RolloutSummarySchema = z.object({
   steps: z.number().int(),
   peakInputTokens: z.number().int(),
   costUsd: z.number(),
+  /** USD as if every call were sent (metrics.ts); null when a model has no price. */
+  fullCostUsd: z.number().nullable().default(null),
   compressionEvents: z.number().int(),
   /** Why it failed: the failed evaluation checks, else the error, else the stop reason. */
   reason: z.string().nullable(),
@@ -87,6 +89,7 @@ export function summarizeRollout(r: RolloutRow): RolloutSummary {
     steps: r.steps,
     peakInputTokens: r.peak_input_tokens,
     costUsd: r.cost_usd,
+    fullCostUsd: r.metrics.fullCostUsd,
     compressionEvents: r.metrics.compressionEvents,
     reason: failureReason(r),
   };

@@ -1,7 +1,5 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { BlobStore } from './blobs.js';
-import { keyOf, requestFromParts, responseFromParts, type UsageColumns } from './codec.js';
 
 /**
  * Which rollouts of the run are exported: by condition label or strategy name (null: all), by
@@ -40,8 +38,8 @@ export const CallRowSchema = z.object({
 export type CallRow = z.infer<typeof CallRowSchema>;
 
 function where(f: RolloutFilter): { sql: string; params: unknown[] } {
-  let sql = 'x.run_id = ? AND x.role = ?';
-  const params: unknown[] = [f.run, f.llmRole];
+  let sql = 'r.run_id = ?';
+  const params: unknown[] = [f.run];
   const anyOf = (column: string, values: readonly string[]) => {
     sql += ` AND ${column} IN (${values.map(() => '?').join(', ')})`;
     params.push(...values);
@@ -57,71 +55,67 @@ function where(f: RolloutFilter): { sql: string; params: unknown[] } {
   return { sql, params };
 }
 
-/** Calls with their context (run, role) and rollout. */
-const CALLS = `call_contexts x JOIN llm_calls c ON c.context = x.id
-  JOIN rollouts r ON r.id = x.rollout_id`;
+/** A finished rollout has a call of the role. */
+const HAS_CALLS = 'EXISTS (SELECT 1 FROM calls c WHERE c.rollout = r.n AND c.role = ?)';
 
-/** The distillation export's reads: calls joined with their rollouts, streamed. */
-export class ExportQueries {
-  constructor(
-    private readonly db: Database.Database,
-    private readonly blobs: BlobStore,
-  ) {}
+/**
+ * Task ids of the candidate calls, sorted, each with whether any of its matching rollouts
+ * succeeded (the train/validation split is drawn from the tasks that can contribute examples).
+ */
+export function exportTasks(
+  db: Database.Database,
+  f: RolloutFilter,
+): { task: string; succeeded: boolean }[] {
+  const w = where(f);
+  const rows = db
+    .prepare(
+      `SELECT r.task_id AS task, MAX(r.success) AS ok FROM rollouts r
+       WHERE ${w.sql} AND ${HAS_CALLS} GROUP BY r.task_id ORDER BY r.task_id`,
+    )
+    .all(...w.params, f.llmRole) as { task: string; ok: number }[];
+  return rows.map((r) => ({ task: r.task, succeeded: r.ok === 1 }));
+}
 
-  /**
-   * Task ids of the candidate calls, sorted, each with whether any of its matching rollouts
-   * succeeded (the train/validation split is drawn from the tasks that can contribute examples).
-   */
-  tasks(f: RolloutFilter): { task: string; succeeded: boolean }[] {
-    const w = where(f);
-    const rows = this.db
-      .prepare(
-        `SELECT r.task_id AS task, MAX(r.success) AS ok
-         FROM ${CALLS} WHERE ${w.sql} GROUP BY r.task_id ORDER BY r.task_id`,
-      )
-      .all(...w.params) as { task: string; ok: number }[];
-    return rows.map((r) => ({ task: r.task, succeeded: r.ok === 1 }));
-  }
-
-  /**
-   * The candidate calls in the export's deterministic order (task, rollout start, step, call
-   * id), one row at a time: `.iterate()` and the bounded blob cache keep memory flat.
-   */
-  *calls(f: RolloutFilter): Generator<CallRow> {
-    const w = where(f);
-    const stmt = this.db.prepare(
-      `SELECT c.id, c.step, c.messages_key, x.request_key, c.response_key, c.response_rest,
-         c.prompt_tokens, c.cached_tokens, c.completion_tokens, c.error, r.id AS rollout_id, r.task_id,
-         r.success, r.condition, r.split, r.guideline_obs, r.guideline_hist,
-         EXISTS (SELECT 1 FROM compression_events e WHERE e.call_id = c.id AND e.failed = 1)
-           AS failed_event
-       FROM ${CALLS} WHERE ${w.sql}
-       ORDER BY r.task_id, r.started_at, r.id, c.step, c.id`,
-    );
-    for (const raw of stmt.iterate(...w.params)) {
-      const {
-        messages_key,
-        request_key,
-        response_key,
-        response_rest,
-        prompt_tokens,
-        cached_tokens,
-        completion_tokens,
-        ...row
-      } = raw as Record<string, unknown> & UsageColumns;
-      const usage = { prompt_tokens, cached_tokens, completion_tokens };
+/**
+ * The candidate calls in the export's deterministic order (task, rollout start, step, call id),
+ * reading one rollout's document at a time: memory stays flat however large the run.
+ */
+export function* exportCalls(
+  db: Database.Database,
+  f: RolloutFilter,
+  read: {
+    events(doc: number): { callId: number | null; failed: boolean }[];
+    call(row: { id: number; doc: number | null }): { request: string; response: string | null };
+  },
+): Generator<CallRow> {
+  const w = where(f);
+  const rollouts = db
+    .prepare(
+      `SELECT r.n, r.doc, r.id AS rollout_id, r.task_id, r.success, r.condition, r.split,
+         r.guideline_obs, r.guideline_hist FROM rollouts r
+       WHERE ${w.sql} AND ${HAS_CALLS} ORDER BY r.task_id, r.started_at, r.id`,
+    )
+    .all(...w.params, f.llmRole) as ({ n: number; doc: number } & Record<string, unknown>)[];
+  const callsOf = db.prepare(
+    'SELECT id, step, doc, error FROM calls WHERE rollout = ? AND role = ? ORDER BY step, id',
+  );
+  for (const { n, doc: rolloutDoc, ...rollout } of rollouts) {
+    const calls = callsOf.all(n, f.llmRole) as {
+      id: number;
+      step: number | null;
+      doc: number | null;
+      error: string | null;
+    }[];
+    const events = read.events(rolloutDoc);
+    const failed = new Set(events.filter((e) => e.failed).map((e) => e.callId));
+    for (const c of calls) {
       yield CallRowSchema.parse({
-        ...row,
-        request: requestFromParts(this.blobs, keyOf(messages_key), keyOf(request_key)),
-        response:
-          response_key === null
-            ? null
-            : responseFromParts(
-                this.blobs,
-                keyOf(response_key),
-                response_rest as string | null,
-                usage,
-              ),
+        ...rollout,
+        ...read.call(c),
+        id: c.id,
+        step: c.step,
+        error: c.error,
+        failed_event: failed.has(c.id) ? 1 : 0,
       });
     }
   }

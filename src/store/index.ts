@@ -16,8 +16,8 @@ export {
   type StepRow,
   type StorageStats,
 } from './records.js';
-export { BlobCompressionSchema, type BlobCompression } from './blobs.js';
 export type { CallRow, RolloutFilter } from './export-queries.js';
-export { explainDatabaseError, openDatabase, upgradeDatabase, type OpenMode } from './open.js';
+export { explainDatabaseError, openDatabase, type OpenMode } from './open.js';
+export { upgradeDatabase, type Upgrade } from './upgrade.js';
 export { HEARTBEAT_MS, STALE_AFTER_MS, type Owner, type OwnerProbe } from './ownership.js';
-export { migrate, SCHEMA_VERSION } from './migrations.js';
+export { SCHEMA_VERSION } from './schema.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
 import { explainDatabaseError } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
@@ -74,6 +74,7 @@ describe('openDatabase', () => {
   it('refuses a schema newer than this acon', () => {
     const file = join(dir(), 'acon.db');
     const db = new Database(file);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     expect(openError(file).message).toContain(

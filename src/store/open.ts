@@ -2,9 +2,9 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { migrate, newerSchema, schemaVersion, SCHEMA_VERSION } from './migrations.js';
+import { createSchema, fileSchema, legacySchema, newerSchema, SCHEMA_VERSION } from './schema.js';
 
-/** `write` creates and migrates the file; `read` never changes it (list, show, export). */
+/** `write` creates the file and its tables; `read` never changes it (list, show, export). */
 export type OpenMode = 'write' | 'read';
 
 const ELSEWHERE = 'or use --db (or ACON_DB) to point to another file';
@@ -13,8 +13,8 @@ const ELSEWHERE = 'or use --db (or ACON_DB) to point to another file';
 const BUSY_TIMEOUT_MS = 15_000;
 
 /**
- * Opens the database file, checks it is an intact acon database and, in write mode, brings its
- * schema up to date. Every failure is a one-line DatabaseError naming the file and the fix.
+ * Opens the database file, checks it is an intact acon database of this schema and, in write
+ * mode, creates its tables when it is new. Every failure is a one-line DatabaseError naming the file and the fix.
  * A read-only open of a file that does not exist yet gives an empty in-memory database, so
  * listing runs before the first run writes nothing.
  */
@@ -25,7 +25,7 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
   try {
     if (memory) {
       db = new Database(':memory:');
-      migrate(db, file);
+      createSchema(db, file);
       return db;
     }
     if (mode === 'write') mkdirSync(dirname(file), { recursive: true });
@@ -45,21 +45,16 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       retryWhileBusy(() => opened.pragma('journal_mode = WAL'));
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      migrate(db, file);
+      createSchema(db, file);
     } else {
-      const version = schemaVersion(db);
+      const { legacy, version } = fileSchema(db);
+      if (legacy) throw legacySchema(file, version);
       if (version === 0) {
         // An empty file: nothing stored yet, like a missing one.
         db.close();
         return openDatabase(':memory:', mode);
       }
       if (version > SCHEMA_VERSION) throw newerSchema(file, version);
-      if (version < SCHEMA_VERSION) {
-        throw new DatabaseError(
-          file,
-          `schema version ${version} is older than this acon (${SCHEMA_VERSION}); upgrade it in place with \`acon runs upgrade --db ${file}\` (any writing command also does), ${ELSEWHERE}`,
-        );
-      }
     }
     return db;
   } catch (err) {
@@ -69,59 +64,10 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
 }
 
 /**
- * Brings an existing database file to this acon's schema in place (`acon runs upgrade`), then
- * compacts it when much of it is free, and says what it did. Read-only commands refuse an older
- * file; this upgrades it without starting a run.
- */
-export function upgradeDatabase(file: string): {
-  from: number;
-  to: number;
-  /** File bytes before and after compacting; null when there was little to give back. */
-  compacted: { before: number; after: number } | null;
-} {
-  if (!existsSync(file)) {
-    throw new DatabaseError(file, `no such file; give the database to upgrade with --db`);
-  }
-  let from: number;
-  try {
-    checkHeader(file);
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      from = schemaVersion(db);
-    } finally {
-      db.close();
-    }
-  } catch (err) {
-    throw asDatabaseError(err, file);
-  }
-  const db = openDatabase(file, 'write');
-  try {
-    // A migration rebuilds tables and leaves their old pages free inside the file; give them
-    // back to the disk when they are a good share of it.
-    const free = db.pragma('freelist_count', { simple: true }) as number;
-    const pages = db.pragma('page_count', { simple: true }) as number;
-    const before = pages * (db.pragma('page_size', { simple: true }) as number);
-    if (free > pages * COMPACT_FREE_SHARE) {
-      db.exec('VACUUM');
-      const after = (db.pragma('page_count', { simple: true }) as number) * (before / pages);
-      return { from, to: SCHEMA_VERSION, compacted: { before, after } };
-    }
-    return { from, to: SCHEMA_VERSION, compacted: null };
-  } catch (err) {
-    throw asDatabaseError(err, file);
-  } finally {
-    db.close();
-  }
-}
-
-/** `acon runs upgrade` compacts a file whose free pages are more than this share of it. */
-const COMPACT_FREE_SHARE = 0.1;
-
-/**
  * SQLite silently turns a short non-database file into a fresh database; a file that is not
  * empty must start with SQLite's header, or it is someone else's data and stays untouched.
  */
-function checkHeader(file: string): void {
+export function checkHeader(file: string): void {
   if (!existsSync(file)) return;
   const header = Buffer.alloc(SQLITE_HEADER.length);
   const fd = openSync(file, 'r');
@@ -187,7 +133,7 @@ function checkIntegrity(db: Database.Database, file: string): void {
   }
 }
 
-function asDatabaseError(err: unknown, file: string): unknown {
+export function asDatabaseError(err: unknown, file: string): unknown {
   if (err instanceof DatabaseError) return err;
   const code = String((err as { code?: unknown }).code ?? '');
   const what = err instanceof Error ? err.message.split('\n')[0] : String(err);

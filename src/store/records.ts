@@ -174,5 +174,5 @@ export type LlmCallRow = {
 /** Which calls `calls()` and `countCalls()` select; every given field must match. */
 export type CallFilter = { runId?: string; rolloutId?: string; role?: string };
 
-/** Bytes the stored texts take, and what they would take written out in full. */
-export type StorageStats = { blobs: number; storedBytes: number; textBytes: number };
+/** Documents stored, their bytes on disk, and their bytes decompressed. */
+export type StorageStats = { documents: number; storedBytes: number; textBytes: number };

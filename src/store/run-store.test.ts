@@ -6,7 +6,7 @@ import type { StepRecord } from '../domain/step.js';
 import type { Trajectory } from '../domain/trajectory.js';
 import type { CallRecord } from '../llm/call-store.js';
 import type { ChatMessage, ToolDef } from '../llm/types.js';
-import type { BlobCompression } from './blobs.js';
+import Database from 'better-sqlite3';
 import { SqliteRunStore, type FinishedRollout } from './run-store.js';
 
 const RUN = 'run-roundtrip';
@@ -166,23 +166,27 @@ describe('SqliteRunStore', () => {
     for (const s of stores.splice(0)) s.close();
   });
 
-  function open(compression?: BlobCompression): SqliteRunStore {
+  function open(): SqliteRunStore {
     const dir = mkdtempSync(join(tmpdir(), 'acon-store-'));
-    const store = new SqliteRunStore(join(dir, 'acon.db'), { compression });
+    const store = new SqliteRunStore(join(dir, 'acon.db'));
     stores.push(store);
     store.createRun(NEW_RUN);
     return store;
   }
 
-  it.each(['none', 'deflate', 'brotli'] as const)(
-    'reads back a stored trajectory, its steps, events and calls byte for byte (%s)',
-    (compression) => {
-      const store = open(compression);
+  it.each([false, true])(
+    'reads back a stored trajectory, its steps, events and calls byte for byte (reopened: %s)',
+    (reopen) => {
+      let store = open();
       const t = trajectoryOf(6);
       const records = t.turns.map((_, i) => call(store, 'r1', i, t));
       const ids = store.calls({ rolloutId: 'r1' }).map((c) => c.id);
       const written = rollout('r1', t, ids);
       store.saveRollout(written);
+      if (reopen) {
+        store = new SqliteRunStore(store.path);
+        stores.push(store);
+      }
 
       expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(t));
       expect(store.trajectory('r1')).toEqual(t);
@@ -257,26 +261,24 @@ describe('SqliteRunStore', () => {
     );
   });
 
-  it('stores each distinct message once, so storage grows with new content, not prompt length', () => {
-    const store = open('none');
-    const sizes: number[] = [];
-    for (const turns of [4, 8, 16]) {
-      const t = trajectoryOf(turns);
-      const id = `r${turns}`;
-      const ids = t.turns.map((_, i) => call(store, id, i, t)).map(() => 0);
-      store.saveRollout({ ...rollout(id, t, ids), taskId: id });
-      sizes.push(store.storageStats().textBytes);
-    }
-    // Each longer rollout repeats the shorter one's turns: only the new turns are added, so
-    // the texts stored after 16 turns are far less than the 16 prompts written out in full.
-    const t16 = trajectoryOf(16);
-    const fullPrompts = t16.turns.reduce(
-      (n, _, i) => n + JSON.stringify(promptAt(t16, i)).length,
-      0,
+  it('stores a rollout as one compressed document, its agent requests once, as the prompts', () => {
+    const store = open();
+    const t = trajectoryOf(16);
+    t.turns.forEach((_, i) => call(store, 'r1', i, t));
+    store.saveRollout(
+      rollout(
+        'r1',
+        t,
+        store.calls({ rolloutId: 'r1' }).map((c) => c.id),
+      ),
     );
-    expect(sizes[2]!).toBeLessThan(fullPrompts / 4);
-    const perTurn = (sizes[2]! - sizes[1]!) / 8;
-    expect(perTurn).toBeLessThan(JSON.stringify(t16.turns[15]).length * 1.5);
+    const prompts = t.turns.reduce((n, _, i) => n + JSON.stringify(promptAt(t, i)).length, 0);
+    const stats = store.storageStats();
+    expect(stats.documents).toBe(1);
+    // The calls' messages are not written a second time beside the prompts.
+    expect(stats.textBytes).toBeLessThan(prompts * 1.5);
+    // Each prompt repeats the one before it: brotli's window finds the repeats.
+    expect(stats.storedBytes).toBeLessThan(prompts / 20);
   });
 
   it('keeps a rolled-back rollout from leaving references to missing blobs', () => {
@@ -290,47 +292,92 @@ describe('SqliteRunStore', () => {
     expect(store.trajectory('r2')).toEqual(changed);
   });
 
-  it('deletes the texts only a deleted run used and keeps those another run shares', () => {
+  it('deletes a run with its documents, calls and cache entries and keeps the other run whole', () => {
     const store = open();
     const shared = trajectoryOf(3);
-    store.saveRollout(rollout('r1', shared, [0, 0, 0]));
+    const kept = shared.turns.map((_, i) => call(store, 'r1', i, shared));
+    store.saveRollout(rollout('r1', shared, [1, 2, 3]));
     store.createRun({ ...NEW_RUN, id: 'run-other' });
     const own: Trajectory = { ...trajectoryOf(5), task: 'a task only the other run has' };
-    own.turns.forEach((_, i) => call(store, 'r2', i, own, 'run-other'));
+    const records = own.turns.map((_, i) => ({ ...call(store, 'r2', i, own, 'run-other') }));
+    cache(store, { ...records[0]!, requestHash: 'cached-by-the-other-run' });
     store.saveRollout({ ...rollout('r2', own, [0, 0, 0, 0, 0]), runId: 'run-other' });
-    const before = store.storageStats().blobs;
+    const callsBefore = store.calls({ runId: RUN });
+    expect(store.getCached('cached-by-the-other-run')).toEqual(records[0]!.response);
 
-    expect(store.deleteRun('run-other')).toEqual({ rollouts: 1, calls: 5 });
-    const after = store.storageStats().blobs;
-    expect(after).toBeLessThan(before);
+    expect(store.deleteRun('run-other')).toEqual({ rollouts: 1, calls: 6 });
+    expect(store.storageStats().documents).toBe(1);
+    expect(store.getCached('cached-by-the-other-run')).toBeUndefined();
     expect(store.trajectory('r1')).toEqual(shared);
     expect(store.steps('r1')).toHaveLength(3);
-    // Writing the deleted texts again stores them again (nothing believes they still exist).
-    store.saveRollout({ ...rollout('r3', own, [0, 0, 0, 0, 0]), taskId: 'task-3' });
-    expect(store.trajectory('r3')).toEqual(own);
+    expect(store.calls({ runId: RUN })).toEqual(callsBefore);
+    expect(callsBefore.map((c) => c.request)).toEqual(kept.map((r) => JSON.stringify(r.request)));
+    const db = new Database(store.path, { readonly: true });
+    for (const table of ['calls', 'journal', 'llm_cache', 'docs', 'rollout_ids']) {
+      const left = db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+      expect(left, table).toBe(
+        table === 'calls' ? 3 : table === 'journal' || table === 'llm_cache' ? 0 : 1,
+      );
+    }
+    db.close();
   });
 
-  it('keeps the texts of a deleted run that deltas of another run are built on', () => {
+  it('answers the call cache from the journal, then from the document, and after a kill', () => {
+    let store = open();
+    const t = trajectoryOf(2);
+    const first = cache(store, { ...call(store, 'r1', 0, t), requestHash: 'a'.repeat(64) });
+    expect(store.getCached('a'.repeat(64))).toEqual(first.response);
+    // Simulated calls are recorded without putCached: they never answer from the cache.
+    expect(store.getCached(`hash-r1-0`)).toBeUndefined();
+    expect(store.getCached('b'.repeat(64))).toBeUndefined();
+    // A killed process: the rollout was never saved, its calls are in the journal.
+    store.close();
+    store = new SqliteRunStore(store.path);
+    stores.push(store);
+    expect(store.getCached('a'.repeat(64))).toEqual(first.response);
+    expect(store.calls({ rolloutId: 'r1' }).map((c) => c.request)).toEqual([
+      JSON.stringify(first.request),
+      JSON.stringify(first.request),
+    ]);
+    // The run stops: the journal's calls move to a run document and still answer.
+    store.setRunStatus(RUN, 'interrupted');
+    expect(store.getCached('a'.repeat(64))).toEqual(first.response);
+    const db = new Database(store.path, { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) FROM journal').pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('moves the calls made outside rollouts to a run document at each checkpoint', () => {
     const store = open();
-    const summary = (v: number) =>
-      Array.from({ length: 20 + v }, (_, i) => `- fact ${i}: amount=${i * 3}.50 | ok`).join('\n');
-    const withEvents = (id: string, versions: number[]): FinishedRollout => {
-      const r = rollout(id, trajectoryOf(1), [0]);
-      return {
-        ...r,
-        taskId: id,
-        events: versions.map((v) => ({
-          ...r.events[0]!,
-          kind: 'hist' as const,
-          output: summary(v),
-        })),
-      };
-    };
-    store.createRun({ ...NEW_RUN, id: 'run-first' });
-    store.saveRollout({ ...withEvents('r1', [1, 2, 3]), runId: 'run-first' });
-    store.saveRollout(withEvents('r2', [4]));
-    expect(store.storageStats().blobs).toBeGreaterThan(0);
-    store.deleteRun('run-first');
-    expect(store.events('r2').map((e) => e.output)).toEqual([summary(4)]);
+    const t = trajectoryOf(1);
+    const agent = call(store, 'r1', 0, t);
+    const analyzer = (i: number): CallRecord => ({
+      ...agent,
+      ctx: { role: 'analyzer', runId: RUN, taskId: `task-${i}` },
+      requestHash: `analysis-${i}`,
+    });
+    store.recordCall(analyzer(1));
+    store.setState(RUN, 'stage-1', { done: true });
+    store.recordCall(analyzer(2));
+    const db = new Database(store.path, { readonly: true });
+    const journal = () => db.prepare('SELECT COUNT(*) FROM journal').pluck().get();
+    // The rollout's call stays in the journal until its rollout is saved.
+    expect(journal()).toBe(2);
+    expect(store.storageStats().documents).toBe(1);
+    store.setRunStatus(RUN, 'finished');
+    expect(journal()).toBe(0);
+    expect(store.storageStats().documents).toBe(2);
+    expect(store.calls({ runId: RUN, role: 'analyzer' }).map((c) => c.taskId)).toEqual([
+      'task-1',
+      'task-2',
+    ]);
+    db.close();
   });
 });
+
+/** Records a call whose fresh answer goes to the call cache (as the LLM client does). */
+function cache(store: SqliteRunStore, record: CallRecord): CallRecord {
+  store.putCached(record.requestHash, record.provider, record.model, record.response!);
+  store.recordCall(record);
+  return record;
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import type { CompressionEvent } from '../domain/compression-event.js';
@@ -6,25 +7,17 @@ import { NotFoundError, RunBusyError, UsageError } from '../errors.js';
 import type { CallRecord, CallStore } from '../llm/call-store.js';
 import type { ProviderResponse } from '../llm/types.js';
 import type { CallUsage } from '../domain/rollout-metrics.js';
-import { BlobStore, type BlobCompression } from './blobs.js';
 import {
-  type UsageColumns,
-  keyColumn,
-  keyOf,
-  messagesJson,
-  putMessages,
-  putRequestParts,
-  putResponseParts,
-  putTrajectory,
-  requestFromParts,
-  responseFromParts,
-  trajectoryHead,
-  trajectoryJson,
-  type StepKeys,
-} from './codec.js';
-import { ExportQueries, type CallRow, type RolloutFilter } from './export-queries.js';
+  compress,
+  decompress,
+  documentText,
+  DocCache,
+  rolloutDocument,
+  type CallPayload,
+  type Doc,
+} from './document.js';
+import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { openDatabase, type OpenMode } from './open.js';
-import { sweepBlobs } from './sweep.js';
 import {
   currentOwner,
   describeOwner,
@@ -53,9 +46,7 @@ import {
 export * from './records.js';
 
 export type StoreOptions = {
-  /** How new texts are compressed in the blob table. @default 'deflate' */
-  compression?: BlobCompression;
-  /** `read` opens the file read-only and never creates or migrates it. @default 'write' */
+  /** `read` opens the file read-only and never creates or changes it. @default 'write' */
   mode?: OpenMode;
   /** Owner identity, clock and pid check for run ownership; tests pass fakes. */
   probe?: Partial<OwnerProbe>;
@@ -109,22 +100,44 @@ export interface RunStore extends CallStore {
   saveGuidelineVersion(v: GuidelineVersionRow): void;
 }
 
+/** A calls row as read, with the ids of its run and rollout. */
+type CallRowRaw = {
+  id: number;
+  doc: number | null;
+  run_id: string;
+  rollout_id: string | null;
+  step: number | null;
+  role: string;
+  provider: string;
+  model: string;
+  prompt_tokens: number;
+  cached_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  cached: number;
+  error: string | null;
+};
+
 /**
- * The SQLite store of runs, rollouts, steps, compression events, LLM calls, the call cache and
- * guideline versions (better-sqlite3, WAL). Each write commits at once, and a rollout with all
- * its steps and events is one transaction: a killed process loses only work in flight.
- *
- * Messages, observations, compressor texts, tool lists and system prompts are stored once each
- * in the content-addressed `blobs` table (src/store/codec.ts); rows refer to them by key, so the
- * database grows with the new content of each step, not with the length of each prompt.
+ * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
+ * rollout (trajectory, steps, prompts, compression events, its calls' requests and responses),
+ * one small row per call for what is queried, and the call cache pointing into the documents.
+ * A call is written to the journal as it completes and moves into its rollout's document when
+ * the rollout is saved (calls outside rollouts: into a run document when the run reaches a
+ * checkpoint or stops), so a killed process loses only work in flight.
  */
 export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
-  private readonly blobs: BlobStore;
-  private readonly exportQueries: ExportQueries;
+  private readonly docs: DocCache;
   private readonly probe: OwnerProbe;
   private readonly heartbeatMs: number;
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
+  /** Payloads of the calls this process wrote to the journal, until they move to a document. */
+  private readonly pending = new Map<number, CallPayload>();
+  /** Answers putCached was given, until recordCall stores the call that got them. */
+  private readonly toCache = new Map<string, ProviderResponse>();
+  private readonly numbers = new Map<string, number>();
 
   constructor(
     readonly path: string,
@@ -137,8 +150,11 @@ export class SqliteRunStore implements RunStore {
       pidAlive: opts.probe?.pidAlive ?? processAlive,
     };
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
-    this.blobs = new BlobStore(this.db, opts.compression ?? 'deflate');
-    this.exportQueries = new ExportQueries(this.db, this.blobs);
+    this.docs = new DocCache((n) => {
+      const data = this.sql('SELECT data FROM docs WHERE n = ?').pluck().get(n) as Buffer;
+      if (!data) throw new Error(`document ${n} is missing from ${this.path}; the file is damaged`);
+      return data;
+    });
   }
 
   /** Prepared statements by their SQL: preparing costs more than running most of them. */
@@ -159,156 +175,239 @@ export class SqliteRunStore implements RunStore {
     this.db.close();
   }
 
+  /** The number of a run (`run`) or rollout id (`rollout`, given one at its first use). */
+  private number(kind: 'run' | 'rollout', id: string, run?: number): number | undefined {
+    const key = `${kind}\u0000${id}`;
+    const known = this.numbers.get(key);
+    if (known !== undefined) return known;
+    const table = kind === 'run' ? 'runs' : 'rollout_ids';
+    let n = this.sql(`SELECT n FROM ${table} WHERE id = ?`).pluck().get(id) as number | undefined;
+    if (n === undefined && run !== undefined) {
+      n = Number(
+        this.sql('INSERT INTO rollout_ids (id, run) VALUES (?, ?)').run(id, run).lastInsertRowid,
+      );
+    }
+    if (n === undefined) return undefined;
+    if (this.numbers.size >= 10_000) this.numbers.clear();
+    if (!this.db.inTransaction) this.numbers.set(key, n);
+    return n;
+  }
+
+  private runNumber(runId: string): number {
+    const n = this.number('run', runId);
+    if (n === undefined) throw new NotFoundError(`no run ${runId} in ${this.path}`);
+    return n;
+  }
+
   // ---- call cache and call log (CallStore) ----
 
   getCached(requestHash: string): ProviderResponse | undefined {
-    const row = this.sql('SELECT response FROM llm_cache WHERE request_hash = ?').get(
-      requestHash,
-    ) as { response: string } | undefined;
-    return row ? (JSON.parse(row.response) as ProviderResponse) : undefined;
+    const row = this.sql(
+      `SELECT c.id, c.doc FROM llm_cache k JOIN calls c ON c.id = k.call
+         WHERE k.request_hash = ?`,
+    ).get(hashKey(requestHash)) as { id: number; doc: number | null } | undefined;
+    const call = row && this.payload(row);
+    if (call?.requestHash !== requestHash || call.response === null) return undefined;
+    // A copy: callers cannot change the document read for others.
+    return structuredClone(call.response) as ProviderResponse;
   }
 
-  putCached(requestHash: string, provider: string, model: string, response: ProviderResponse) {
-    this.sql(
-      `INSERT OR REPLACE INTO llm_cache (request_hash, provider, model, response, created_at)
-         VALUES (?, ?, ?, ?, ?)`,
-    ).run(requestHash, provider, model, JSON.stringify(response), now());
+  putCached(requestHash: string, _provider: string, _model: string, response: ProviderResponse) {
+    this.toCache.set(requestHash, response);
   }
 
   recordCall(call: CallRecord): number {
-    const usage = {
-      prompt_tokens: call.usage.promptTokens,
-      cached_tokens: call.usage.cachedPromptTokens,
-      completion_tokens: call.usage.completionTokens,
+    const run = this.runNumber(call.ctx.runId);
+    const body = {
+      requestHash: call.requestHash,
+      taskId: call.ctx.taskId ?? null,
+      createdAt: Date.now(),
+      request: call.request,
+      response: call.response,
     };
-    const request = putRequestParts(this.blobs, call.request);
-    const response = call.response ? putResponseParts(this.blobs, call.response, usage) : null;
-    const info = this.sql(
-      `INSERT INTO llm_calls (context, step, request_hash, messages_key, response_key,
-           response_rest, prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms,
-           cached, error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      this.callContext(call, request.rest),
-      call.ctx.step ?? null,
-      keyColumn(call.requestHash),
-      keyColumn(request.messages),
-      response ? keyColumn(response.message) : null,
-      response?.rest ?? null,
-      usage.prompt_tokens,
-      usage.cached_tokens,
-      usage.completion_tokens,
-      call.costUsd,
-      call.latencyMs,
-      call.cached ? 1 : 0,
-      call.error,
-      Date.now(),
-    );
-    return Number(info.lastInsertRowid);
+    const id = this.db
+      .transaction(() => {
+        const rollout =
+          call.ctx.rolloutId === undefined ? null : this.number('rollout', call.ctx.rolloutId, run);
+        const id = Number(
+          this.sql(
+            `INSERT INTO calls (run, rollout, step, role, provider, model, request_hash,
+               prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(
+            run,
+            rollout,
+            call.ctx.step ?? null,
+            call.ctx.role,
+            call.provider,
+            call.model,
+            hashKey(call.requestHash),
+            call.usage.promptTokens,
+            call.usage.cachedPromptTokens,
+            call.usage.completionTokens,
+            call.costUsd,
+            call.latencyMs,
+            call.cached ? 1 : 0,
+            call.error,
+          ).lastInsertRowid,
+        );
+        const payload: CallPayload = { id, ...body };
+        this.sql('INSERT INTO journal (call, data) VALUES (?, ?)').run(
+          id,
+          compress(JSON.stringify(payload)),
+        );
+        if (call.response !== null && this.toCache.get(call.requestHash) === call.response) {
+          this.sql('INSERT OR REPLACE INTO llm_cache (request_hash, call) VALUES (?, ?)').run(
+            hashKey(call.requestHash),
+            id,
+          );
+        }
+        return id;
+      })
+      .immediate();
+    this.toCache.delete(call.requestHash);
+    this.pending.set(id, { id, ...body });
+    return id;
   }
 
-  /** call_contexts ids by their columns, for the calls this process records. */
-  private readonly contexts = new Map<string, number>();
+  /** A call's payload, from its document or the journal. */
+  private payload(row: { id: number; doc: number | null }): CallPayload {
+    const found = row.doc === null ? this.journal(row.id) : this.docs.get(row.doc).call(row.id);
+    if (!found) throw new Error(`call ${row.id} is missing from ${this.path}; the file is damaged`);
+    return found;
+  }
+
+  private journal(id: number): CallPayload | undefined {
+    const mine = this.pending.get(id);
+    if (mine) return mine;
+    const data = this.sql('SELECT data FROM journal WHERE call = ?').pluck().get(id) as
+      Buffer | undefined;
+    return data && (JSON.parse(decompress(data)) as CallPayload);
+  }
 
   /**
-   * The id of the call's run, rollout, task, role, provider, model and request settings (its
-   * request without the messages): a few per rollout.
+   * Writes a document holding the journal's calls `ids` (and the rollout's sections) and moves
+   * the calls there, in one transaction.
    */
-  private callContext(call: CallRecord, requestKey: string): number {
-    const values = [
-      call.ctx.runId,
-      call.ctx.rolloutId ?? null,
-      call.ctx.taskId ?? null,
-      call.ctx.role,
-      call.provider,
-      call.model,
-    ] as const;
-    const key = [...values, requestKey].join('\u0000');
-    const known = this.contexts.get(key);
-    if (known !== undefined) return known;
-    const found = this.sql(
-      `SELECT id FROM call_contexts WHERE run_id = ? AND rollout_id IS ? AND task_id IS ?
-         AND role = ? AND provider = ? AND model = ? AND request_key = ?`,
+  private writeDocument(
+    run: number,
+    ids: readonly number[],
+    text: string,
+    andThen: (doc: number) => void = () => {},
+  ): void {
+    const data = compress(text);
+    this.db
+      .transaction(() => {
+        const doc = Number(
+          this.sql('INSERT INTO docs (run, size, data) VALUES (?, ?, ?)').run(
+            run,
+            Buffer.byteLength(text),
+            data,
+          ).lastInsertRowid,
+        );
+        andThen(doc);
+        for (const id of ids) {
+          this.sql('UPDATE calls SET doc = ? WHERE id = ?').run(doc, id);
+          this.sql('DELETE FROM journal WHERE call = ?').run(id);
+        }
+      })
+      .immediate();
+    for (const id of ids) this.pending.delete(id);
+  }
+
+  /**
+   * Moves a run's journal calls made outside rollouts (analyzer, updater) into a run document;
+   * `all`: also those of rollouts that never finished (the run stopped).
+   */
+  private flushRun(runId: string, all: boolean): void {
+    if (this.db.readonly) return;
+    const run = this.number('run', runId);
+    if (run === undefined) return;
+    const ids = this.sql(
+      `SELECT id FROM calls WHERE run = ? AND doc IS NULL ${all ? '' : 'AND rollout IS NULL'}
+         ORDER BY id`,
     )
       .pluck()
-      .get(...values, keyColumn(requestKey)) as number | undefined;
-    const id =
-      found ??
-      Number(
-        this.sql(
-          `INSERT INTO call_contexts (run_id, rollout_id, task_id, role, provider, model,
-               request_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        ).run(...values, keyColumn(requestKey)).lastInsertRowid,
-      );
-    // A context outlives its rollout's calls only in memory; keep the map small.
-    if (this.contexts.size >= MAX_REMEMBERED_CONTEXTS) this.contexts.clear();
-    this.contexts.set(key, id);
-    return id;
+      .all(run) as number[];
+    if (ids.length > 0) {
+      const calls = ids.map((id) => this.payload({ id, doc: null }));
+      this.writeDocument(run, ids, documentText({ calls: JSON.stringify(calls) }));
+    }
+    // The journal's pages, free now, go back to the disk.
+    if (all) this.db.pragma('incremental_vacuum');
+  }
+
+  /** A call's request and response as the JSON texts they were recorded as. */
+  private callTexts(
+    row: { id: number; doc: number | null },
+    p = this.payload(row),
+  ): { request: string; response: string | null } {
+    return {
+      request: row.doc === null ? JSON.stringify(p.request) : this.docs.get(row.doc).requestJson(p),
+      response: p.response === null ? null : JSON.stringify(p.response),
+    };
   }
 
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.sql(
-      `SELECT c.id, x.role, x.model, c.prompt_tokens AS promptTokens,
+      `SELECT c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
            c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
            c.cost_usd AS costUsd
-         FROM ${CALLS} WHERE x.rollout_id = ? ORDER BY c.id`,
+         FROM calls c JOIN rollout_ids i ON i.n = c.rollout WHERE i.id = ? ORDER BY c.id`,
     ).all(rolloutId) as CallUsage[];
   }
 
-  /** Calls and cost of a run, optionally only those not served from the cache. */
+  /** Calls and cost of a run, and how many were served from the cache. */
   callStats(runId: string): { calls: number; cachedCalls: number; costUsd: number } {
-    const row = this.sql(
+    return this.sql(
       `SELECT COUNT(*) AS calls, COALESCE(SUM(c.cached), 0) AS cachedCalls,
-           COALESCE(SUM(c.cost_usd), 0) AS costUsd FROM ${CALLS} WHERE x.run_id = ?`,
+           COALESCE(SUM(c.cost_usd), 0) AS costUsd
+         FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ?`,
     ).get(runId) as { calls: number; cachedCalls: number; costUsd: number };
-    return row;
   }
 
   /** Recorded calls in the order they were made, with their requests and responses. */
   calls(filter: CallFilter): LlmCallRow[] {
     const w = callWhere(filter);
     const rows = this.sql(
-      `SELECT c.*, x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model, x.request_key
-         FROM ${CALLS} WHERE ${w.sql} ORDER BY c.id`,
-    ).all(...w.params) as (Record<string, unknown> & UsageColumns)[];
-    return rows.map((c) => ({
-      id: c.id as number,
-      runId: c.run_id as string,
-      rolloutId: c.rollout_id as string | null,
-      taskId: c.task_id as string | null,
-      step: c.step as number | null,
-      role: c.role as string,
-      provider: c.provider as string,
-      model: c.model as string,
-      requestHash: keyOf(c.request_hash),
-      request: requestFromParts(this.blobs, keyOf(c.messages_key), keyOf(c.request_key)),
-      response:
-        c.response_key === null
-          ? null
-          : responseFromParts(
-              this.blobs,
-              keyOf(c.response_key),
-              c.response_rest as string | null,
-              c,
-            ),
-      promptTokens: c.prompt_tokens as number,
-      cachedTokens: c.cached_tokens as number,
-      completionTokens: c.completion_tokens as number,
-      costUsd: c.cost_usd as number,
-      latencyMs: c.latency_ms as number,
-      cached: c.cached === 1,
-      error: c.error as string | null,
-      createdAt: isoTime(c.created_at),
-    }));
+      `SELECT c.*, r.id AS run_id, i.id AS rollout_id
+         FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
+         WHERE ${w.sql} ORDER BY c.id`,
+    ).all(...w.params) as CallRowRaw[];
+    return rows.map((c) => {
+      const p = this.payload(c);
+      return {
+        id: c.id,
+        runId: c.run_id,
+        rolloutId: c.rollout_id,
+        taskId: p.taskId,
+        step: c.step,
+        role: c.role,
+        provider: c.provider,
+        model: c.model,
+        requestHash: p.requestHash,
+        ...this.callTexts(c, p),
+        promptTokens: c.prompt_tokens,
+        cachedTokens: c.cached_tokens,
+        completionTokens: c.completion_tokens,
+        costUsd: c.cost_usd,
+        latencyMs: c.latency_ms,
+        cached: c.cached === 1,
+        error: c.error,
+        createdAt: new Date(p.createdAt).toISOString(),
+      };
+    });
   }
 
   countCalls(filter: CallFilter): number {
     const w = callWhere(filter);
-    return this.sql(`SELECT COUNT(*) FROM ${CALLS} WHERE ${w.sql}`)
+    return this.sql(
+      `SELECT COUNT(*) FROM calls c JOIN runs r ON r.n = c.run
+         LEFT JOIN rollout_ids i ON i.n = c.rollout WHERE ${w.sql}`,
+    )
       .pluck()
       .get(...w.params) as number;
   }
-
   // ---- runs ----
 
   /** Records a new run, owned by this process until it stops. */
@@ -397,8 +496,8 @@ export class SqliteRunStore implements RunStore {
   /** Runs, newest first, optionally of one kind. */
   listRuns(kind?: string): RunRow[] {
     const rows = kind
-      ? this.sql('SELECT * FROM runs WHERE kind = ? ORDER BY created_at DESC, rowid DESC').all(kind)
-      : this.sql('SELECT * FROM runs ORDER BY created_at DESC, rowid DESC').all();
+      ? this.sql('SELECT * FROM runs WHERE kind = ? ORDER BY created_at DESC, n DESC').all(kind)
+      : this.sql('SELECT * FROM runs ORDER BY created_at DESC, n DESC').all();
     return rows.map((r) => this.toRunRow(r));
   }
 
@@ -406,14 +505,17 @@ export class SqliteRunStore implements RunStore {
   latestRunWithRollouts(): RunRow | null {
     const row = this.sql(
       `SELECT * FROM runs r WHERE EXISTS (SELECT 1 FROM rollouts o WHERE o.run_id = r.id)
-       ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1`,
+       ORDER BY r.created_at DESC, r.n DESC LIMIT 1`,
     ).get();
     return row ? this.toRunRow(row) : null;
   }
 
   /** Sets a run's status; any status but `running` ends this process's ownership (heartbeat). */
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
-    if (status !== 'running') this.stopHeartbeat(id);
+    if (status !== 'running') {
+      this.stopHeartbeat(id);
+      this.flushRun(id, true);
+    }
     const finished = status === 'running' ? null : now();
     if (summary === undefined) {
       this.sql('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(
@@ -433,93 +535,49 @@ export class SqliteRunStore implements RunStore {
 
   // ---- rollouts ----
 
-  /** Stores a finished rollout with its steps and events in one transaction. */
+  /**
+   * Stores a finished rollout: its document (trajectory, steps, prompts, events and the calls
+   * it made, out of the journal) and its row, in one transaction.
+   */
   saveRollout(r: FinishedRollout): void {
-    const insertRollout = this.sql(
-      `INSERT INTO rollouts (id, run_id, condition, task_id, split, strategy, guideline_obs,
-         guideline_hist, status, success, score, steps, peak_input_tokens, cost_usd, metrics,
-         evaluation, trajectory_ref, error, started_at, finished_at, episode_meta)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const run = this.runNumber(r.runId);
+    const n = this.number('rollout', r.id, run)!;
+    const ids = this.sql('SELECT id FROM calls WHERE rollout = ? AND doc IS NULL ORDER BY id')
+      .pluck()
+      .all(n) as number[];
+    const calls = ids.map((id) => this.payload({ id, doc: null }));
+    const text = rolloutDocument(r, calls);
+    this.writeDocument(run, ids, text, (doc) =>
+      this.sql(
+        `INSERT INTO rollouts (n, id, run_id, condition, task_id, split, strategy, guideline_obs,
+           guideline_hist, status, success, score, steps, peak_input_tokens, cost_usd, metrics,
+           evaluation, error, started_at, finished_at, episode_meta, doc)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        n,
+        r.id,
+        r.runId,
+        r.condition,
+        r.taskId,
+        r.split,
+        r.strategy,
+        r.guidelineObs,
+        r.guidelineHist,
+        r.status,
+        r.metrics.success ? 1 : 0,
+        r.metrics.score,
+        r.metrics.steps,
+        r.metrics.peakInputTokens,
+        r.metrics.costUsd,
+        JSON.stringify(r.metrics),
+        JSON.stringify(r.evaluation),
+        r.error,
+        r.startedAt,
+        r.finishedAt,
+        r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
+        doc,
+      ),
     );
-    const insertStep = this.sql(
-      `INSERT INTO steps (rollout_id, idx, prompt_key, prompt_tokens, assistant_key,
-         observations_key, observation_tokens, call_id, latency_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertEvent = this.sql(
-      `INSERT INTO compression_events (rollout_id, seq, step, kind, input_tokens, output_tokens,
-         input_key, output_key, guideline_id, call_id, failed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // IMMEDIATE: the transaction reads (blob keys) before it writes; a deferred one would fail at
-    // once with SQLITE_BUSY when another process wrote in between, instead of waiting its turn.
-    this.db
-      .transaction(() => {
-        // The steps' texts first: the trajectory refers to the keys of the steps its turns
-        // repeat. Their rows follow the rollout's (foreign key).
-        const stepKeys = r.steps.map((s) => ({
-          prompt: putMessages(this.blobs, s.prompt),
-          assistant: this.blobs.putJson(s.assistant),
-          observations: putMessages(this.blobs, s.observations),
-        }));
-        insertRollout.run(
-          r.id,
-          r.runId,
-          r.condition,
-          r.taskId,
-          r.split,
-          r.strategy,
-          r.guidelineObs,
-          r.guidelineHist,
-          r.status,
-          r.metrics.success ? 1 : 0,
-          r.metrics.score,
-          r.metrics.steps,
-          r.metrics.peakInputTokens,
-          r.metrics.costUsd,
-          JSON.stringify(r.metrics),
-          keyColumn(this.blobs.put(JSON.stringify(r.evaluation))),
-          putTrajectory(this.blobs, r.trajectory, stepKeys),
-          r.error,
-          r.startedAt,
-          r.finishedAt,
-          r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
-        );
-        const callMessages = this.sql('SELECT messages_key FROM llm_calls WHERE id = ?').pluck();
-        r.steps.forEach((s, i) => {
-          const keys = stepKeys[i]!;
-          // The prompt is the agent call's message list, kept once in its llm_calls row.
-          const sent = callMessages.get(s.callId);
-          const same = sent !== undefined && keyOf(sent) === keys.prompt;
-          insertStep.run(
-            r.id,
-            s.index,
-            same ? null : keyColumn(keys.prompt),
-            s.promptTokens,
-            keyColumn(keys.assistant),
-            keyColumn(keys.observations),
-            s.observationTokens,
-            s.callId,
-            s.latencyMs,
-          );
-        });
-        r.events.forEach((e, seq) => {
-          insertEvent.run(
-            r.id,
-            seq,
-            e.step,
-            e.kind,
-            e.inputTokens,
-            e.outputTokens,
-            keyColumn(this.blobs.put(e.input)),
-            keyColumn(this.blobs.put(e.output)),
-            e.guidelineId,
-            e.callId,
-            e.failed ? 1 : 0,
-          );
-        });
-      })
-      .immediate();
   }
 
   rollouts(runId: string, condition?: string): RolloutRow[] {
@@ -529,23 +587,17 @@ export class SqliteRunStore implements RunStore {
           condition,
         )
       : this.sql('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id').all(runId);
-    return rows.map((r) => this.toRolloutRow(r));
-  }
-
-  /** A rollouts row as read: its evaluation is a blob (schema v8). */
-  private toRolloutRow(raw: unknown): RolloutRow {
-    const row = raw as { evaluation: unknown };
-    return RolloutRowSchema.parse({ ...row, evaluation: this.blobs.get(keyOf(row.evaluation)) });
+    return rows.map((r) => RolloutRowSchema.parse(r));
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const exact = this.sql('SELECT * FROM rollouts WHERE id = ?').get(idOrPrefix);
-    if (exact) return this.toRolloutRow(exact);
+    if (exact) return RolloutRowSchema.parse(exact);
     const rows = this.sql("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2").all(
       `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     );
-    if (rows.length === 1) return this.toRolloutRow(rows[0]);
+    if (rows.length === 1) return RolloutRowSchema.parse(rows[0]);
     if (rows.length > 1) {
       throw new UsageError(
         `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`,
@@ -573,10 +625,10 @@ export class SqliteRunStore implements RunStore {
     costUsd: number;
   }[] {
     return this.sql(
-      `SELECT x.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
+      `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
-         FROM ${CALLS} WHERE x.run_id = ? GROUP BY x.role ORDER BY x.role`,
+         FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ? GROUP BY c.role ORDER BY c.role`,
     ).all(runId) as {
       role: string;
       calls: number;
@@ -606,33 +658,29 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Deletes a run and every row that belongs to it (rollouts, steps, compression events, LLM
-   * calls, checkpoints) in one transaction. The call cache and guideline versions stay: they
-   * are shared with other runs and with the guideline files on disk.
+   * Deletes a run and everything that belongs to it (rollouts and their documents, LLM calls
+   * and the cache entries that point to them, checkpoints) in one transaction. Guideline
+   * versions stay: the guideline files on disk name them.
    */
   deleteRun(runId: string): { rollouts: number; calls: number } {
     this.getRun(runId);
-    const byRollout = (table: string) =>
-      this.sql(
-        `DELETE FROM ${table} WHERE rollout_id IN (SELECT id FROM rollouts WHERE run_id = ?)`,
-      );
+    const run = this.runNumber(runId);
+    const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
     const deleted = this.db
       .transaction(() => {
-        byRollout('compression_events').run(runId);
-        byRollout('steps').run(runId);
+        this.sql(`DELETE FROM llm_cache WHERE call ${ofCalls}`).run(run);
+        this.sql(`DELETE FROM journal WHERE call ${ofCalls}`).run(run);
+        const calls = this.sql('DELETE FROM calls WHERE run = ?').run(run).changes;
         const rollouts = this.sql('DELETE FROM rollouts WHERE run_id = ?').run(runId).changes;
-        const calls = this.sql(
-          'DELETE FROM llm_calls WHERE context IN (SELECT id FROM call_contexts WHERE run_id = ?)',
-        ).run(runId).changes;
-        this.sql('DELETE FROM call_contexts WHERE run_id = ?').run(runId);
+        this.sql('DELETE FROM rollout_ids WHERE run = ?').run(run);
+        this.sql('DELETE FROM docs WHERE run = ?').run(run);
         this.sql('DELETE FROM run_state WHERE run_id = ?').run(runId);
-        this.sql('DELETE FROM runs WHERE id = ?').run(runId);
+        this.sql('DELETE FROM runs WHERE n = ?').run(run);
         return { rollouts, calls };
       })
       .immediate();
-    this.contexts.clear();
-    // Texts no other run shares go too, so deleting a run gives its space back.
-    sweepBlobs(this.db, this.blobs);
+    this.numbers.clear();
+    this.docs.clear();
     return deleted;
   }
 
@@ -651,117 +699,75 @@ export class SqliteRunStore implements RunStore {
     return new Set(rows.map((r) => rolloutKey(r.condition, r.task_id)));
   }
 
+  /** The document of a finished rollout. */
+  private doc(rolloutId: string): Doc {
+    const n = this.sql('SELECT doc FROM rollouts WHERE id = ?').pluck().get(rolloutId) as
+      number | undefined;
+    if (n === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
+    return this.docs.get(n);
+  }
+
   trajectory(rolloutId: string): Trajectory {
-    const ref = this.sql('SELECT trajectory_ref FROM rollouts WHERE id = ?')
-      .pluck()
-      .get(rolloutId) as string | undefined;
-    if (ref === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
-    const steps = () => this.stepKeys(rolloutId);
-    return TrajectorySchema.parse(JSON.parse(trajectoryJson(this.blobs, ref, steps)));
-  }
-
-  /** The message keys of a rollout's steps, in order. */
-  private stepKeys(rolloutId: string): StepKeys[] {
-    const rows = this.sql(
-      'SELECT assistant_key, observations_key FROM steps WHERE rollout_id = ? ORDER BY idx',
-    ).all(rolloutId) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      assistant: keyOf(r.assistant_key),
-      observations: keyOf(r.observations_key),
-    }));
-  }
-
-  /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
-  steps(rolloutId: string): StepRow[] {
-    const rows = this.sql(
-      `SELECT s.idx, s.prompt_tokens, COALESCE(s.prompt_key, c.messages_key) AS prompt_key,
-           s.assistant_key, s.observations_key
-         FROM steps s LEFT JOIN llm_calls c ON c.id = s.call_id
-         WHERE s.rollout_id = ? ORDER BY s.idx`,
-    ).all(rolloutId) as {
-      idx: number;
-      prompt_tokens: number;
-      prompt_key: Buffer | string;
-      assistant_key: Buffer | string;
-      observations_key: Buffer | string;
-    }[];
-    return rows.map((r) => ({
-      idx: r.idx,
-      prompt_tokens: r.prompt_tokens,
-      prompt: messagesJson(this.blobs, keyOf(r.prompt_key)),
-      assistant: this.blobs.get(keyOf(r.assistant_key)),
-      observations: messagesJson(this.blobs, keyOf(r.observations_key)),
-    }));
+    return TrajectorySchema.parse(this.doc(rolloutId).get('trajectory'));
   }
 
   /** The system prompt and task of a rollout (what a viewer shows above the steps). */
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'> {
-    const ref = this.sql('SELECT trajectory_ref FROM rollouts WHERE id = ?')
-      .pluck()
-      .get(rolloutId) as string | undefined;
-    if (ref === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
-    return trajectoryHead(this.blobs, ref);
+    const { system, task } = this.trajectory(rolloutId);
+    return { system, task };
   }
 
-  /**
-   * The agent steps of a rollout without their prompts: what the agent did and saw, which is all
-   * a trajectory viewer shows. A prompt repeats the history, so reading it costs the square of
-   * the trajectory's length.
-   */
+  /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
+  steps(rolloutId: string): StepRow[] {
+    const doc = this.doc(rolloutId);
+    const prompts = doc.get('prompts') as unknown[];
+    return this.stepActions(rolloutId).map(({ idx, prompt_tokens, ...rest }, i) => ({
+      idx,
+      prompt_tokens,
+      prompt: JSON.stringify(prompts[i]),
+      ...rest,
+    }));
+  }
+
+  /** The agent steps of a rollout without their prompts: what the agent did and saw. */
   stepActions(rolloutId: string): StepActionRow[] {
-    const rows = this.sql(
-      `SELECT idx, prompt_tokens, assistant_key, observations_key FROM steps
-         WHERE rollout_id = ? ORDER BY idx`,
-    ).all(rolloutId) as {
-      idx: number;
-      prompt_tokens: number;
-      assistant_key: Buffer | string;
-      observations_key: Buffer | string;
-    }[];
-    return rows.map((r) => ({
-      idx: r.idx,
-      prompt_tokens: r.prompt_tokens,
-      assistant: this.blobs.get(keyOf(r.assistant_key)),
-      observations: messagesJson(this.blobs, keyOf(r.observations_key)),
+    const steps = this.doc(rolloutId).get('steps') as StoredStep[];
+    return steps.map((s) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
     }));
   }
 
   events(rolloutId: string): CompressionEvent[] {
-    const rows = this.sql('SELECT * FROM compression_events WHERE rollout_id = ? ORDER BY seq').all(
-      rolloutId,
-    ) as Record<string, unknown>[];
-    return rows.map((e) => ({
-      kind: e.kind as CompressionEvent['kind'],
-      step: e.step as number,
-      inputTokens: e.input_tokens as number,
-      outputTokens: e.output_tokens as number,
-      input: this.blobs.get(keyOf(e.input_key)),
-      output: this.blobs.get(keyOf(e.output_key)),
-      guidelineId: (e.guideline_id as string | null) ?? null,
-      callId: (e.call_id as number | null) ?? null,
-      failed: e.failed === 1,
-    }));
+    return this.doc(rolloutId).get('events') as CompressionEvent[];
   }
 
   // ---- the distillation export's reads ----
 
   /** Task ids with candidate calls, sorted, each with whether a matching rollout succeeded. */
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[] {
-    return this.exportQueries.tasks(f);
+    return exportTasks(this.db, f);
   }
 
-  /** Candidate calls in the export's fixed order, one at a time (flat memory). */
+  /** Candidate calls in the export's fixed order, one rollout document at a time. */
   exportCalls(f: RolloutFilter): Generator<CallRow> {
-    return this.exportQueries.calls(f);
+    return exportCalls(this.db, f, {
+      events: (n) => this.docs.get(n).get('events') as CompressionEvent[],
+      call: (row) => this.callTexts(row),
+    });
   }
 
   // ---- storage ----
 
-  /** How many distinct texts are stored, their bytes on disk and their bytes written out. */
+  /** Documents stored, their bytes on disk (journal included) and their bytes decompressed. */
   storageStats(): StorageStats {
     return this.sql(
-      `SELECT COUNT(*) AS blobs, COALESCE(SUM(LENGTH(data)), 0) AS storedBytes,
-           COALESCE(SUM(size), 0) AS textBytes FROM blobs`,
+      `SELECT COUNT(*) AS documents,
+           COALESCE(SUM(LENGTH(data)), 0) + (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM journal)
+             AS storedBytes,
+           COALESCE(SUM(size), 0) AS textBytes FROM docs`,
     ).get() as StorageStats;
   }
 
@@ -775,7 +781,9 @@ export class SqliteRunStore implements RunStore {
     return row ? (schema.parse(JSON.parse(row.value)) as z.infer<T>) : undefined;
   }
 
+  /** Records a checkpoint; the calls the run made outside rollouts so far go to a document. */
   setState(runId: string, key: string, value: unknown): void {
+    this.flushRun(runId, false);
     this.sql('INSERT OR REPLACE INTO run_state (run_id, key, value) VALUES (?, ?, ?)').run(
       runId,
       key,
@@ -804,19 +812,23 @@ export class SqliteRunStore implements RunStore {
   }
 }
 
-/** llm_calls with the run, rollout, task, role, provider and model of each (call_contexts). */
-const CALLS = 'call_contexts x JOIN llm_calls c ON c.context = x.id';
+/** A step as its rollout's document holds it (the StepRecord without its prompt). */
+type StoredStep = {
+  index: number;
+  promptTokens: number;
+  assistant: unknown;
+  observations: unknown;
+};
 
-/** Remembered call contexts at most (three or so a rollout are in use at a time). */
-const MAX_REMEMBERED_CONTEXTS = 10_000;
-
-/** A call's time as ISO text (stored as epoch ms; rows older than schema v7 may hold text). */
-function isoTime(value: unknown): string {
-  return typeof value === 'number' ? new Date(value).toISOString() : String(value);
+/** The first 16 bytes of a request hash (SHA-256 hex); of any other text, of its SHA-256. */
+export function hashKey(requestHash: string): Buffer {
+  return /^[0-9a-f]{32}/.test(requestHash)
+    ? Buffer.from(requestHash.slice(0, 32), 'hex')
+    : createHash('sha256').update(requestHash).digest().subarray(0, 16);
 }
 
 function callWhere(f: CallFilter): { sql: string; params: string[] } {
-  const columns = { 'x.run_id': f.runId, 'x.rollout_id': f.rolloutId, 'x.role': f.role };
+  const columns = { 'r.id': f.runId, 'i.id': f.rolloutId, 'c.role': f.role };
   const given = Object.entries(columns).filter(([, v]) => v !== undefined);
   return {
     sql: ['1 = 1', ...given.map(([c]) => `${c} = ?`)].join(' AND '),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packForPage } from './pack.js';
 import type { ReportData } from './report-data.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
@@ -41,6 +42,14 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 /** JSON inside <script type="application/json">: `<` escaped so no tag can end the element. */
 export function embedJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/**
+ * The data the page draws from at once; the trajectories travel packed (pack.ts) and are
+ * decoded when one is opened, so only their ids are here.
+ */
+function pageData(data: ReportData) {
+  return { ...data, trajectories: {}, trajectoryIds: Object.keys(data.trajectories) };
 }
 
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */
@@ -112,7 +121,8 @@ ${omitted}
 <div id="rollout-list" class="scroll"></div>
 <div id="viewer"></div>
 </section>
-<script type="application/json" id="acon-data">${embedJson(data)}</script>
+<script type="application/json" id="acon-data">${embedJson(pageData(data))}</script>
+<script type="text/plain" id="acon-trajectories" data-encoding="gzip+base64">${packForPage(data.trajectories)}</script>
 ${libs}
 <script>${scriptSafe(page, 'report-page.js')}</script>
 </body>

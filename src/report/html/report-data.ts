@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { unifiedDiff } from '../../guidelines/diff.js';
 import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-store.js';
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
+import { withPareto } from '../pareto.js';
 import { rolloutShow, RolloutShowSchema, type RolloutShow } from '../rollout-view.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 
@@ -10,7 +11,13 @@ export const ReportDataSchema = z.object({
   run: RunInfoSchema,
   generatedAt: z.string(),
   /** Condition metrics per split (peak reduction and elongation against raw of the same split). */
-  conditions: z.array(ConditionMetricsSchema.extend({ split: z.string() })),
+  conditions: z.array(
+    ConditionMetricsSchema.extend({
+      split: z.string(),
+      /** On the split's Pareto front of accuracy vs mean peak tokens (pareto.ts). */
+      pareto: z.boolean(),
+    }),
+  ),
   rollouts: z.array(RolloutSummarySchema),
   costByRole: z.array(
     z.object({
@@ -132,14 +139,15 @@ function conditionsBySplit(rows: RolloutRow[], seed: number): ReportData['condit
   const out: ReportData['conditions'] = [];
   for (const [split, byCondition] of groups) {
     const raw = byCondition.get('raw')?.map((r) => r.metrics);
-    for (const [condition, list] of byCondition) {
-      const m = conditionMetrics(
+    const metrics = [...byCondition].map(([condition, list]) => ({
+      ...conditionMetrics(
         condition,
         list.map((r) => r.metrics),
         { seed, raw },
-      );
-      out.push({ ...m, split });
-    }
+      ),
+      split,
+    }));
+    out.push(...withPareto(metrics));
   }
   return out;
 }

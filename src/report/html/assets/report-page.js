@@ -50,100 +50,212 @@
 
   const splits = [...new Set(data.conditions.map((c) => c.split))];
 
-  // ---- Pareto view: accuracy vs mean peak tokens with 95% CI bars ----
-  function pareto() {
-    // Labels: `acon[obs-0003,hist-0000]` reads as `obs-0003 hist-0000`; points at the same
-    // accuracy in a split are labelled on alternating sides so neighbours do not overwrite.
-    const short = (c) => c.replace(/^acon\[(.*)\]$/, '$1').replace(',', ' ');
-    const rows = data.conditions.map((c) => ({
-      ...c,
-      label: short(c.condition),
-      acc: 100 * c.accuracy,
-      lo: 100 * c.accuracyCi[0],
-      hi: 100 * c.accuracyCi[1],
-    }));
-    const rank = new Map();
-    for (const r of [...rows].sort((a, b) => a.meanPeakTokens - b.meanPeakTokens)) {
-      const key = `${r.split}/${r.acc.toFixed(1)}`;
-      r.slot = rank.get(key) ?? 0;
-      rank.set(key, r.slot + 1);
+  // ---- Pareto view: accuracy vs mean peak tokens with 95% CI bars, one plot per split ----
+  const SVG = 'http://www.w3.org/2000/svg';
+  // `acon[obs-0003,hist-0000]` reads as `obs-0003 hist-0000`; `acon[-,hist-0002]` (only the
+  // history compressor on) as `hist-0002`.
+  const shortLabel = (c) =>
+    c
+      .replace(/^acon\[(.*)\]$/, '$1')
+      .split(',')
+      .filter((v) => v !== '-')
+      .join(' ');
+  const overlaps = (a, b) =>
+    a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const grow = (b, p) => ({
+    x: b.x - p,
+    y: b.y - p,
+    width: b.width + 2 * p,
+    height: b.height + 2 * p,
+  });
+
+  /**
+   * Labels each point where its text hits no other label and no dot, trying positions around
+   * the point at growing distances (frontier points first); a point with no free spot is left
+   * unlabelled and returned, for the legend under the plot. Labels never overlap (issue #24).
+   */
+  function placeLabels(svg, rows) {
+    const x = svg.scale('x');
+    const y = svg.scale('y');
+    const [x0, x1] = x.range;
+    const [y1, y0] = y.range;
+    const g = document.createElementNS(SVG, 'g');
+    g.setAttribute('aria-label', 'labels');
+    g.setAttribute('font-size', '10');
+    g.setAttribute('font-family', 'system-ui, sans-serif');
+    svg.append(g);
+    const at = (r) => [x.apply(r.meanPeakTokens), y.apply(r.acc)];
+    const taken = rows.map((r) => {
+      const [px, py] = at(r);
+      return { x: px - 6, y: py - 6, width: 12, height: 12 };
+    });
+    const spots = [];
+    for (const k of [1, 2, 3.5, 5]) {
+      for (const [dx, dy, anchor] of [
+        [8, -5, 'start'],
+        [8, 12, 'start'],
+        [-8, -5, 'end'],
+        [-8, 12, 'end'],
+        [0, -10, 'middle'],
+        [0, 20, 'middle'],
+      ]) {
+        spots.push([dx * k, dy === 12 || dy === 20 ? dy + 10 * (k - 1) : dy * k, anchor]);
+      }
     }
-    const labels = (slot) =>
-      Plot.text(
-        rows.filter((r) => r.slot % 2 === slot),
-        {
+    const unlabelled = [];
+    const order = [...rows].sort((a, b) => Number(b.pareto) - Number(a.pareto) || b.acc - a.acc);
+    for (const r of order) {
+      const [px, py] = at(r);
+      const t = document.createElementNS(SVG, 'text');
+      t.textContent = r.label;
+      g.append(t);
+      const free = spots.find(([dx, dy, anchor]) => {
+        t.setAttribute('x', String(px + dx));
+        t.setAttribute('y', String(py + dy));
+        t.setAttribute('text-anchor', anchor);
+        const b = t.getBBox();
+        const inside = b.x >= x0 && b.x + b.width <= x1 && b.y >= y0 && b.y + b.height <= y1;
+        return inside && !taken.some((o) => overlaps(o, b));
+      });
+      if (free) taken.push(grow(t.getBBox(), 1));
+      else {
+        t.remove();
+        unlabelled.push(r);
+      }
+    }
+    return unlabelled;
+  }
+
+  function paretoRows(split) {
+    return data.conditions
+      .filter((c) => c.split === split)
+      .map((c) => ({
+        ...c,
+        label: shortLabel(c.condition),
+        acc: 100 * c.accuracy,
+        lo: 100 * c.accuracyCi[0],
+        hi: 100 * c.accuracyCi[1],
+      }));
+  }
+
+  function paretoPlot(split, maxPeak) {
+    const rows = paretoRows(split);
+    const front = rows.filter((r) => r.pareto).sort((a, b) => a.meanPeakTokens - b.meanPeakTokens);
+    const svg = Plot.plot({
+      width: 900,
+      height: 340,
+      marginLeft: 60,
+      marginRight: 30,
+      marginTop: 20,
+      grid: true,
+      marginBottom: 48,
+      x: { label: 'mean peak input tokens →', domain: [0, maxPeak * 1.08], labelOffset: 40 },
+      y: { label: '↑ accuracy (%)', domain: [0, 105] },
+      marks: [
+        Plot.frame({ stroke: '#d8dee4' }),
+        Plot.ruleX(rows, {
+          x: 'meanPeakTokens',
+          y1: 'lo',
+          y2: 'hi',
+          stroke: '#9aa5b1',
+          strokeWidth: 2,
+        }),
+        // The frontier: the best accuracy reached with at most that many peak tokens.
+        Plot.line(front, {
           x: 'meanPeakTokens',
           y: 'acc',
-          fy: 'split',
-          text: 'label',
-          dy: slot === 0 ? -9 : 11,
-          fontSize: 10,
-        },
+          curve: 'step-after',
+          stroke: '#1a7f37',
+          strokeWidth: 1.5,
+          strokeDasharray: '5,3',
+        }),
+        Plot.dot(rows, {
+          x: 'meanPeakTokens',
+          y: 'acc',
+          fill: (d) => (d.pareto ? '#1a7f37' : '#4269d0'),
+          r: 5,
+          title: (d) =>
+            `${d.condition} (${d.split})${d.pareto ? ' · Pareto-optimal' : ''}\naccuracy ${d.acc.toFixed(1)}% [${d.lo.toFixed(1)}–${d.hi.toFixed(1)}]\nmean peak ${int(d.meanPeakTokens)} tokens`,
+        }),
+      ],
+    });
+    const box = el('div', { class: 'pareto-split', 'data-split': split }, el('h3', {}, split));
+    box.append(svg);
+    return { box, svg, rows };
+  }
+
+  function pareto() {
+    const maxPeak = Math.max(1, ...data.conditions.map((c) => c.meanPeakTokens));
+    const slot = document.querySelector('[data-plot="pareto"]');
+    slot.replaceChildren();
+    slot.classList.add('drawn');
+    for (const split of splits) {
+      const { box, svg, rows } = paretoPlot(split, maxPeak);
+      slot.append(box);
+      const unlabelled = placeLabels(svg, rows);
+      if (unlabelled.length > 0) {
+        box.append(
+          el(
+            'p',
+            { class: 'note unlabelled' },
+            `Not labelled (too close to other points; hover a dot for its name): ${unlabelled
+              .map((r) => `${r.condition} ${r.acc.toFixed(1)}% at ${int(r.meanPeakTokens)}`)
+              .join(' · ')}`,
+          ),
+        );
+      }
+    }
+    conditionsTable();
+  }
+
+  function conditionsTable() {
+    const sim = data.run.simulated;
+    // Under sim every call is billed $0: show what the calls would cost if sent, and say so.
+    const costHead = sim ? 'full $/task' : 'billed $/task';
+    const cost = (c) =>
+      sim ? (c.fullCostPerTask === null ? '—' : usd(c.fullCostPerTask)) : usd(c.costPerTask);
+    const rows = data.conditions.map((c) => [
+      c.split,
+      c.condition,
+      c.pareto ? '★' : '',
+      c.tasks,
+      `${pct(c.accuracy)} [${pct(c.accuracyCi[0])}, ${pct(c.accuracyCi[1])}]`,
+      int(c.meanPeakTokens),
+      c.peakReductionVsRaw === null
+        ? '—'
+        : `${c.peakReductionVsRaw >= 0 ? '−' : '+'}${pct(Math.abs(c.peakReductionVsRaw))}`,
+      c.meanSteps.toFixed(1),
+      cost(c),
+    ]);
+    const note = el(
+      'p',
+      { class: 'note' },
+      `★ Pareto-optimal in its split: no other condition reaches at least its accuracy with fewer peak tokens. ${
+        sim
+          ? 'SIMULATED: simulated calls are billed $0, so full $/task prices every call as if it were sent (prompt-prefix caching estimated).'
+          : 'billed $/task is what was paid (call-cache hits cost $0).'
+      }`,
+    );
+    document
+      .getElementById('conditions-table')
+      .replaceChildren(
+        note,
+        table(
+          [
+            'split',
+            'condition',
+            'Pareto',
+            'tasks',
+            'accuracy [95% CI]',
+            'mean peak',
+            'peak vs raw',
+            'steps',
+            costHead,
+          ],
+          rows,
+          [false, false, false, true, true, true, true, true, true],
+        ),
       );
-    mount(
-      'pareto',
-      Plot.plot({
-        width: 900,
-        height: 90 + 260 * splits.length,
-        marginRight: 60,
-        marginLeft: 60,
-        grid: true,
-        x: { label: 'mean peak input tokens →' },
-        y: { label: '↑ accuracy (%)', domain: [0, 105] },
-        fy: { label: null, domain: splits },
-        color: { legend: splits.length > 1, domain: splits },
-        marks: [
-          Plot.frame({ stroke: '#d8dee4' }),
-          Plot.ruleX(rows, {
-            x: 'meanPeakTokens',
-            y1: 'lo',
-            y2: 'hi',
-            fy: 'split',
-            stroke: 'split',
-            strokeWidth: 2,
-          }),
-          Plot.dot(rows, {
-            x: 'meanPeakTokens',
-            y: 'acc',
-            fy: 'split',
-            fill: 'split',
-            r: 5,
-            tip: true,
-            title: (d) =>
-              `${d.condition} (${d.split})\naccuracy ${d.acc.toFixed(1)}% [${d.lo.toFixed(1)}–${d.hi.toFixed(1)}]\nmean peak ${int(d.meanPeakTokens)} tokens`,
-          }),
-          labels(0),
-          labels(1),
-        ],
-      }),
-    );
-    document.getElementById('conditions-table').replaceChildren(
-      table(
-        [
-          'split',
-          'condition',
-          'tasks',
-          'accuracy [95% CI]',
-          'mean peak',
-          'peak vs raw',
-          'steps',
-          'cost/task',
-        ],
-        data.conditions.map((c) => [
-          c.split,
-          c.condition,
-          c.tasks,
-          `${pct(c.accuracy)} [${pct(c.accuracyCi[0])}, ${pct(c.accuracyCi[1])}]`,
-          int(c.meanPeakTokens),
-          c.peakReductionVsRaw === null
-            ? '—'
-            : `${c.peakReductionVsRaw >= 0 ? '−' : '+'}${pct(Math.abs(c.peakReductionVsRaw))}`,
-          c.meanSteps.toFixed(1),
-          usd(c.costPerTask),
-        ]),
-        [false, false, true, true, true, true, true, true],
-      ),
-    );
   }
 
   // ---- Win/loss grid against raw, per task ----
@@ -182,9 +294,11 @@
       'winloss',
       Plot.plot({
         width: 900,
-        height: Math.max(160, 14 * tasks + 80),
+        // 18 px a task row: a 10 px label with room to spare (labels never overlap, issue #24).
+        height: 18 * tasks + 130,
+        marginTop: 30,
         marginLeft: 230,
-        marginBottom: 90,
+        marginBottom: 100,
         x: { label: null, tickRotate: -30 },
         y: { label: null },
         fx: splits.length > 1 ? { label: null } : undefined,
@@ -220,7 +334,9 @@
           width: 900,
           height: h,
           marginLeft: 200,
-          x: { label, grid: true },
+          marginBottom: 48,
+          // The axis label sits under the tick labels, not beside them.
+          x: { label, grid: true, labelOffset: 40 },
           y: { label: null, domain: conditions },
           marks: [Plot.boxX(data.rollouts, { x: field, y: 'condition' })],
         }),
@@ -246,7 +362,8 @@
         width: 900,
         height: 40 * data.costByRole.length + 70,
         marginLeft: 130,
-        x: { label: 'tokens →', grid: true },
+        marginBottom: 48,
+        x: { label: 'tokens →', grid: true, labelOffset: 40 },
         y: { label: null },
         color: { legend: true },
         marks: [
@@ -256,8 +373,21 @@
       }),
     );
     document.getElementById('cost-table').replaceChildren(
+      el(
+        'p',
+        { class: 'note' },
+        data.run.simulated
+          ? 'SIMULATED: simulated calls are billed $0; the full $/task column above prices each call as if it were sent.'
+          : 'billed USD (call-cache hits cost $0).',
+      ),
       table(
-        ['role', 'calls', 'input tokens', 'output tokens', 'cost'],
+        [
+          'role',
+          'calls',
+          'input tokens',
+          'output tokens',
+          data.run.simulated ? 'billed $ (SIMULATED)' : 'billed $',
+        ],
         data.costByRole.map((r) => [
           r.role,
           int(r.calls),
@@ -304,7 +434,9 @@
       'lineage',
       Plot.plot({
         width: 900,
-        height: Math.max(200, 22 * nodes.length + 40),
+        height: Math.max(200, 24 * nodes.length + 40),
+        marginTop: 20,
+        marginBottom: 20,
         marginLeft: 80,
         marginRight: 320,
         axis: null,
@@ -357,13 +489,36 @@
   }
 
   // ---- Trajectory viewer ----
+  // The trajectories travel gzipped (src/report/html/pack.ts); decoded once, on first use.
+  let trajectories = null;
+  async function loadTrajectories() {
+    if (trajectories) return trajectories;
+    const node = document.getElementById('acon-trajectories');
+    const bytes = Uint8Array.from(atob(node.textContent.trim()), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    const packed = JSON.parse(await new Response(stream).text());
+    const unpack = (v) => {
+      if (Array.isArray(v)) return v.map(unpack);
+      if (v && typeof v === 'object') {
+        const keys = Object.keys(v);
+        if (keys.length === 1 && keys[0] === '$' && Array.isArray(v.$)) {
+          return v.$.map((i) => packed.lines[i]).join('\n');
+        }
+        return Object.fromEntries(keys.map((k) => [k, unpack(v[k])]));
+      }
+      return v;
+    };
+    trajectories = unpack(packed.value);
+    return trajectories;
+  }
+
   function textBlock(label, text) {
     return el('div', {}, el('div', { class: 'label' }, label), el('pre', {}, text));
   }
 
-  function showRollout(id) {
+  async function showRollout(id) {
     const viewer = document.getElementById('viewer');
-    const t = data.trajectories[id];
+    const t = data.trajectoryIds.includes(id) ? (await loadTrajectories())[id] : undefined;
     document
       .querySelectorAll('#rollout-list tr.selected')
       .forEach((tr) => tr.classList.remove('selected'));
@@ -389,7 +544,7 @@
       el(
         'p',
         { class: 'meta' },
-        `rollout ${r.id} · ${r.steps} steps · peak ${int(r.peakInputTokens)} tokens · ${r.compressionEvents} compressions · ${usd(r.costUsd)}`,
+        `rollout ${r.id} · ${r.steps} steps · peak ${int(r.peakInputTokens)} tokens · ${r.compressionEvents} compressions · ${rolloutCost(r)}`,
       ),
     ];
     if (r.reason) parts.push(textBlock('failure reason', r.reason));
@@ -415,6 +570,13 @@
     viewer.replaceChildren(...parts);
   }
 
+  function rolloutCost(r) {
+    if (!data.run.simulated) return `${usd(r.costUsd)} billed`;
+    return r.fullCostUsd === null
+      ? '$0 billed (SIMULATED)'
+      : `${usd(r.fullCostUsd)} full (SIMULATED: billed $0)`;
+  }
+
   function rolloutList() {
     const filter = document.getElementById('rollout-filter');
     const failedOnly = document.getElementById('rollout-failed');
@@ -433,11 +595,11 @@
             { class: 'clickable', 'data-id': r.id, onclick: () => showRollout(r.id) },
             el('td', {}, r.id.slice(0, 8)),
             el('td', {}, r.condition),
-            el('td', {}, r.taskId),
+            el('td', { class: 'nowrap' }, r.taskId),
             el('td', { class: r.success ? 'ok' : 'bad' }, r.success ? '✓' : '✗'),
             el('td', { class: 'num' }, r.steps),
             el('td', { class: 'num' }, int(r.peakInputTokens)),
-            el('td', {}, r.reason ?? ''),
+            el('td', { class: 'reason' }, r.reason ?? ''),
           ),
         ),
       );

@@ -1,0 +1,58 @@
+import { gzipSync } from 'node:zlib';
+
+/**
+ * Trajectories in the page (issue #24: the README optimize's report was 67.6 MB). Every string
+ * of at least MIN_CHARS characters becomes a list of line numbers into one table of distinct
+ * lines, since the rollouts of a run repeat the same observations, prompts and tool docs line
+ * for line; the whole is gzipped and base64-encoded. The page decodes it with the browser's own
+ * DecompressionStream('gzip') when a trajectory is first opened (report-page.js `unpack`).
+ */
+export const MIN_CHARS = 40;
+
+/** The packed form before compression: `{"$": [line, …]}` stands for those lines joined by \n. */
+export type Packed = { lines: string[]; value: unknown };
+
+export function packStrings(value: unknown): Packed {
+  const lines: string[] = [];
+  const index = new Map<string, number>();
+  const lineId = (line: string) => {
+    let i = index.get(line);
+    if (i === undefined) {
+      i = lines.length;
+      lines.push(line);
+      index.set(line, i);
+    }
+    return i;
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.length < MIN_CHARS ? v : { $: v.split('\n').map(lineId) };
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return { lines, value: walk(value) };
+}
+
+/** The inverse of {@link packStrings} (the page has the same function in JavaScript). */
+export function unpackStrings(p: Packed): unknown {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      if (keys.length === 1 && keys[0] === '$' && Array.isArray(o.$)) {
+        return (o.$ as number[]).map((i) => p.lines[i]).join('\n');
+      }
+      return Object.fromEntries(keys.map((k) => [k, walk(o[k])]));
+    }
+    return v;
+  };
+  return walk(p.value);
+}
+
+/** gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). */
+export function packForPage(value: unknown): string {
+  return gzipSync(JSON.stringify(packStrings(value)), { level: 9 }).toString('base64');
+}

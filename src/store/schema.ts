@@ -1,0 +1,183 @@
+import type Database from 'better-sqlite3';
+import { DatabaseError } from '../errors.js';
+
+/**
+ * The store's tables (store v2, issue #30): one brotli-compressed document per rollout, small
+ * rows for what commands query. Read it with `sqlite3 runs/acon.db .schema`.
+ *
+ * A file of this store carries APPLICATION_ID; PRAGMA user_version counts its schema from 1.
+ * Files of the acon before it (one row per step, content-addressed blobs) have application_id 0
+ * and user_version 1–12: `acon runs upgrade` converts schema 12 (src/store/upgrade.ts).
+ */
+const SCHEMA = `
+CREATE TABLE runs (
+  n INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,              -- run | compare | optimize | export
+  command TEXT NOT NULL,           -- the command line, for the record
+  bench TEXT NOT NULL,
+  provider TEXT NOT NULL,          -- sim | openai (several roles: the agent's)
+  models TEXT NOT NULL,            -- JSON {role: "provider/model"}
+  simulated INTEGER NOT NULL,
+  params TEXT NOT NULL,            -- JSON: what --resume needs to continue the run
+  config TEXT NOT NULL,            -- JSON: the effective config (holds no keys)
+  status TEXT NOT NULL,            -- running | finished | failed | interrupted | budget
+  summary TEXT,                    -- JSON: the result table's numbers
+  created_at TEXT NOT NULL,
+  finished_at TEXT,
+  owner_pid INTEGER,
+  owner_host TEXT,
+  heartbeat_at INTEGER
+);
+-- One brotli-compressed document (src/store/document.ts): a finished rollout's, or the calls
+-- of a run made outside rollouts (analyzer, updater) and of rollouts that never finished.
+CREATE TABLE docs (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  run INTEGER NOT NULL REFERENCES runs(n),
+  size INTEGER NOT NULL,           -- bytes of the document before compression
+  data BLOB NOT NULL
+);
+-- The number of every rollout id, given at its first call (calls refer to rollouts by it).
+CREATE TABLE rollout_ids (
+  n INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run INTEGER NOT NULL REFERENCES runs(n)
+);
+-- Finished rollouts only, in the order they were saved.
+CREATE TABLE rollouts (
+  n INTEGER NOT NULL UNIQUE REFERENCES rollout_ids(n),
+  id TEXT NOT NULL UNIQUE,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  condition TEXT NOT NULL,         -- strategy plus guideline versions, e.g. acon[obs-0002,hist-0000]
+  task_id TEXT NOT NULL,
+  split TEXT NOT NULL,
+  strategy TEXT NOT NULL,
+  guideline_obs TEXT,
+  guideline_hist TEXT,
+  status TEXT NOT NULL,            -- completed | max_steps | error
+  success INTEGER NOT NULL,
+  score REAL NOT NULL,
+  steps INTEGER NOT NULL,
+  peak_input_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  metrics TEXT NOT NULL,           -- JSON RolloutMetrics
+  evaluation TEXT NOT NULL,        -- JSON Evaluation
+  error TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL,
+  episode_meta TEXT,               -- JSON: what the benchmark records beside the trajectory
+  doc INTEGER NOT NULL REFERENCES docs(n),
+  UNIQUE (run_id, condition, task_id)
+);
+-- Every LLM call, without payloads: its request and response are in its document (doc), or in
+-- the journal while doc is NULL.
+CREATE TABLE calls (
+  id INTEGER PRIMARY KEY,
+  run INTEGER NOT NULL REFERENCES runs(n),
+  rollout INTEGER REFERENCES rollout_ids(n),
+  doc INTEGER REFERENCES docs(n),
+  step INTEGER,
+  role TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  request_hash BLOB NOT NULL,      -- the first 16 bytes of the call-cache key
+  prompt_tokens INTEGER NOT NULL,
+  cached_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  latency_ms REAL NOT NULL,
+  cached INTEGER NOT NULL,
+  error TEXT
+);
+CREATE INDEX calls_run ON calls(run, role);
+CREATE INDEX calls_rollout ON calls(rollout);
+-- The payload of a call whose rollout (or run stage) has not written its document yet, one
+-- brotli-compressed JSON row a call: a killed run keeps every call it finished.
+CREATE TABLE journal (
+  call INTEGER PRIMARY KEY REFERENCES calls(id),
+  data BLOB NOT NULL
+);
+-- The call cache: the call whose response answers a request (src/llm/request-hash.ts).
+CREATE TABLE llm_cache (
+  request_hash BLOB PRIMARY KEY,   -- 16 bytes, as in calls
+  call INTEGER NOT NULL REFERENCES calls(id)
+) WITHOUT ROWID;
+CREATE INDEX llm_cache_call ON llm_cache(call);
+CREATE TABLE guideline_versions (
+  id TEXT PRIMARY KEY,             -- e.g. obs-0003
+  kind TEXT NOT NULL,              -- obs | hist
+  parent TEXT,
+  phase TEXT NOT NULL,             -- seed | ut | co | manual
+  run_id TEXT,
+  status TEXT NOT NULL,            -- seed | accepted | rejected
+  path TEXT NOT NULL,
+  text TEXT NOT NULL,
+  metrics TEXT NOT NULL,           -- JSON
+  created_at TEXT NOT NULL
+);
+-- Checkpoints of multi-stage runs (optimize), JSON by key.
+CREATE TABLE run_state (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+);
+`;
+
+/** PRAGMA application_id of a store v2 file: "acon" in ASCII. */
+export const APPLICATION_ID = 0x61636f6e;
+
+export const SCHEMA_VERSION = 1;
+
+/** What a file holds: this store's schema, the store before it (legacy), or nothing yet. */
+export type FileSchema = { legacy: boolean; version: number };
+
+export function fileSchema(db: Database.Database): FileSchema {
+  const app = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  return { legacy: app !== APPLICATION_ID && version > 0, version };
+}
+
+/**
+ * Creates the tables in an empty file. The check is repeated inside an exclusive transaction, so
+ * two processes opening a fresh file at once create them exactly once.
+ */
+export function createSchema(db: Database.Database, file: string): void {
+  const check = () => {
+    const s = fileSchema(db);
+    if (s.legacy) throw legacySchema(file, s.version);
+    if (s.version > SCHEMA_VERSION) throw newerSchema(file, s.version);
+    return s.version;
+  };
+  if (check() === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    if (check() === SCHEMA_VERSION) return;
+    // The journal's rows are deleted as documents are written: a run gives their pages back
+    // when it stops (PRAGMA incremental_vacuum in SqliteRunStore).
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec(SCHEMA);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).exclusive();
+}
+
+export function newerSchema(file: string, version: number): DatabaseError {
+  return new DatabaseError(
+    file,
+    `schema version ${version} is newer than this acon (${SCHEMA_VERSION}); upgrade acon or use --db with another file`,
+  );
+}
+
+/** The acon this store replaced wrote schema 12 last (commit e8cc1f0). */
+export const LEGACY_VERSION = 12;
+
+export function legacySchema(file: string, version: number): DatabaseError {
+  const fix =
+    version === LEGACY_VERSION
+      ? `convert it with \`acon runs upgrade --db ${file}\``
+      : `bring it to schema ${LEGACY_VERSION} first with the acon of commit e8cc1f0 (\`acon runs upgrade --db ${file}\` there), then run \`acon runs upgrade --db ${file}\` with this acon`;
+  return new DatabaseError(
+    file,
+    `written by an older acon (store schema ${version}, one row per step); ${fix}, or use --db (or ACON_DB) to point to another file`,
+  );
+}
