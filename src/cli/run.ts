@@ -178,7 +178,7 @@ async function runAction(
   const { runConditions, RunParamsSchema } = await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { conditionTable, runIdLine } = await import('../report/table.js');
+  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const given: RunParams = {
     bench: opts.bench,
@@ -274,6 +274,7 @@ async function runAction(
     } else {
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
+      process.stdout.write(verdictText(result.verdict, fit));
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {

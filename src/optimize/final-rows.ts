@@ -14,9 +14,9 @@ export const BASELINES = ['raw', 'fifo', 'masking', 'summary', 'retrieval'] as c
  * The rows of optimize's final table (issue #23): the baselines, then v0, UT and UTCO for each
  * scope that was optimized: `obs` alone and `hist` alone (only that compressor on, as it was
  * tuned: what was optimized is what is deployed), and both together when both were targeted
- * (the paper reports each compressor on its own; combining them costs accuracy). A phase that
- * accepted nothing gives a row with the same condition and a note that says so; a phase that
- * did not run gives no row.
+ * (the paper reports each compressor on its own; combining them costs accuracy). Versions that
+ * are the same guidelines (a phase accepted nothing) share one row named `A=B` with a note that
+ * says so (issue #24: never silently omitted); a phase that did not run has no row.
  */
 export function finalRows(
   params: Pick<OptimizeParams, 'target' | 'phases'>,
@@ -29,32 +29,42 @@ export function finalRows(
   if (params.target === 'both') scopes.push('both');
   for (const scope of scopes) {
     const only = scope === 'both' ? undefined : scope;
-    const name = (v: string) => (scope === 'both' ? `${v} both` : `${v} ${scope}`);
-    const v0 = makeCondition('acon', start, only);
-    rows.push({ version: name('v0'), condition: v0 });
-    const utc = makeCondition('acon', ut, only);
+    const name = (v: string) => `${v} ${scope}`;
+    const versions: FinalRow[] = [
+      { version: name('v0'), condition: makeCondition('acon', start, only) },
+    ];
     if (params.phases.includes('ut')) {
-      rows.push({
-        version: name('UT'),
-        condition: utc,
-        ...(utc.label === v0.label ? { note: 'UT accepted nothing: same guidelines as v0' } : {}),
-      });
+      versions.push({ version: name('UT'), condition: makeCondition('acon', ut, only) });
     }
     if (params.phases.includes('co')) {
-      const co = makeCondition('acon', final, only);
-      rows.push({
-        version: name('UTCO'),
-        condition: co,
-        ...(co.label === utc.label ? { note: `CO accepted nothing: same guidelines as UT` } : {}),
-      });
+      versions.push({ version: name('UTCO'), condition: makeCondition('acon', final, only) });
     }
+    rows.push(...mergeSameCondition(versions));
   }
   return rows;
 }
 
-/** The distinct conditions of the rows (a phase that accepted nothing repeats its parent's). */
-export function uniqueConditions(rows: readonly FinalRow[]): Condition[] {
-  const seen = new Map<string, Condition>();
-  for (const r of rows) if (!seen.has(r.condition.label)) seen.set(r.condition.label, r.condition);
-  return [...seen.values()];
+/** The condition the final guidelines are deployed as: the targeted compressor alone, or both. */
+export function finalCondition(
+  params: Pick<OptimizeParams, 'target'>,
+  final: GuidelinePair,
+): Condition {
+  return makeCondition('acon', final, params.target === 'both' ? undefined : params.target);
+}
+
+/** Versions with the same condition become one row `A=B`, noting which phase accepted nothing. */
+function mergeSameCondition(all: FinalRow[]): FinalRow[] {
+  const out: FinalRow[] = [];
+  for (const v of all) {
+    const same = out.find((w) => w.condition.label === v.condition.label);
+    if (!same) {
+      out.push({ ...v });
+      continue;
+    }
+    const phase = v.version.startsWith('UTCO') ? 'CO' : 'UT';
+    same.version = `${same.version}=${v.version}`;
+    const note = `${phase} accepted nothing`;
+    same.note = same.note ? `${same.note}; ${note}` : note;
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import type { RunEnv } from './env.js';
 import type { OptimizeParams } from './params.js';
 import { runPhase, type StageResult } from './phase.js';
 import { planOptimize, stagesOf, type OptimizePlan } from './plan.js';
-import { finalRows, uniqueConditions } from './final-rows.js';
+import { finalCondition, finalRows } from './final-rows.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 import { selectTasks } from './run-conditions.js';
@@ -23,6 +23,8 @@ export type OptimizeResult = {
   start: GuidelinePair;
   ut: GuidelinePair;
   final: GuidelinePair;
+  /** The condition the final guidelines are deployed as (one compressor alone when one was targeted). */
+  finalCondition: string;
   /** Rows per split (final-rows.ts): the baselines, then v0, UT and UTCO per compressor scope. */
   tables: {
     split: string;
@@ -115,7 +117,7 @@ export async function optimize(
 
     // Final comparison on the selection and evaluation splits (final-rows.ts).
     const rows = finalRows(params, start, ut, pair);
-    const conditions = uniqueConditions(rows);
+    const conditions = rows.map((r) => r.condition);
     const tables: OptimizeResult['tables'] = [];
     for (const [split, list] of [
       [params.selectSplit, tasks.select],
@@ -159,11 +161,7 @@ export async function optimize(
     }
     // The teacher's train-split rollouts with the final guidelines, deployed as optimized (only
     // the optimized compressor on when one was targeted): the default set of `acon export`.
-    const teacher = makeCondition(
-      'acon',
-      pair,
-      params.target === 'both' ? undefined : params.target,
-    );
+    const teacher = finalCondition(params, pair);
     log(`teacher: ${teacher.label} on ${params.trainSplit} (the default set of acon export)`);
     await runRollouts({
       runId,
@@ -196,6 +194,7 @@ export async function optimize(
       start,
       ut,
       final: pair,
+      finalCondition: teacher.label,
       tables,
       promoted,
       files,
