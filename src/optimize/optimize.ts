@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
-import { makeCondition } from './condition.js';
 import type { RunEnv } from './env.js';
 import type { OptimizeParams } from './params.js';
 import { runPhase, type StageResult } from './phase.js';
