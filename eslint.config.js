@@ -1,6 +1,29 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Files still holding a function over 80 lines (see the rule below); the list only shrinks. */
+const MAX_LINES_EXEMPT = [
+  'src/agent/loop.ts', // runEpisode
+  'src/bench/apptown/seed/mail.ts', // seedMail
+  'src/bench/apptown/seed/music.ts', // seedMusic
+  'src/bench/apptown/seed/shop.ts', // seedShop
+  'src/bench/qa/corpus.ts', // generateCorpus
+  'src/cli/optimize.ts', // optimizeAction, registerOptimize
+  'src/cli/progress.ts', // createProgress
+  'src/cli/proxy.ts', // registerProxy
+  'src/cli/run.ts', // runAction
+  'src/cli/session.ts', // openSession
+  'src/export/exporter.ts', // exportDataset
+  'src/llm/client.ts', // createLlmClient
+  'src/optimize/optimize.ts', // optimize
+  'src/optimize/run-conditions.ts', // runConditions
+  'src/report/table.ts', // conditionColumns
+  'src/runtime/context-compressor.ts', // createContextCompressorWith
+  'src/runtime/proxy/start-proxy.ts', // startProxy
+  'src/sim/analyzer.ts', // simUtilityAnalysis
+  'src/store/upgrade.ts', // convert (came with store v2 as the rule came in)
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'runs/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -34,6 +57,31 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Thin commands, small functions (issue #30): no function in src/ over 80 lines, blank lines
+    // and comments not counted. Tests are exempt (a table of cases may be long).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'max-lines-per-function': [
+        'error',
+        { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true },
+      ],
+    },
+  },
+  {
+    // Exempt for good: apptown's app APIs are declarative tables (one entry per endpoint, each a
+    // few lines); splitting them would scatter one app's API over several functions.
+    files: ['src/bench/apptown/apps/**/*.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Exempt for now, a list that only shrinks: files with a function over 80 lines that were
+    // being changed by other work when the rule came in (issue #30). Take a file off the list
+    // when its long function is split; never add one.
+    files: MAX_LINES_EXEMPT,
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     // The HTML report's page script runs in the browser, after the inlined d3 and Plot.

@@ -49,6 +49,24 @@ describe('the shipped mcp tasks', () => {
     expect([...servers].sort()).toEqual(['fs', 'memory']);
   });
 
+  it('are exactly what scripts/bench/gen-mcp-tasks.ts makes from its seeds', async () => {
+    const { generateMcpTasks } = await import('../scripts/bench/mcp-tasks/generate.js');
+    const { readdir } = await import('node:fs/promises');
+    const dir = fileURLToPath(new URL('../tasks/mcp/', import.meta.url));
+    const expected = generateMcpTasks();
+    const shipped = (await readdir(dir, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => `${e.parentPath}/${e.name}`.slice(dir.length).replace(/^\//, ''))
+      .sort();
+    expect(shipped).toEqual([...expected.keys()].sort());
+    const stale: string[] = [];
+    for (const [path, content] of expected) {
+      if ((await readFile(`${dir}${path}`, 'utf8')) !== content) stale.push(path);
+    }
+    // A difference means the seeded data changed (a new @faker-js/faker?): rerun the script.
+    expect(stale).toEqual([]);
+  });
+
   it('replay their reference plans against the real servers to a success, with long observations', async () => {
     // One file task with state checks (move files) and one graph task (create entity, relations).
     const tasks = await bench.listTasks('test');
@@ -244,6 +262,62 @@ describe('the task file example of docs/benchmarks.md', () => {
         await episode.close();
       }
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a server over streamable HTTP', () => {
+  it('offers its tools, answers with structured content, sends the headers and ends the session', async () => {
+    const { FakeMcpHttpServer } = await import('./fakes/fake-mcp-http-server.js');
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const server = await FakeMcpHttpServer.start({ 'launch-date': '2026-06-01' });
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-http-'));
+    try {
+      await writeFile(
+        join(dir, 'http.yaml'),
+        [
+          'id: http',
+          'split: dev',
+          'instruction: When is the launch?',
+          'servers:',
+          '  kv:',
+          `    url: ${server.url}`,
+          '    headers: { Authorization: "Bearer ${env:KV_TOKEN}" }',
+          'evaluation:',
+          '  answer: "2026-06-01"',
+        ].join('\n'),
+      );
+      const bench = createMcp({ tasksDir: dir, env: { KV_TOKEN: 'tok-1' } });
+      const episode = await bench.start('http');
+      const call = (name: string, args: string) =>
+        episode.act({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name, arguments: args } }],
+        });
+      try {
+        expect(episode.tools.map((t) => t.function.name)).toEqual(['kv__lookup', 'complete_task']);
+        const found = await call('kv__lookup', '{"key":"launch-date"}');
+        expect(JSON.parse(found.messages[0]!.content as string)).toEqual({
+          key: 'launch-date',
+          value: '2026-06-01',
+        });
+        const missing = await call('kv__lookup', '{"key":"budget"}');
+        expect(missing.messages[0]!.content).toBe('Error: no key budget');
+        expect(missing.error).toBeUndefined();
+        await call('complete_task', '{"answer":"2026-06-01"}');
+        expect((await episode.evaluate()).success).toBe(true);
+      } finally {
+        await episode.close();
+      }
+      expect(server.authorization.every((a) => a === 'Bearer tok-1')).toBe(true);
+      expect(server.opened).toHaveLength(1);
+      expect(server.ended).toEqual(server.opened);
+    } finally {
+      await server.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -53,6 +53,15 @@ describe('optimize, a QA compare, then export (issue #24)', () => {
     expect(meta.source).toMatchObject({ runId: optRun, kind: 'optimize', bench: 'apptown' });
   });
 
+  it('optimize ends with a verdict per split and marks the Pareto rows', () => {
+    const flat = optOut.replace(/\n +/g, ' ');
+    for (const split of ['dev', 'test']) {
+      expect(flat).toMatch(new RegExp(`^verdict ${split}: .* vs raw \\(CI.*; Pareto: \\S`, 'm'));
+    }
+    expect(optOut).toMatch(/^version +guidelines .* P /m);
+    expect(optOut).toContain('★');
+  });
+
   it('guideline files of the optimize run record their benchmark', () => {
     const file = /new guideline files \(\d+\): (\S+?),/.exec(optOut.replace(/\n +/g, ' '))![1]!;
     expect(readFileSync(join(cwd, file), 'utf8')).toMatch(/^bench: apptown$/m);
@@ -78,8 +87,13 @@ describe('optimize, a QA compare, then export (issue #24)', () => {
     const warnings = res.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/learned on apptown, not on qa/);
-    expect((JSON.parse(res.stdout) as { warnings: string[] }).warnings).toEqual([
-      warnings[0]!.replace(/^warning: /, ''),
-    ]);
+    const json = JSON.parse(res.stdout) as {
+      warnings: string[];
+      verdict: string;
+      conditions: { pareto: boolean }[];
+    };
+    expect(json.verdict).toMatch(/^dev: Pareto: acon\[/);
+    expect(json.conditions.map((c) => c.pareto)).toEqual([true]);
+    expect(json.warnings).toEqual([warnings[0]!.replace(/^warning: /, '')]);
   });
 });

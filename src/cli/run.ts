@@ -35,6 +35,7 @@ type RawOpts = {
   qaData?: string;
   db?: string;
   skipInvalidTasks?: boolean;
+  allowTaskChanges?: boolean;
 } & CompressorFlags;
 
 const DEFAULT_STRATEGIES = 'raw,fifo,masking,summary,naive,acon';
@@ -85,6 +86,10 @@ function commonOptions(cmd: Command): Command {
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
+    )
+    .option(
+      '--allow-task-changes',
+      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
     )
     .option(
       '--resume <run>',
@@ -178,7 +183,7 @@ async function runAction(
   const { runConditions, RunParamsSchema } = await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { conditionTable, runIdLine } = await import('../report/table.js');
+  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const given: RunParams = {
     bench: opts.bench,
@@ -240,6 +245,7 @@ async function runAction(
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };
     },
     skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
     budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
     db: opts.db,
     bench: given.bench,
@@ -274,6 +280,7 @@ async function runAction(
     } else {
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
+      process.stdout.write(verdictText(result.verdict, fit));
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {

@@ -4,6 +4,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  linkSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -63,6 +64,8 @@ export type GuidelineStoreOptions = {
 export const PACKAGE_GUIDELINES_DIR = fileURLToPath(new URL('../../guidelines/', import.meta.url));
 
 export const ACTIVE_FILE = 'ACTIVE';
+/** Where claimed version numbers are marked until their files exist. */
+const RESERVED_DIR = '.reserved';
 
 /** `0003-ut-r1-c2.md` → number 3. */
 const FILE_NAME = /^(\d{4,})(?:-(.+))?\.md$/;
@@ -95,16 +98,18 @@ function slugify(raw: string): string {
  * A directory without a v0 reads the v0 shipped with the package; the first write or promote of
  * a kind copies that v0 in, so every lineage in the directory starts at a local seed.
  *
- * All file operations are synchronous on purpose: `nextId` and the write that uses it run without
- * yielding to the event loop, so concurrent (async) writers in one process never take the same
- * id. Ids are never reused: the next one is above every file, every parent reference, the ACTIVE
- * pointer and every id this store has issued. Separate processes writing the same directory at
- * once are not coordinated.
+ * Ids are claimed by creating a marker file `<kind>/.reserved/<NNNN>` exclusively (`wx`): of
+ * two writers, in one process or in two acon runs sharing the folder, only one gets a number
+ * (issue #31). A new version's file is linked into place, never renamed over an existing file.
+ * Ids are never reused: the next one is above every file, every parent reference, the ACTIVE
+ * pointer, every number claimed by another writer (a marker goes once its version file exists)
+ * and every number this store has claimed.
  */
 export class GuidelineStore {
   readonly dir: string;
   readonly seedDir: string;
   private readonly now: () => Date;
+  /** The highest number this store claimed per kind: never handed out again by it. */
   private readonly issued = new Map<GuidelineKind, number>();
 
   constructor(options: GuidelineStoreOptions = {}) {
@@ -187,7 +192,7 @@ export class GuidelineStore {
 
   /** The id the next {@link write} of this kind will get. */
   nextId(kind: GuidelineKind): string {
-    let max = this.issued.get(kind) ?? -1;
+    let max = Math.max(this.issued.get(kind) ?? -1, ...this.claimedNumbers(kind));
     for (const g of this.list(kind)) {
       max = Math.max(max, idNumber(g.id), g.parent === null ? -1 : idNumber(g.parent));
     }
@@ -204,7 +209,7 @@ export class GuidelineStore {
   write(input: NewGuideline): StoredGuideline {
     const kind = GuidelineKindSchema.parse(input.kind);
     this.ensureSeed(kind);
-    const id = input.id ?? this.nextId(kind);
+    const id = input.id ?? formatGuidelineId(kind, this.claim(kind, 1));
     if (input.id !== undefined && idNumber(id) < 0) {
       throw new UsageError(`reserved guideline id "${id}" is not an id like obs-0003`);
     }
@@ -240,8 +245,16 @@ export class GuidelineStore {
         { cause: parsed.error },
       );
     }
-    writeAtomic(path, serializeGuideline(parsed.data));
-    this.issued.set(kind, Math.max(this.issued.get(kind) ?? -1, idNumber(id)));
+    const taken = this.localFiles(join(this.dir, kind)).find((f) => f.n === idNumber(id));
+    if (taken) {
+      throw new GuidelineError(
+        path,
+        'id',
+        `${basename(taken.path)} already holds ${id}; nothing was overwritten. Resume the run that reserved it, or start a new one`,
+      );
+    }
+    writeNew(path, serializeGuideline(parsed.data));
+    rmSync(this.claimPath(kind, idNumber(id)), { force: true });
     return { ...parsed.data, path };
   }
 
@@ -252,10 +265,61 @@ export class GuidelineStore {
    */
   reserveIds(kind: GuidelineKind, n: number): string[] {
     this.ensureSeed(kind);
-    const first = idNumber(this.nextId(kind));
-    const ids = Array.from({ length: n }, (_, i) => formatGuidelineId(kind, first + i));
-    if (n > 0) this.issued.set(kind, first + n - 1);
-    return ids;
+    if (n <= 0) return [];
+    const first = this.claim(kind, n);
+    return Array.from({ length: n }, (_, i) => formatGuidelineId(kind, first + i));
+  }
+
+  /**
+   * Claims `n` consecutive free numbers by creating their markers exclusively; when another
+   * writer got one of them first, lets go of the rest and tries above it.
+   */
+  private claim(kind: GuidelineKind, n: number): number {
+    mkdirSync(join(this.dir, kind, RESERVED_DIR), { recursive: true });
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const first = idNumber(this.nextId(kind));
+      const made: string[] = [];
+      try {
+        for (let i = 0; i < n; i++) {
+          const marker = this.claimPath(kind, first + i);
+          writeFileSync(marker, `${process.pid}\n`, { flag: 'wx' });
+          made.push(marker);
+        }
+        // A writer makes its file while it holds the marker and drops the marker after, so a
+        // number whose file exists now was taken between our look and our claim: try again.
+        const files = this.localFiles(join(this.dir, kind));
+        if (files.some((f) => f.n >= first && f.n < first + n)) {
+          for (const marker of made) rmSync(marker, { force: true });
+          continue;
+        }
+        this.issued.set(kind, first + n - 1);
+        return first;
+      } catch (err) {
+        for (const marker of made) rmSync(marker, { force: true });
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+    throw new GuidelineError(
+      join(this.dir, kind, RESERVED_DIR),
+      'id',
+      'could not claim a free version number after 1000 tries; too many writers at once',
+    );
+  }
+
+  private claimPath(kind: GuidelineKind, n: number): string {
+    return join(this.dir, kind, RESERVED_DIR, formatGuidelineId(kind, n).slice(kind.length + 1));
+  }
+
+  /** Numbers claimed (markers present) but not yet written as version files. */
+  private claimedNumbers(kind: GuidelineKind): number[] {
+    let names: string[];
+    try {
+      names = readdirSync(join(this.dir, kind, RESERVED_DIR));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    return names.filter((name) => /^\d{4,}$/.test(name)).map(Number);
   }
 
   /** The version with this id when its file exists; undefined otherwise. */
@@ -409,6 +473,28 @@ export class GuidelineStore {
       versions.push({ ...g, path });
     }
     return versions;
+  }
+}
+
+/**
+ * Writes a new file: a temp file next to `path`, hard-linked into place, which fails rather
+ * than replace a file that is there (a rename would overwrite it).
+ */
+function writeNew(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, content, { flag: 'wx' });
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new GuidelineError(path, 'id', 'a file of that name exists; nothing was overwritten', {
+        cause: err,
+      });
+    }
+    throw err;
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
 

@@ -167,7 +167,7 @@ export function createLlmClient(opts: CreateLlmClientOptions): MeteredLlmClient 
       },
       {
         maxRetries: endpoint.max_retries,
-        sleep: (ms) => clock.sleep(ms),
+        sleep: (ms, signal) => clock.sleep(ms, signal),
         now: () => clock.now(),
         random,
         signal: opts.signal,

@@ -47,6 +47,21 @@ const http = (status: number, headers?: Record<string, string>) =>
   new ProviderError(`HTTP ${status}`, status, headers ? { cause: { headers } } : undefined);
 
 describe('withRetry', () => {
+  it('hands the abort signal to the sleep, which can then clear its timer', async () => {
+    const controller = new AbortController();
+    const signals: (AbortSignal | undefined)[] = [];
+    const sleep = (_ms: number, signal?: AbortSignal) => {
+      signals.push(signal);
+      controller.abort();
+      return Promise.resolve();
+    };
+    const { fn } = failing(http(429, { 'retry-after': '3600' }));
+    await expect(
+      withRetry(fn, { ...options(sleep), signal: controller.signal }),
+    ).rejects.toBeInstanceOf(ProviderError);
+    expect(signals).toEqual([controller.signal]);
+  });
+
   it('backs off exponentially with full jitter, capped at maxDelayMs', async () => {
     const { delays, sleep } = fakeSleep();
     const { fn } = failing(http(500), http(502), http(503), http(500), http(500));

@@ -16,7 +16,8 @@ export type RetryOptions = {
    * @default 120_000
    */
   maxRetryAfterMs?: number;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; given the signal, it stops waiting (and clears its timer) when that aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Uniform in [0, 1); seeded in tests. */
   random: () => number;
   /** Wall clock for `Retry-After: <HTTP date>`. @default Date.now */
@@ -113,7 +114,7 @@ export async function withRetry<T>(
           ? Math.min(asked, opts.maxRetryAfterMs ?? 120_000)
           : backoffDelay(attempt, opts);
       opts.onRetry?.({ attempt, delayMs, error });
-      await sleepUnlessAborted(opts.sleep(delayMs), opts.signal);
+      await sleepUnlessAborted(opts.sleep(delayMs, opts.signal), opts.signal);
       if (opts.signal?.aborted) throw attempt > 0 ? gaveUp(error, attempt + 1) : error;
     }
   }

@@ -1,6 +1,7 @@
 import type { OptimizeResult } from './optimize.js';
 import { wrapLine, type FitOptions } from '../report/fit-table.js';
 import type { ConditionMetrics } from '../report/metrics.js';
+import { verdictLine } from '../report/verdict.js';
 import {
   conditionColumns,
   PEAK_NOTE,
@@ -51,6 +52,17 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     );
   }
   out.push('');
+  const finalLabel = `acon[${r.final.obs.id},${r.final.hist.id}]`;
+  for (const t of r.tables) {
+    const rows = t.rows.map((row) => ({
+      ...row,
+      name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
+    }));
+    push(`verdict ${verdictLine(t.split, rows, finalLabel)}`, '  ');
+  }
+  if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
+    push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
+  }
   push(PEAK_NOTE);
   if (r.tables[0]?.provenance.simulated) push(SIMULATED_NOTE);
   push(

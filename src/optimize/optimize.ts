@@ -113,12 +113,14 @@ export async function optimize(
     if (!params.phases.includes('co')) ut = pair;
 
     // Final comparison: raw, v0, UT, UTCO on the selection and evaluation splits.
-    const versions = [
+    // A phase that accepted nothing leaves the same guidelines: one row named for both
+    // (`UT=UTCO`), so the table never silently omits a version (issue #24).
+    const versions = mergeSameCondition([
       { version: 'raw', condition: makeCondition('raw') },
       { version: 'v0', condition: makeCondition('acon', start) },
       { version: 'UT', condition: makeCondition('acon', ut) },
       { version: 'UTCO', condition: makeCondition('acon', pair) },
-    ].filter((v, i, all) => all.findIndex((w) => w.condition.label === v.condition.label) === i);
+    ]);
     const tables: OptimizeResult['tables'] = [];
     for (const [split, list] of [
       [params.selectSplit, tasks.select],
@@ -221,4 +223,20 @@ function summarizeRunOn(
     taskIds,
     hasScenarios(env.bench.name),
   );
+}
+
+/** Versions that ran the same condition become one row named `A=B`, in first-seen order. */
+function mergeSameCondition<V extends { version: string; condition: { label: string } }>(
+  all: V[],
+): V[] {
+  const first = all.filter(
+    (v, i) => all.findIndex((w) => w.condition.label === v.condition.label) === i,
+  );
+  return first.map((v) => ({
+    ...v,
+    version: all
+      .filter((w) => w.condition.label === v.condition.label)
+      .map((w) => w.version)
+      .join('='),
+  }));
 }

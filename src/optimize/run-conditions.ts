@@ -9,6 +9,7 @@ import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import { ConditionMetricsSchema } from '../report/metrics.js';
 import { summarizeRun } from '../report/summarize.js';
+import { conditionsVerdict } from '../report/verdict.js';
 import { ProvenanceSchema, type Provenance } from '../report/table.js';
 import { makeCondition, type Condition } from './condition.js';
 import { runRollouts } from './rollouts.js';
@@ -36,6 +37,8 @@ export const RunConditionsResultSchema = z.object({
   conditions: z.array(ConditionMetricsSchema),
   /** Warnings printed on stderr too, e.g. guidelines learned on another benchmark. */
   warnings: z.array(z.string()).default([]),
+  /** One line naming the Pareto-optimal conditions and how acon compares with raw (verdict.ts). */
+  verdict: z.string().default(''),
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
@@ -159,5 +162,6 @@ export async function runConditions(opts: {
     simulated: session.simulated,
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
-  return { provenance, conditions: metrics, warnings: warning ? [warning] : [] };
+  const verdict = conditionsVerdict(params.split, metrics);
+  return { provenance, conditions: metrics, warnings: warning ? [warning] : [], verdict };
 }

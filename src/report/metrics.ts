@@ -153,6 +153,11 @@ export const ConditionMetricsSchema = z.object({
    * form scenarios (AppWorld), where `accuracy` is the task goal completion.
    */
   sgc: z.number().optional(),
+  /**
+   * On the Pareto front of accuracy vs mean peak tokens among the conditions it was summarized
+   * with (one split; pareto.ts); absent where no comparison was made.
+   */
+  pareto: z.boolean().optional(),
 });
 export type ConditionMetrics = z.infer<typeof ConditionMetricsSchema>;
 

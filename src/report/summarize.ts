@@ -1,6 +1,7 @@
 import type { RunStore } from '../store/run-store.js';
 import { conditionMetrics, type ConditionMetrics } from './metrics.js';
 import { type RolloutMetrics } from '../domain/rollout-metrics.js';
+import { withPareto } from './pareto.js';
 import { scenarioGoalCompletion, type ScenarioOutcome } from './scenario.js';
 
 /**
@@ -30,8 +31,9 @@ export function summarizeRun(
     ]);
   }
   const raw = byCondition.get(rawCondition);
-  return conditions.map((c) => {
+  const rows = conditions.map((c) => {
     const m = conditionMetrics(c, byCondition.get(c) ?? [], { seed, raw });
     return scenarios ? { ...m, sgc: scenarioGoalCompletion(outcomes.get(c) ?? []).sgc } : m;
   });
+  return withPareto(rows);
 }

@@ -80,6 +80,14 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
       priority: 10,
     },
     {
+      // The Pareto marker (issue #24); --json carries `pareto` too.
+      key: 'pareto',
+      label: 'P',
+      note: '★ Pareto-optimal: no other row has at least its accuracy with fewer peak tokens',
+      value: (r) => (r.pareto === undefined ? undefined : r.pareto ? '★' : ''),
+      priority: 9,
+    },
+    {
       key: 'meanPeakTokens',
       label: 'peak',
       value: (r) => int(r.meanPeakTokens),
@@ -197,4 +205,12 @@ export function runIdLine(runId: string, db: string, opts: FitOptions = {}): str
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const one = `stored in ${db} as run ${runId}`;
   return [...one].length <= limit ? `${one}\n` : `stored in ${db}\nas run ${runId}\n`;
+}
+
+/** `verdict dev: …` wrapped to the width, continuation lines indented. */
+export function verdictText(verdict: string, opts: FitOptions = {}): string {
+  if (!verdict) return '';
+  const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
+  const lines = wrapLine(`verdict ${verdict}`, limit - 2);
+  return `${lines.map((l, i) => (i === 0 ? l : `  ${l}`)).join('\n')}\n`;
 }

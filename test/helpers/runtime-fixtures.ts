@@ -99,3 +99,47 @@ export function pairingIntact(
   }
   return true;
 }
+
+/**
+ * A scripted agent model: the first `turns` calls ask for `list_records` page n (n = 0, 1, …),
+ * the next one answers with text.
+ */
+export function toolLoopAgent(turns: number): FakeHandler {
+  let n = 0;
+  return () => {
+    const page = n++;
+    return page < turns
+      ? reply.toolCalls([{ id: `call_${page}`, name: 'list_records', arguments: { page } }])
+      : reply.text('total: 42');
+  };
+}
+
+/** The tool of `toolLoopAgent`: a page of records, over T_obs on even pages, under it on odd ones. */
+export function listRecords(page: number): string {
+  return bigToolResult(page, page % 2 === 0 ? 2000 : 900);
+}
+
+/** Tool results of a request as the model saw them, and what the request tells about compression. */
+export function inspectAgentRequest(req: FakeRequest) {
+  const messages = bodyOf(req).messages as {
+    role: string;
+    content?: unknown;
+    tool_call_id?: string;
+    tool_calls?: { id: string }[];
+  }[];
+  const text = (c: unknown) =>
+    typeof c === 'string'
+      ? c
+      : Array.isArray(c)
+        ? c.map((p: { text?: string }) => p.text ?? '').join('\n')
+        : '';
+  const tools = messages.filter((m) => m.role === 'tool').map((m) => text(m.content));
+  return {
+    messages,
+    tools,
+    summarized: messages.some(
+      (m) => m.role === 'user' && text(m.content).includes('[Context summary]'),
+    ),
+    compressedTools: tools.filter((t) => t.startsWith('{"kept"')).length,
+  };
+}

@@ -47,10 +47,13 @@ export class McpServerError extends BenchmarkError {
     readonly stderrTail: string,
     opts?: ErrorOptions,
   ) {
-    super(
-      `MCP server "${server}" ${detail}${stderrTail ? `; its stderr ends with:\n${stderrTail}` : ''}`,
-      opts,
-    );
+    // One line (the CLI prints errors as one line): the last 5 lines of stderr joined with " | ".
+    const tail = stderrTail
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== '')
+      .slice(-5)
+      .join(' | ');
+    super(`MCP server "${server}" ${detail}${tail ? `; its stderr ends with: ${tail}` : ''}`, opts);
   }
 }
 

@@ -1,0 +1,71 @@
+import type { ConditionMetrics } from './metrics.js';
+import { paretoFlags } from './pareto.js';
+
+/** A row of one split's table; `name` is what the verdict calls it (a condition or a version). */
+export type VerdictRow = Pick<
+  ConditionMetrics,
+  'condition' | 'accuracy' | 'accuracyCi' | 'meanPeakTokens' | 'tasks'
+> & { name: string };
+
+/** `−41%` (fewer peak tokens than raw) or `+3%`. */
+const peakChange = (row: VerdictRow, raw: VerdictRow) => {
+  if (raw.meanPeakTokens <= 0) return '?';
+  const change = row.meanPeakTokens / raw.meanPeakTokens - 1;
+  return `${change <= 0 ? '−' : '+'}${Math.abs(100 * change).toFixed(0)}%`;
+};
+/** `−1.3 pts` / `+0.0 pts`: the accuracy difference in percentage points. */
+const points = (row: VerdictRow, raw: VerdictRow) => {
+  const d = 100 * (row.accuracy - raw.accuracy);
+  return `${d < -0.05 ? '−' : '+'}${Math.abs(d).toFixed(1)} pts`;
+};
+const ciOverlap = (a: VerdictRow, b: VerdictRow) =>
+  a.accuracyCi[0] <= b.accuracyCi[1] && b.accuracyCi[0] <= a.accuracyCi[1];
+
+/** `acon[…] −41% peak at −1.3 pts vs raw (CI overlaps)` */
+function againstRaw(row: VerdictRow, raw: VerdictRow): string {
+  const ci = ciOverlap(row, raw) ? 'CI overlaps' : 'CIs apart';
+  return `${row.name} ${peakChange(row, raw)} peak at ${points(row, raw)} vs raw (${ci})`;
+}
+
+/**
+ * The best baseline: of the rows that are neither raw nor the final guidelines, the most
+ * accurate, then the one with fewer peak tokens.
+ */
+function bestBaseline(rows: VerdictRow[], raw: VerdictRow, final: VerdictRow | undefined) {
+  const others = rows.filter((r) => r !== raw && r !== final && r.tasks > 0);
+  return [...others].sort(
+    (a, b) => b.accuracy - a.accuracy || a.meanPeakTokens - b.meanPeakTokens,
+  )[0];
+}
+
+/**
+ * One line for one split (issue #24), e.g.
+ * `test: UTCO acon[obs-0004,hist-0007] −41% peak at −1.3 pts vs raw (CI overlaps); best baseline
+ * masking −48% at −0.0 pts; Pareto: raw, masking, UTCO`. `final` names the row of the final
+ * guidelines (optimize's last version, compare's acon); without raw only the Pareto set is named.
+ */
+export function verdictLine(split: string, rows: VerdictRow[], final?: string): string {
+  const live = rows.filter((r) => r.tasks > 0);
+  const flags = paretoFlags(live);
+  const pareto = live.filter((_, i) => flags[i]).map((r) => r.name);
+  const raw = live.find((r) => r.condition === 'raw');
+  const fin = live.find((r) => r.name === final || r.condition === final);
+  const parts: string[] = [];
+  if (raw && fin) parts.push(againstRaw(fin, raw));
+  const base = raw ? bestBaseline(live, raw, fin) : undefined;
+  if (raw && base) {
+    parts.push(`best baseline ${base.name} ${peakChange(base, raw)} at ${points(base, raw)}`);
+  }
+  parts.push(`Pareto: ${pareto.join(', ') || 'none'}`);
+  return `${split}: ${parts.join('; ')}`;
+}
+
+/** The verdict of `acon run`/`compare`: conditions by their labels, the acon one as final. */
+export function conditionsVerdict(split: string, rows: ConditionMetrics[]): string {
+  const final = rows.find((r) => r.condition.startsWith('acon'))?.condition;
+  return verdictLine(
+    split,
+    rows.map((r) => ({ ...r, name: r.condition })),
+    final,
+  );
+}
