@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
+import { registerGuidelinesExport } from './guidelines-export.js';
 import { terminalWidth } from '../report/fit-table.js';
 import {
   formatAccuracy,
@@ -68,6 +69,7 @@ export function registerGuidelines(
     .command('guidelines')
     .description('review, compare and choose versions of the compression guidelines')
     .addHelpText('after', GROUP_EXAMPLES);
+  registerGuidelinesExport(group, io.out);
 
   group
     .command('log')
