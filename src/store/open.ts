@@ -159,6 +159,18 @@ export function asDatabaseError(err: unknown, file: string): unknown {
         `cannot open it for writing (${what}); make the file and its folder writable, ${ELSEWHERE}`,
         { cause: err },
       );
+    case 'SQLITE_FULL':
+      return new DatabaseError(
+        file,
+        `the disk is full (${what}); free space on it, then continue the stopped run with --resume (\`acon runs\` lists it: everything finished is stored), ${ELSEWHERE}`,
+        { cause: err },
+      );
+    case 'EISDIR':
+      return new DatabaseError(
+        file,
+        `is a folder, not a database file; name a file, e.g. --db ${file.replace(/\/+$/, '')}/acon.db`,
+        { cause: err },
+      );
     case 'SQLITE_BUSY':
       return new DatabaseError(
         file,
