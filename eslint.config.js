@@ -8,13 +8,10 @@ const MAX_LINES_EXEMPT = [
   'src/bench/apptown/seed/music.ts', // seedMusic
   'src/bench/apptown/seed/shop.ts', // seedShop
   'src/bench/qa/corpus.ts', // generateCorpus
-  'src/cli/export.ts', // registerExport
-  'src/cli/guidelines.ts', // registerGuidelines
   'src/cli/optimize.ts', // optimizeAction, registerOptimize
   'src/cli/progress.ts', // createProgress
   'src/cli/proxy.ts', // registerProxy
   'src/cli/run.ts', // runAction
-  'src/cli/runs.ts', // registerRuns
   'src/cli/session.ts', // openSession
   'src/export/exporter.ts', // exportDataset
   'src/llm/client.ts', // createLlmClient

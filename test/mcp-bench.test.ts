@@ -49,6 +49,24 @@ describe('the shipped mcp tasks', () => {
     expect([...servers].sort()).toEqual(['fs', 'memory']);
   });
 
+  it('are exactly what scripts/bench/gen-mcp-tasks.ts makes from its seeds', async () => {
+    const { generateMcpTasks } = await import('../scripts/bench/mcp-tasks/generate.js');
+    const { readdir } = await import('node:fs/promises');
+    const dir = fileURLToPath(new URL('../tasks/mcp/', import.meta.url));
+    const expected = generateMcpTasks();
+    const shipped = (await readdir(dir, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => `${e.parentPath}/${e.name}`.slice(dir.length).replace(/^\//, ''))
+      .sort();
+    expect(shipped).toEqual([...expected.keys()].sort());
+    const stale: string[] = [];
+    for (const [path, content] of expected) {
+      if ((await readFile(`${dir}${path}`, 'utf8')) !== content) stale.push(path);
+    }
+    // A difference means the seeded data changed (a new @faker-js/faker?): rerun the script.
+    expect(stale).toEqual([]);
+  });
+
   it('replay their reference plans against the real servers to a success, with long observations', async () => {
     // One file task with state checks (move files) and one graph task (create entity, relations).
     const tasks = await bench.listTasks('test');

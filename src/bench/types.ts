@@ -114,6 +114,11 @@ export interface Benchmark {
    * src/optimize/contrastive.ts
    */
   pairRule?: PairRule;
+  /**
+   * What identifies a task's content, so a resumed run can tell that a task changed since it
+   * started (apptown: the whole task file). @default a hash of getTask(id)
+   */
+  taskDigest?(id: string): Promise<string>;
   /** Problems found while loading (bad task files); the good tasks still load. */
   loadProblems?(): Promise<Error[]>;
   /**

@@ -57,11 +57,17 @@ const ExportCliSchema = z.object({
 });
 
 export function registerExport(program: Command): void {
-  program
+  const cmd = program
     .command('export')
     .description(
       "export the teacher's compressor calls (or agent turns) of a run as a fine-tuning set for a student model",
-    )
+    );
+  addExportOptions(cmd);
+  cmd.action(exportAction);
+}
+
+function addExportOptions(cmd: Command): void {
+  cmd
     .addOption(new Option('--role <role>', 'what to export').choices(ROLES).makeOptionMandatory())
     .addOption(
       new Option('--format <format>', 'training-file format')
@@ -139,85 +145,87 @@ Examples:
   $ acon export --role agent --format openai --run run-20261122-031500-ab12 --include-failed --json
   $ acon export --role hist --format openai --out hist.jsonl --teacher obs@3,hist@2
 Then check the file: acon lint hist.jsonl --format openai`,
-    )
-    .action(async (_o: ExportRaw, cmd: Command) => {
-      const raw = cmd.optsWithGlobals<ExportRaw>();
-      const nums = ExportCliSchema.safeParse(raw);
-      if (!nums.success) throw new UsageError(nums.error.issues[0]!.message);
-      if (raw.overflow === 'truncate' && nums.data.maxTokens === undefined) {
-        throw new UsageError('--overflow truncate needs --max-tokens N');
-      }
-      // An export is one streaming pass whose live heap stays flat (~60 MB on a 10,000-rollout
-      // store); by default V8 lets the heap grow to 4× the live set between collections, which
-      // showed as 550–800 MB of resident memory (issue #16). 1.2× keeps it near the live set.
-      setFlagsFromString('--heap-growing-percent=20');
-      const { loadConfig } = await import('../config/load.js');
-      const { openRunStore } = await import('../store/open-run-store.js');
-      const { exportDataset, renderExportSummary } = await import('../export/index.js');
-      const { terminalWidth } = await import('../report/fit-table.js');
-      const { GuidelineStore } = await import('../guidelines/store.js');
-      const { config } = loadConfig({ file: raw.config });
-      const splits = raw.split === 'all' ? null : commaList(raw.split);
-      if (splits !== null && splits.length === 0)
-        throw new UsageError('--split needs a split name, or "all"');
-      if (raw.teacher !== undefined && raw.teacher !== false && splits?.length !== 1) {
-        throw new UsageError(
-          '--teacher runs on one split: give --split with a single name, e.g. --split train',
-        );
-      }
-      const guidelines =
-        raw.guidelines === undefined
-          ? undefined
-          : raw.guidelines === 'all'
-            ? null
-            : commaList(raw.guidelines);
-      const dbPath = raw.db ?? config.run.db;
-      // Without --teacher an export only reads the database.
-      const store = openRunStore(dbPath, { mode: raw.teacher ? 'write' : 'read' });
-      try {
-        const summary = await exportDataset(
-          {
-            run: raw.run,
-            bench: cmd.getOptionValueSource('bench') === 'cli' ? raw.bench : null,
-            role: raw.role,
-            format: raw.format,
-            out: raw.out,
-            includeFailed: raw.includeFailed === true,
-            conditions: raw.condition && raw.condition.length > 0 ? raw.condition : null,
-            splits,
-            guidelines,
-            valRatio: nums.data.valRatio ?? 0,
-            maxTokens: nums.data.maxTokens ?? null,
-            overflow: raw.overflow,
-            seed: nums.data.seed ?? config.seed,
-            teacher: raw.teacher ?? false,
-          },
-          {
-            store,
-            runTeacher: await teacherRunner(raw, dbPath),
-            activeGuidelines: () => {
-              try {
-                const g = new GuidelineStore();
-                return { obs: g.activeId('obs'), hist: g.activeId('hist') };
-              } catch {
-                return null;
-              }
-            },
-          },
-        );
-        for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
-        process.stdout.write(
-          raw.json
-            ? `${JSON.stringify(summary, null, 2)}\n`
-            : renderExportSummary(summary, {
-                color: process.stdout.isTTY === true,
-                width: terminalWidth(),
-              }),
-        );
-      } finally {
-        store.close();
-      }
-    });
+    );
+}
+
+/** `acon export`: parse and check the options, run the exporter, print its summary. */
+async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
+  const raw = cmd.optsWithGlobals<ExportRaw>();
+  const nums = ExportCliSchema.safeParse(raw);
+  if (!nums.success) throw new UsageError(nums.error.issues[0]!.message);
+  if (raw.overflow === 'truncate' && nums.data.maxTokens === undefined) {
+    throw new UsageError('--overflow truncate needs --max-tokens N');
+  }
+  // An export is one streaming pass whose live heap stays flat (~60 MB on a 10,000-rollout
+  // store); by default V8 lets the heap grow to 4× the live set between collections, which
+  // showed as 550–800 MB of resident memory (issue #16). 1.2× keeps it near the live set.
+  setFlagsFromString('--heap-growing-percent=20');
+  const { loadConfig } = await import('../config/load.js');
+  const { openRunStore } = await import('../store/open-run-store.js');
+  const { exportDataset, renderExportSummary } = await import('../export/index.js');
+  const { terminalWidth } = await import('../report/fit-table.js');
+  const { GuidelineStore } = await import('../guidelines/store.js');
+  const { config } = loadConfig({ file: raw.config });
+  const splits = raw.split === 'all' ? null : commaList(raw.split);
+  if (splits !== null && splits.length === 0)
+    throw new UsageError('--split needs a split name, or "all"');
+  if (raw.teacher !== undefined && raw.teacher !== false && splits?.length !== 1) {
+    throw new UsageError(
+      '--teacher runs on one split: give --split with a single name, e.g. --split train',
+    );
+  }
+  const guidelines =
+    raw.guidelines === undefined
+      ? undefined
+      : raw.guidelines === 'all'
+        ? null
+        : commaList(raw.guidelines);
+  const dbPath = raw.db ?? config.run.db;
+  // Without --teacher an export only reads the database.
+  const store = openRunStore(dbPath, { mode: raw.teacher ? 'write' : 'read' });
+  try {
+    const summary = await exportDataset(
+      {
+        run: raw.run,
+        bench: cmd.getOptionValueSource('bench') === 'cli' ? raw.bench : null,
+        role: raw.role,
+        format: raw.format,
+        out: raw.out,
+        includeFailed: raw.includeFailed === true,
+        conditions: raw.condition && raw.condition.length > 0 ? raw.condition : null,
+        splits,
+        guidelines,
+        valRatio: nums.data.valRatio ?? 0,
+        maxTokens: nums.data.maxTokens ?? null,
+        overflow: raw.overflow,
+        seed: nums.data.seed ?? config.seed,
+        teacher: raw.teacher ?? false,
+      },
+      {
+        store,
+        runTeacher: await teacherRunner(raw, dbPath),
+        activeGuidelines: () => {
+          try {
+            const g = new GuidelineStore();
+            return { obs: g.activeId('obs'), hist: g.activeId('hist') };
+          } catch {
+            return null;
+          }
+        },
+      },
+    );
+    for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+    process.stdout.write(
+      raw.json
+        ? `${JSON.stringify(summary, null, 2)}\n`
+        : renderExportSummary(summary, {
+            color: process.stdout.isTTY === true,
+            width: terminalWidth(),
+          }),
+    );
+  } finally {
+    store.close();
+  }
 }
 
 type LintRaw = { format: (typeof FORMATS)[number]; maxTokens?: string; json?: boolean };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
+import { registerGuidelinesExport } from './guidelines-export.js';
 import { terminalWidth } from '../report/fit-table.js';
 import {
   formatAccuracy,
@@ -51,6 +52,26 @@ function describeVersion(g: StoredGuideline): string {
   return `${g.id} (${g.phase}, ${g.status}, accuracy ${formatAccuracy(m.accuracy)}, peak tokens ${formatTokens(m.peakTokens)})`;
 }
 
+const useColor = (io: GuidelinesIo, opts: ColorOpts) =>
+  opts.color && (io.colorSupported ?? pc.isColorSupported);
+const storeFor = (opts: DirOpts) => new GuidelineStore({ dir: opts.dir });
+const activeIds = (store: GuidelineStore) =>
+  Object.fromEntries(GUIDELINE_KINDS.map((k) => [k, store.activeId(k)]));
+
+/** The two versions `diff A [B]` compares: with one version, its parent and it. */
+function diffPair(
+  store: GuidelineStore,
+  refA: string,
+  refB: string | undefined,
+): [StoredGuideline, StoredGuideline] {
+  if (refB !== undefined) return [store.get(refA), store.get(refB)];
+  const b = store.get(refA);
+  if (b.parent === null) {
+    throw new UsageError(`${b.id} has no parent; name two versions: diff <a> <b>`);
+  }
+  return [store.get(b.parent), b];
+}
+
 /**
  * `acon guidelines log|show|diff|promote`: review and choose guideline versions
  * (ARCHITECTURE §3, issue 6).
@@ -59,16 +80,18 @@ export function registerGuidelines(
   program: Command,
   io: GuidelinesIo = { out: (text) => void process.stdout.write(text) },
 ): void {
-  const useColor = (opts: ColorOpts) => opts.color && (io.colorSupported ?? pc.isColorSupported);
-  const storeFor = (opts: DirOpts) => new GuidelineStore({ dir: opts.dir });
-  const activeIds = (store: GuidelineStore) =>
-    Object.fromEntries(GUIDELINE_KINDS.map((k) => [k, store.activeId(k)]));
-
   const group = program
     .command('guidelines')
     .description('review, compare and choose versions of the compression guidelines')
     .addHelpText('after', GROUP_EXAMPLES);
+  registerLog(group, io);
+  registerShow(group, io);
+  registerDiff(group, io);
+  registerPromote(group, io);
+  registerGuidelinesExport(group, io.out);
+}
 
+function registerLog(group: Command, io: GuidelinesIo): void {
   group
     .command('log')
     .description(
@@ -101,13 +124,15 @@ Examples:
       }
       io.out(
         renderGuidelineLog(versions, active, {
-          color: useColor(opts),
+          color: useColor(io, opts),
           width: io.width ?? terminalWidth(),
           wide: opts.wide,
         }),
       );
     });
+}
 
+function registerShow(group: Command, io: GuidelinesIo): void {
   group
     .command('show')
     .description('a version: its front matter (lineage, scores, rationale) and its text')
@@ -133,13 +158,15 @@ Examples:
       }
       io.out(
         renderGuidelineShow(g, {
-          color: useColor(opts),
+          color: useColor(io, opts),
           active,
           path: store.displayPath(g.path),
         }),
       );
     });
+}
 
+function registerDiff(group: Command, io: GuidelinesIo): void {
   group
     .command('diff')
     .description('what changed between two versions (B defaults to A, A to its parent)')
@@ -169,19 +196,8 @@ Examples:
           throw new UsageError(`--unified must be a whole number from 0, got "${opts.unified}"`);
         }
         const store = storeFor(opts);
-        let a: StoredGuideline;
-        let b: StoredGuideline;
-        if (refB === undefined) {
-          b = store.get(refA);
-          if (b.parent === null) {
-            throw new UsageError(`${b.id} has no parent; name two versions: diff <a> <b>`);
-          }
-          a = store.get(b.parent);
-        } else {
-          a = store.get(refA);
-          b = store.get(refB);
-        }
-        const color = useColor(opts);
+        const [a, b] = diffPair(store, refA, refB);
+        const color = useColor(io, opts);
         const c = pc.createColors(color);
         io.out(`${c.bold(`${describeVersion(a)}\n→ ${describeVersion(b)}`)}\n`);
         if (a.kind !== b.kind) {
@@ -206,7 +222,9 @@ Examples:
         );
       },
     );
+}
 
+function registerPromote(group: Command, io: GuidelinesIo): void {
   group
     .command('promote')
     .description('make a version the active one (what `acon run --strategy acon` uses)')

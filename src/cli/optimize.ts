@@ -34,6 +34,7 @@ type RawOpts = {
   wide?: boolean;
   config?: string;
   skipInvalidTasks?: boolean;
+  allowTaskChanges?: boolean;
   selection?: 'heldout' | 'reference';
 };
 
@@ -100,6 +101,10 @@ export function registerOptimize(program: Command): void {
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
+    )
+    .option(
+      '--allow-task-changes',
+      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
     )
     .option(
       '--resume <run>',
@@ -209,6 +214,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       return undefined;
     },
     skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
     dryRun: opts.dryRun,
     budgetUsd: budget,
     db: opts.db,

@@ -35,6 +35,7 @@ type RawOpts = {
   qaData?: string;
   db?: string;
   skipInvalidTasks?: boolean;
+  allowTaskChanges?: boolean;
 } & CompressorFlags;
 
 const DEFAULT_STRATEGIES = 'raw,fifo,masking,summary,naive,acon';
@@ -85,6 +86,10 @@ function commonOptions(cmd: Command): Command {
     .option(
       '--skip-invalid-tasks',
       'run the valid tasks when some task files are invalid (default: stop, exit 2)',
+    )
+    .option(
+      '--allow-task-changes',
+      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
     )
     .option(
       '--resume <run>',
@@ -240,6 +245,7 @@ async function runAction(
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };
     },
     skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
     budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
     db: opts.db,
     bench: given.bench,

@@ -48,7 +48,15 @@ Examples:
   $ acon runs prune --keep 10
   $ acon runs upgrade                          after installing a newer acon`,
     );
+  registerRunsList(runs);
+  registerRunsShow(runs);
+  registerRunsRm(runs);
+  registerRunsPrune(runs);
+  registerRunsUpgrade(runs);
+  return runs;
+}
 
+function registerRunsList(runs: Command): void {
   runs
     .command('list', { isDefault: true })
     .description('list stored runs, newest first: provider, models, status, accuracy per condition')
@@ -75,7 +83,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsShow(runs: Command): void {
   runs
     .command('show')
     .description('one run, rollout by rollout: success, steps, peak tokens, cost, why it failed')
@@ -112,7 +122,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsRm(runs: Command): void {
   runs
     .command('rm')
     .description('delete runs with their rollouts, steps, compression events and LLM calls')
@@ -150,7 +162,9 @@ Examples:
         store.close();
       }
     });
+}
 
+function registerRunsPrune(runs: Command): void {
   runs
     .command('prune')
     .description('delete all but the newest N runs (runs still marked running are kept)')
@@ -189,6 +203,9 @@ Examples:
         store.close();
       }
     });
+}
+
+function registerRunsUpgrade(runs: Command): void {
   runs
     .command('upgrade')
     .description(
@@ -215,5 +232,4 @@ Examples:
           : `${path} is at schema version ${to} already (this acon's)\n`,
       );
     });
-  return runs;
 }

@@ -39,6 +39,8 @@ export type SessionOptions = {
   dryRun?: boolean;
   /** Run the valid tasks when some task files are invalid (instead of stopping). */
   skipInvalidTasks?: boolean;
+  /** --allow-task-changes: a resumed run goes on when a task changed (it says which). */
+  allowTaskChanges?: boolean;
   /** A compressor model and endpoint of its own (run/compare); a resumed run keeps its own. */
   compressor?: CompressorFlags;
   /**
@@ -87,6 +89,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       config.run.db = db;
       if (opts.compressor) applyCompressorFlags(config, opts.compressor);
     }
+    if (opts.allowTaskChanges) config.run.allow_task_changes = true;
     const providerOf = (role: LlmRole) => providerIn(config, role);
     const simNeeded = LLM_ROLES.some((r) => providerOf(r) === 'sim');
     bench = await openBench(benchName, config, benchOpts);

@@ -111,6 +111,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('says what a URL setting needs when it is not one', () => {
+    const { file } = withFile('endpoints:\n  default:\n    base_url: not-a-url\n');
+    const err = errorOf(() => loadConfig({ file, env: {} }));
+    expect(err.message).toBe(
+      `${file}: endpoints.default.base_url: expected a full URL like http://127.0.0.1:8000/v1, got "not-a-url"; write it with http:// or https:// and the host`,
+    );
+  });
+
   it("names a misspelt AppWorld /initialize option with AppWorld's valid ones", () => {
     const { file } = withFile('appworld:\n  initialize:\n    timout_seconds: 60\n');
     const err = errorOf(() => loadConfig({ file, env: {} }));

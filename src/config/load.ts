@@ -198,6 +198,11 @@ function describeIssue(issue: z.core.$ZodIssue, value: unknown, schema: z.ZodTyp
       const shown = got === undefined ? 'nothing' : JSON.stringify(got);
       return `expected ${issue.expected}, got ${shown}; set it to a ${issue.expected}`;
     }
+    case 'invalid_format': {
+      if (issue.format !== 'url') return issue.message;
+      const got = JSON.stringify(valueAt(value, issue.path));
+      return `expected a full URL like http://127.0.0.1:8000/v1, got ${got}; write it with http:// or https:// and the host`;
+    }
     case 'too_small':
       return `${issue.message}; use a value of at least ${String(issue.minimum)}`;
     case 'too_big':

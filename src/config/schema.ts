@@ -192,6 +192,11 @@ export const ConfigSchema = z.strictObject({
       /** The SQLite database of runs, rollouts and LLM calls. */
       db: z.string().min(1).default('runs/acon.db'),
       cache: z.boolean().default(true),
+      /**
+       * Let `--resume` go on when a task changed since the run started (default: refuse, since
+       * the run would mix two versions of the task); `--allow-task-changes` sets it.
+       */
+      allow_task_changes: z.boolean().default(false),
     })
     .prefault({}),
   prices: z.record(z.string(), PriceSchema).default({

@@ -10,6 +10,7 @@ import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
 import { rolloutKey, type RunStore } from '../store/run-store.js';
 import type { Condition } from './condition.js';
+import { checkTaskDigests } from './task-digests.js';
 
 export type RolloutJob = { condition: Condition; task: TaskInfo };
 
@@ -36,6 +37,8 @@ export type RunRolloutsOptions = {
    * can no longer win). Skipped jobs count as done for progress.
    */
   shouldRun?: (job: RolloutJob) => boolean;
+  /** Where a warning line goes (a task changed under --allow-task-changes). @default stderr */
+  warn?: (line: string) => void;
   /** Called after each stored (or skipped, already stored) rollout. */
   onRollout?: (outcome: RolloutOutcome | null, done: number, total: number) => void;
 };
@@ -50,6 +53,14 @@ export type RunRolloutsOptions = {
  */
 export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   const { store, runId } = opts;
+  await checkTaskDigests({
+    store,
+    runId,
+    bench: opts.bench,
+    tasks: opts.jobs.map((j) => j.task),
+    allow: opts.config.run.allow_task_changes,
+    warn: opts.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+  });
   const finished = store.finishedKeys(runId);
   const todo = opts.jobs.filter((j) => !finished.has(rolloutKey(j.condition.label, j.task.id)));
   const total = opts.jobs.length;

@@ -33,6 +33,28 @@ describe('openDatabase', () => {
     expect(openError(file, 'read').message).toContain('not an SQLite database');
   });
 
+  it('says a folder given as the database is a folder, and how to name a file in it', () => {
+    const folder = dir();
+    for (const mode of ['write', 'read'] as const) {
+      expect(openError(folder, mode).message).toBe(
+        `${folder}: is a folder, not a database file; name a file, e.g. --db ${folder}/acon.db`,
+      );
+    }
+  });
+
+  it('names the file, the fix and --resume when the disk fills up mid-run', () => {
+    const file = join(dir(), 'acon.db');
+    new SqliteRunStore(file).close();
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const err = explainDatabaseError(full);
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^${file}: the disk is full \\(database or disk is full\\); free space on it, then continue the stopped run with --resume`,
+      ),
+    );
+  });
+
   it('refuses a database damaged in the middle before writing to it', () => {
     const file = join(dir(), 'acon.db');
     storeWithRuns(file, 200);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
@@ -68,6 +69,12 @@ export class ApptownBenchmark implements Benchmark {
 
   async getTask(id: string): Promise<TaskInfo> {
     return taskInfo(await this.taskFile(id));
+  }
+
+  /** The whole validated task file: instruction, world seed, reference solution, checks. */
+  async taskDigest(id: string): Promise<string> {
+    const { file: _file, ...task } = await this.taskFile(id);
+    return createHash('sha256').update(JSON.stringify(task)).digest('hex').slice(0, 16);
   }
 
   async loadProblems(): Promise<TaskFileError[]> {
