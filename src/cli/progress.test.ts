@@ -77,9 +77,52 @@ describe('createProgress when stderr is not a terminal', () => {
     p.stop();
     clock.advance(60_000);
     expect(lines).toEqual([
-      'optimize 1/40 (2%) · 0:10 elapsed · ETA 6:30 · $0.0000 · acc 100.0% · ut train',
-      'optimize 12/40 (30%) · 0:20 elapsed · ETA 0:47 · $0.5000 · acc 66.7% · ut select',
+      'optimize 1/40 (2%) · 0:10 elapsed · ETA 3:10 · $0.0000 · acc 100.0% · ut train',
+      'optimize 12/40 (30%) · 0:20 elapsed · ETA 0:25 · $0.5000 · acc 66.7% · ut select',
     ]);
+  });
+
+  it('estimates the rest from per-stage rates: within ±30% once 25% is done, with uneven stages', () => {
+    // A synthetic optimize: per guideline kind a slow train stage (20 s a rollout) and a fast
+    // select stage (5 s), then a final stage (10 s). One rate for the whole run is 52% off
+    // at 25% done; per-stage rates are within 30% from 25% done to the end.
+    const plan = [
+      { stage: 'ut:obs:r1 train', total: 40, sec: 20 },
+      { stage: 'ut:obs:r1 select', total: 40, sec: 5 },
+      { stage: 'ut:hist:r1 train', total: 40, sec: 20 },
+      { stage: 'ut:hist:r1 select', total: 40, sec: 5 },
+      { stage: 'final dev', total: 60, sec: 10 },
+    ];
+    const units = plan.reduce((a, p) => a + p.total, 0);
+    const totalMs = plan.reduce((a, p) => a + p.total * p.sec * 1000, 0);
+    const clock = fakeClock();
+    const { stream, lines } = pipe();
+    const p = createProgress({ label: 'optimize', stream, clock, intervalSec: 5 });
+    p.setPlannedTotal(units);
+    p.setPlan(plan.map(({ stage, total }) => ({ stage, total })));
+    // Ticks every 5 s fall between rollouts, never on one's end.
+    const offset = 2_500;
+    clock.advance(offset);
+    let doneUnits = 0;
+    const errors: number[] = [];
+    for (const s of plan) {
+      for (let i = 1; i <= s.total; i++) {
+        clock.advance(s.sec * 1000);
+        p.update(s.stage, i, s.total, { success: true });
+        doneUnits += 1;
+        // The last line was printed at a tick: compare with what was left at that moment.
+        const line = lines.at(-1) ?? '';
+        const at = /(\d+):(\d+) elapsed · ETA (\d+):(\d+)/.exec(line);
+        if (doneUnits >= units / 4 && doneUnits < units && at) {
+          const left = totalMs + offset - (Number(at[1]) * 60 + Number(at[2])) * 1000;
+          const etaMs = (Number(at[3]) * 60 + Number(at[4])) * 1000;
+          errors.push(Math.abs(etaMs - left) / left);
+        }
+      }
+    }
+    p.stop();
+    expect(errors.length).toBeGreaterThan(100);
+    expect(Math.max(...errors)).toBeLessThanOrEqual(0.3);
   });
 
   it('does not count work stored before a resume toward the rate', () => {
@@ -91,9 +134,10 @@ describe('createProgress when stderr is not a terminal', () => {
     p.update('rollouts', 51, 100, { success: true });
     clock.advance(5_000);
     p.stop();
-    // 1 rollout in 10 s, 49 to go: 490 s, not the 9.8 s that counting the 50 resumed ones gives.
+    // 1 rollout in 5 s, 49 to go, 5 s of the next in flight: 240 s, not the 9.8 s that counting
+    // the 50 resumed ones gives.
     expect(lines).toEqual([
-      'compare 51/100 (51%) · 0:10 elapsed · ETA 8:10 · $0.0000 · acc 100.0% · rollouts',
+      'compare 51/100 (51%) · 0:10 elapsed · ETA 4:00 · $0.0000 · acc 100.0% · rollouts',
     ]);
   });
 

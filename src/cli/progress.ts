@@ -51,6 +51,57 @@ export function progressText(p: ProgressState): string {
   ].join(' · ');
 }
 
+/** A stage's label without its guideline kind and round: `ut:obs:r1 train` → `ut train`. */
+export function stageKind(stage: string): string {
+  return stage.replace(/:(obs|hist)\b/g, '').replace(/:r\d+\b/g, '');
+}
+
+/** What the ETA knows of one stage: its units, and the wall time and units of this process. */
+export type StageTiming = { done: number; total: number; fresh: number; ms: number };
+
+/**
+ * Remaining time from measured per-stage rates (issue #24: one rate for the whole run was off
+ * by 2× when stages cost unevenly). A stage's remaining units take the rate measured on stages
+ * of its kind (the same step of another guideline kind or round); a kind not measured yet, and
+ * planned units no stage has claimed, take the mean rate of the measured kinds. Wall time between two
+ * updates counts toward the stage of the later one, so analyses and updater calls that precede
+ * a stage's rollouts are part of its rate. Null before anything was measured.
+ */
+export function estimateRemainingMs(
+  stages: ReadonlyMap<string, StageTiming>,
+  planned: number,
+  /** Time spent on the stage updated last since its last finished unit: work in flight. */
+  inFlight?: { stage: string; ms: number },
+): number | null {
+  const kinds = new Map<string, { ms: number; fresh: number }>();
+  let fresh = 0;
+  let claimed = 0;
+  for (const [label, s] of stages) {
+    const k = kinds.get(stageKind(label)) ?? { ms: 0, fresh: 0 };
+    k.ms += s.ms;
+    k.fresh += s.fresh;
+    kinds.set(stageKind(label), k);
+    fresh += s.fresh;
+    claimed += s.total;
+  }
+  if (fresh === 0) return null;
+  // A kind not seen yet costs what a typical kind costs: the mean of the measured kinds' rates
+  // (weighting by units would let the largest stage set the price of every new one).
+  const measured = [...kinds.values()].filter((k) => k.fresh > 0).map((k) => k.ms / k.fresh);
+  const overall = measured.reduce((a, b) => a + b, 0) / measured.length;
+  const rate = (label: string) => {
+    const k = kinds.get(stageKind(label))!;
+    return k.fresh > 0 ? k.ms / k.fresh : overall;
+  };
+  let left = Math.max(0, planned - claimed) * overall;
+  for (const [label, s] of stages) left += Math.max(0, s.total - s.done) * rate(label);
+  // The unit in flight is partly done already (at most one unit's worth).
+  if (inFlight && stages.has(inFlight.stage)) {
+    left -= Math.min(inFlight.ms, rate(inFlight.stage));
+  }
+  return Math.max(0, left);
+}
+
 export type Progress = {
   /**
    * Progress of `stage`: `done` of `total` rollouts. Stages add up to one bar; `outcome` is the
@@ -67,6 +118,8 @@ export type Progress = {
   log(line: string): void;
   /** The whole command's rollouts when known in advance (optimize's plan); stages then fill it. */
   setPlannedTotal(total: number): void;
+  /** The stages ahead and their units, when known: their rates then come from stages of their kind. */
+  setPlan(stages: { stage: string; total: number }[]): void;
   stop(): void;
 };
 
@@ -92,12 +145,18 @@ export function createProgress(opts: ProgressOptions): Progress {
   const clock = opts.clock ?? systemClock;
   const spent = opts.spentUsd ?? (() => 0);
   if (opts.silent) {
-    return { update: () => {}, log: () => {}, setPlannedTotal: () => {}, stop: () => {} };
+    return {
+      update: () => {},
+      log: () => {},
+      setPlannedTotal: () => {},
+      setPlan: () => {},
+      stop: () => {},
+    };
   }
   const started = clock.now();
-  const stages = new Map<string, { done: number; total: number }>();
+  const stages = new Map<string, StageTiming>();
   let planned = 0;
-  let baseline: number | null = null;
+  let last = started;
   let successes = 0;
   let finished = 0;
   let current = '';
@@ -111,18 +170,24 @@ export function createProgress(opts: ProgressOptions): Progress {
     }
     total = Math.max(total, planned, done);
     const elapsedMs = clock.now() - started;
-    const fresh = baseline === null ? 0 : done - baseline;
     return {
       label: opts.label,
       done,
       total,
       elapsedMs,
-      etaMs: fresh > 0 ? (elapsedMs / fresh) * (total - done) : null,
+      etaMs: estimateRemainingMs(
+        stages,
+        planned,
+        lastStage === null ? undefined : { stage: lastStage, ms: clock.now() - last },
+      ),
       spentUsd: spent(),
       accuracy: finished > 0 ? successes / finished : null,
       stage: current,
     };
   };
+
+  // The time since the last update is work in flight of the stage updated last.
+  let lastStage: string | null = null;
 
   const tty = stream.isTTY === true;
   const bar = tty
@@ -163,13 +228,17 @@ export function createProgress(opts: ProgressOptions): Progress {
 
   return {
     update(stage, done, total, outcome, info) {
-      stages.set(stage, { done, total });
-      if (baseline === null) {
-        // Work already stored (a resumed run) does not count toward the rate.
-        let sum = 0;
-        for (const s of stages.values()) sum += s.done;
-        baseline = sum - (outcome ? 1 : 0);
-      }
+      const now = clock.now();
+      const s = stages.get(stage) ?? { done: 0, total, fresh: 0, ms: 0 };
+      // Work already stored (a resumed run) does not count toward the rate: only units that
+      // finished in this process (`outcome`) are fresh.
+      if (outcome) s.fresh += 1;
+      s.ms += now - last;
+      last = now;
+      lastStage = stage;
+      s.done = done;
+      s.total = total;
+      stages.set(stage, s);
       if (outcome) {
         finished += 1;
         if (outcome.success) successes += 1;
@@ -185,6 +254,11 @@ export function createProgress(opts: ProgressOptions): Progress {
     },
     setPlannedTotal(total) {
       planned = total;
+    },
+    setPlan(plan) {
+      for (const p of plan) {
+        if (!stages.has(p.stage)) stages.set(p.stage, { done: 0, total: p.total, fresh: 0, ms: 0 });
+      }
     },
     stop() {
       cancel();
