@@ -18,6 +18,7 @@ type ExportRaw = {
   includeFailed?: boolean;
   condition?: string[];
   guidelines?: string;
+  from: 'ut' | 'final';
   valRatio?: string;
   maxTokens?: string;
   overflow: 'drop' | 'truncate';
@@ -87,6 +88,14 @@ function addExportOptions(cmd: Command): void {
       '--condition <names>',
       'condition labels or strategies, comma-separated or repeated; labels may contain commas: acon[obs-0008,hist-0010] (default: acon,naive for obs/hist; all for agent)',
       (value: string, prev: string[] | undefined) => [...(prev ?? []), ...conditionList(value)],
+    )
+    .addOption(
+      new Option(
+        '--from <versions>',
+        'which versions of the optimize run: final (after the compression phase) or ut (after the utility phase; the paper distils the UT guidelines)',
+      )
+        .choices(['ut', 'final'])
+        .default('final'),
     )
     .option(
       '--guidelines <ids>',
