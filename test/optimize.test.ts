@@ -228,7 +228,7 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     expect(bodies.length).toBeGreaterThan(100);
     const directive = /\b(KEEP|DROP|MAX_ITEMS)\s*:/;
     expect(bodies.filter((b) => directive.test(text(b.q))).map((b) => b.role)).toEqual([]);
-  });
+  }, 600_000);
 
   it('stops cleanly at --budget-usd and finishes when resumed with a larger budget', async () => {
     const srv = await fakeModel();

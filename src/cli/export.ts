@@ -64,6 +64,14 @@ export function registerExport(program: Command): void {
       "export the teacher's compressor calls (or agent turns) of a run as a fine-tuning set for a student model",
     );
   addExportOptions(cmd);
+  cmd.addOption(
+    new Option(
+      '--from <versions>',
+      'which versions of the optimize run: final (after the compression phase) or ut (after the utility phase; the paper distils the UT guidelines)',
+    )
+      .choices(['ut', 'final'])
+      .default('final'),
+  );
   cmd.action(exportAction);
 }
 
@@ -88,14 +96,6 @@ function addExportOptions(cmd: Command): void {
       '--condition <names>',
       'condition labels or strategies, comma-separated or repeated; labels may contain commas: acon[obs-0008,hist-0010] (default: acon,naive for obs/hist; all for agent)',
       (value: string, prev: string[] | undefined) => [...(prev ?? []), ...conditionList(value)],
-    )
-    .addOption(
-      new Option(
-        '--from <versions>',
-        'which versions of the optimize run: final (after the compression phase) or ut (after the utility phase; the paper distils the UT guidelines)',
-      )
-        .choices(['ut', 'final'])
-        .default('final'),
     )
     .option(
       '--guidelines <ids>',
