@@ -4,6 +4,8 @@ import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
+import type { OptimizeParams } from '../optimize/params.js';
+import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import { explicitFlags } from './run.js';
 
 type RawOpts = {
@@ -37,6 +39,27 @@ type RawOpts = {
   allowTaskChanges?: boolean;
   selection?: 'heldout' | 'reference';
 };
+
+const WIDE = 'every column at full length (default: fit the terminal, 100 columns if unknown)';
+
+const OPTIMIZE_HELP = `
+Analyzers and updaters see train rollouts only; candidates are selected on the selection
+split (--selection heldout; --selection reference selects on train tasks, as the paper does);
+the evaluation split is used only by the final table. While one guideline is tuned,
+only its own compressor runs (config optimize.isolate, default true). The run ends with the
+final guidelines on the train split: the default set of \`acon export\`.
+
+The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
+temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
+
+Examples:
+  $ acon optimize --bench apptown                       offline, simulated LLM
+  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
+  $ acon optimize --bench qa                            multi-objective QA, offline
+  $ acon optimize --target obs --phases ut --candidates 3
+  $ acon optimize --bench appworld --provider openai --budget-usd 20
+  $ acon optimize --resume run-20261122-031500-ab12`;
 
 export function registerOptimize(program: Command): void {
   program
@@ -111,31 +134,8 @@ export function registerOptimize(program: Command): void {
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
     .option('--json', 'print the result as JSON')
-    .option(
-      '--wide',
-      'every column at full length (default: fit the terminal, 100 columns if unknown)',
-    )
-    .addHelpText(
-      'after',
-      `
-Analyzers and updaters see train rollouts only; candidates are selected on the selection
-split (--selection heldout; --selection reference selects on train tasks, as the paper does);
-the evaluation split is used only by the final table. While one guideline is tuned,
-only its own compressor runs (config optimize.isolate, default true). The run ends with the
-final guidelines on the train split: the default set of \`acon export\`.
-
-The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
-temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
-roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
-
-Examples:
-  $ acon optimize --bench apptown                       offline, simulated LLM
-  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
-  $ acon optimize --bench qa                            multi-objective QA, offline
-  $ acon optimize --target obs --phases ut --candidates 3
-  $ acon optimize --bench appworld --provider openai --budget-usd 20
-  $ acon optimize --resume run-20261122-031500-ab12`,
-    )
+    .option('--wide', WIDE)
+    .addHelpText('after', OPTIMIZE_HELP)
     .action(async (_o: RawOpts, cmd: Command) => {
       await optimizeAction(cmd.optsWithGlobals<RawOpts>(), explicitFlags(cmd));
     });
@@ -144,43 +144,13 @@ Examples:
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { loadConfig } = await import('../config/load.js');
   const { optimize } = await import('../optimize/optimize.js');
-  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { OptimizeParamsSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');
-  const { resolveSplits } = await import('../bench/registry.js');
   const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
   const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
-  const phases = opts.phases.split(',').map((p) => {
-    const r = PhaseSchema.safeParse(p.trim());
-    if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);
-    return r.data;
-  });
-  // Flags fall back to the config file's optimize settings (a resumed run uses its record).
-  const c = loadConfig({ file: opts.config }).config.optimize;
-  // Flags, then the config, then the benchmark's own splits (appworld: train/dev/test_normal).
-  const splits = resolveSplits(opts.bench, c, {
-    train: opts.trainSplit,
-    selection: opts.selectSplit,
-    evaluation: opts.evalSplit,
-  });
-  const given = OptimizeParamsSchema.parse({
-    bench: opts.bench,
-    target: opts.target,
-    phases,
-    rounds: positiveInt(opts.rounds, '--rounds') ?? c.rounds,
-    candidates: positiveInt(opts.candidates, '--candidates') ?? c.candidates,
-    trainSplit: splits.train,
-    selectSplit: splits.selection,
-    evalSplit: splits.evaluation,
-    guidelines: opts.guidelines ?? null,
-    promote: opts.promote,
-    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
-    trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
-    selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
-    selection: opts.selection ?? c.selection,
-  });
+  const given = await optimizeParams(opts);
   let params = given;
   const session = await openSession({
     config: opts.config,
@@ -190,27 +160,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     resumes: ['optimize'],
     onResume: (run) => {
       params = recordedParams(run, OptimizeParamsSchema);
-      const flag = (name: string, key: keyof typeof given, option = key as string) => ({
-        flag: `--${name}`,
-        given: typed.has(option) ? given[key] : undefined,
-        recorded: params[key],
-      });
-      refuseConflicts(run.id, [
-        flag('bench', 'bench'),
-        flag('target', 'target'),
-        flag('phases', 'phases'),
-        flag('rounds', 'rounds'),
-        flag('candidates', 'candidates'),
-        flag('train-split', 'trainSplit'),
-        flag('select-split', 'selectSplit'),
-        flag('eval-split', 'evalSplit'),
-        flag('guidelines', 'guidelines'),
-        flag('no-promote', 'promote'),
-        flag('max-tasks', 'maxTasks'),
-        flag('train-tasks', 'trainTasks'),
-        flag('select-tasks', 'selectTasks'),
-        flag('selection', 'selection'),
-      ]);
+      refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
     skipInvalidTasks: opts.skipInvalidTasks,
@@ -276,4 +226,72 @@ function subset(value: string | undefined, flag: string, fallback: number): numb
     }
   }
   return n === 0 ? null : n;
+}
+
+/** The optimize parameters from the flags, then the config file, then the benchmark's own splits. */
+async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
+  const { loadConfig } = await import('../config/load.js');
+  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { resolveSplits } = await import('../bench/registry.js');
+  const phases = opts.phases.split(',').map((p) => {
+    const r = PhaseSchema.safeParse(p.trim());
+    if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);
+    return r.data;
+  });
+  // Flags fall back to the config file's optimize settings (a resumed run uses its record).
+  const c = loadConfig({ file: opts.config }).config.optimize;
+  // Flags, then the config, then the benchmark's own splits (appworld: train/dev/test_normal).
+  const splits = resolveSplits(opts.bench, c, {
+    train: opts.trainSplit,
+    selection: opts.selectSplit,
+    evaluation: opts.evalSplit,
+  });
+  const given = OptimizeParamsSchema.parse({
+    bench: opts.bench,
+    target: opts.target,
+    phases,
+    rounds: positiveInt(opts.rounds, '--rounds') ?? c.rounds,
+    candidates: positiveInt(opts.candidates, '--candidates') ?? c.candidates,
+    trainSplit: splits.train,
+    selectSplit: splits.selection,
+    evalSplit: splits.evaluation,
+    guidelines: opts.guidelines ?? null,
+    promote: opts.promote,
+    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
+    trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
+    selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
+    selection: opts.selection ?? c.selection,
+  });
+  return given;
+}
+
+/** A resumed run keeps its recorded parameters; a typed flag that differs is refused. */
+function refuseChangedParams(
+  runId: string,
+  given: OptimizeParams,
+  recorded: OptimizeParams,
+  typed: Set<string>,
+  refuseConflicts: typeof RefuseConflicts,
+): void {
+  const flag = (name: string, key: keyof OptimizeParams, option = key as string) => ({
+    flag: `--${name}`,
+    given: typed.has(option) ? given[key] : undefined,
+    recorded: recorded[key],
+  });
+  refuseConflicts(runId, [
+    flag('bench', 'bench'),
+    flag('target', 'target'),
+    flag('phases', 'phases'),
+    flag('rounds', 'rounds'),
+    flag('candidates', 'candidates'),
+    flag('train-split', 'trainSplit'),
+    flag('select-split', 'selectSplit'),
+    flag('eval-split', 'evalSplit'),
+    flag('guidelines', 'guidelines'),
+    flag('no-promote', 'promote'),
+    flag('max-tasks', 'maxTasks'),
+    flag('train-tasks', 'trainTasks'),
+    flag('select-tasks', 'selectTasks'),
+    flag('selection', 'selection'),
+  ]);
 }
