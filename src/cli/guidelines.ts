@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
+import { registerGuidelinesExport } from './guidelines-export.js';
 import { terminalWidth } from '../report/fit-table.js';
 import {
   formatAccuracy,
@@ -87,6 +88,7 @@ export function registerGuidelines(
   registerShow(group, io);
   registerDiff(group, io);
   registerPromote(group, io);
+  registerGuidelinesExport(group, io.out);
 }
 
 function registerLog(group: Command, io: GuidelinesIo): void {
