@@ -7,6 +7,7 @@ import { confirmPaidRun, DEFAULT_CONFIRM_ABOVE_USD, terminalIo } from './confirm
 import { createProgress } from './progress.js';
 import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
+import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
 
 type RawOpts = {
@@ -65,9 +66,19 @@ Examples:
   $ acon optimize --resume run-20261122-031500-ab12`;
 
 export function registerOptimize(program: Command): void {
-  program
+  const cmd = program
     .command('optimize')
-    .description('learn compression guidelines: utility phase, then compression phase (ACON)')
+    .description('learn compression guidelines: utility phase, then compression phase (ACON)');
+  addMethodOptions(cmd);
+  addRunOptions(cmd);
+  cmd.addHelpText('after', OPTIMIZE_HELP).action(async (_o: RawOpts, c: Command) => {
+    await optimizeAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
+  });
+}
+
+/** What is optimized and on which tasks. */
+function addMethodOptions(cmd: Command): void {
+  cmd
     .option(
       '--bench <name>',
       'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
@@ -112,7 +123,12 @@ export function registerOptimize(program: Command): void {
       '--select-tasks <n>',
       'first N selection tasks to choose candidates on, 0 for all (default: optimize.select_tasks = 16); the evaluation split is always whole',
     )
-    .option('--no-promote', 'do not make the optimized versions active at the end')
+    .option('--no-promote', 'do not make the optimized versions active at the end');
+}
+
+/** How the run goes: provider, budget, resume, environments, output. */
+function addRunOptions(cmd: Command): void {
+  cmd
     .option('--dry-run', 'print the plan and cost estimate, run nothing')
     .option('--budget-usd <usd>', 'stop cleanly once this much is spent (resume with a higher one)')
     .addOption(
@@ -142,11 +158,7 @@ export function registerOptimize(program: Command): void {
     )
     .option('--yes', 'start a paid run without asking, whatever its estimate')
     .option('--json', 'print the result as JSON')
-    .option('--wide', WIDE)
-    .addHelpText('after', OPTIMIZE_HELP)
-    .action(async (_o: RawOpts, cmd: Command) => {
-      await optimizeAction(cmd.optsWithGlobals<RawOpts>(), explicitFlags(cmd));
-    });
+    .option('--wide', WIDE);
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
@@ -157,32 +169,15 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { formatPlan } = await import('../optimize/plan.js');
   const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
-  const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
   const given = await optimizeParams(opts);
   let params = given;
   const session = await openSession({
-    config: opts.config,
-    provider: opts.provider,
-    cache: opts.cache,
-    resume: opts.resume,
-    resumes: ['optimize'],
+    ...sessionOptions(opts),
     onResume: (run) => {
       params = recordedParams(run, OptimizeParamsSchema);
       refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
-    skipInvalidTasks: opts.skipInvalidTasks,
-    allowTaskChanges: opts.allowTaskChanges,
-    dryRun: opts.dryRun,
-    budgetUsd: budget,
-    db: opts.db,
-    bench: opts.bench,
-    planOnly: opts.dryRun === true,
-    appworldUrls: opts.appworldUrl,
-    taskIds:
-      opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
-    taskFile: opts.taskFile,
-    qaData: opts.qaData,
   });
   const release = onInterrupt(session.abort);
   const err = process.stderr;
@@ -311,4 +306,27 @@ function refuseChangedParams(
     flag('select-tasks', 'selectTasks'),
     flag('selection', 'selection'),
   ]);
+}
+
+/** What the session of an optimize run is opened with (the resume check aside). */
+function sessionOptions(opts: RawOpts): SessionOptions {
+  return {
+    config: opts.config,
+    provider: opts.provider,
+    cache: opts.cache,
+    resume: opts.resume,
+    resumes: ['optimize'],
+    skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
+    dryRun: opts.dryRun,
+    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
+    db: opts.db,
+    bench: opts.bench,
+    planOnly: opts.dryRun === true,
+    appworldUrls: opts.appworldUrl,
+    taskIds:
+      opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
+    taskFile: opts.taskFile,
+    qaData: opts.qaData,
+  };
 }
