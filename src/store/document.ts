@@ -2,18 +2,13 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 
 /**
  * A document is the JSON of its sections, one a line (JSON never holds a raw newline), brotli
- * compressed: a reader parses only the sections it needs. A rollout's document holds, in this
- * order: trajectory, steps (without prompts), compression events, prompts (one message list a
- * step), calls. A run's document holds only calls (the other lines are `null`). A call is
- * `{id, requestHash, taskId, createdAt, request, response}`; an agent call whose messages are
- * its step's prompt has the step's index in place of its messages.
+ * compressed: a reader splits the lines and parses only the sections it needs. A rollout's
+ * document holds, in this order: trajectory, steps (without prompts), prompts (one message list
+ * a step), compression events, calls. A run's document holds only calls (the other lines are
+ * `null`). A call is `{id, requestHash, taskId, createdAt, request, response}`; an agent call
+ * whose messages are its step's prompt has the step's index in place of its messages.
  */
-export const SECTIONS = ['trajectory', 'steps', 'events', 'prompts', 'calls'] as const;
-/**
- * The first three sections (what a viewer reads) and the last two (what the models were sent,
- * nine tenths of the bytes) are compressed apart, so a viewer decompresses only the first part.
- */
-const VIEW_SECTIONS = 3;
+export const SECTIONS = ['trajectory', 'steps', 'prompts', 'events', 'calls'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** A call's payload as a document or the journal holds it. */
@@ -52,13 +47,6 @@ export function compress(
       [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
     },
   });
-}
-
-/** A document's text as the two compressed parts the `docs` row holds. */
-export function compressDocument(text: string): { data: Buffer; sent: Buffer } {
-  let at = -1;
-  for (let i = 0; i < VIEW_SECTIONS; i++) at = text.indexOf('\n', at + 1);
-  return { data: compress(text.slice(0, at)), sent: compress(text.slice(at + 1)) };
 }
 
 export function decompress(data: Buffer): string {
@@ -101,27 +89,24 @@ export function rolloutDocument(
 
 /** A decoded document; sections are parsed when first asked for. */
 export class Doc {
-  private lines: string[];
+  private readonly lines: string[];
   private readonly parsed = new Map<Section, unknown>();
   private byId: Map<number, CallPayload> | undefined;
   readonly chars: number;
 
-  constructor(
-    view: string,
-    private readonly sent: () => string,
-  ) {
-    this.lines = view.split('\n');
-    this.chars = view.length;
-    if (this.lines.length !== VIEW_SECTIONS) {
-      throw new Error(`a stored document has ${this.lines.length} sections, not ${VIEW_SECTIONS}`);
+  constructor(text: string) {
+    this.lines = text.split('\n');
+    this.chars = text.length;
+    if (this.lines.length !== SECTIONS.length) {
+      throw new Error(
+        `a stored document has ${this.lines.length} sections, not ${SECTIONS.length}`,
+      );
     }
   }
 
   /** The section's JSON as written (`null` when the document has none). */
   text(section: Section): string {
-    const i = SECTIONS.indexOf(section);
-    if (i >= this.lines.length) this.lines = [...this.lines, ...this.sent().split('\n')];
-    return this.lines[i]!;
+    return this.lines[SECTIONS.indexOf(section)]!;
   }
 
   get(section: Section): unknown {
@@ -151,13 +136,13 @@ export class DocCache {
   private readonly docs = new Map<number, Doc>();
   private chars = 0;
 
-  constructor(private readonly load: (n: number, part: 'data' | 'sent') => Buffer) {}
+  constructor(private readonly load: (n: number) => Buffer) {}
 
   get(n: number): Doc {
     let doc = this.docs.get(n);
     if (doc) this.docs.delete(n);
     else {
-      doc = new Doc(decompress(this.load(n, 'data')), () => decompress(this.load(n, 'sent')));
+      doc = new Doc(decompress(this.load(n)));
       this.chars += doc.chars;
     }
     this.docs.set(n, doc);

@@ -9,7 +9,6 @@ import type { ProviderResponse } from '../llm/types.js';
 import type { CallUsage } from '../domain/rollout-metrics.js';
 import {
   compress,
-  compressDocument,
   decompress,
   documentText,
   DocCache,
@@ -152,8 +151,8 @@ export class SqliteRunStore implements RunStore {
       pidAlive: opts.probe?.pidAlive ?? processAlive,
     };
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
-    this.docs = new DocCache((n, part) => {
-      const data = this.sql(`SELECT ${part} FROM docs WHERE n = ?`).pluck().get(n) as Buffer;
+    this.docs = new DocCache((n) => {
+      const data = this.sql('SELECT data FROM docs WHERE n = ?').pluck().get(n) as Buffer;
       if (!data) throw new Error(`document ${n} is missing from ${this.path}; the file is damaged`);
       return data;
     });
@@ -288,10 +287,10 @@ export class SqliteRunStore implements RunStore {
     text: string,
     andThen: (doc: number) => void = () => {},
   ): void {
-    const { data, sent } = compressDocument(text);
+    const data = compress(text);
     this.db
       .transaction(() => {
-        const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data, sent });
+        const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data });
         andThen(doc);
         for (const id of ids) {
           this.sql('UPDATE calls SET doc = ? WHERE id = ?').run(doc, id);
@@ -739,7 +738,7 @@ export class SqliteRunStore implements RunStore {
   storageStats(): StorageStats {
     return this.sql(
       `SELECT COUNT(*) AS documents,
-           COALESCE(SUM(LENGTH(data) + LENGTH(sent)), 0) + (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM journal)
+           COALESCE(SUM(LENGTH(data)), 0) + (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM journal)
              AS storedBytes,
            COALESCE(SUM(size), 0) AS textBytes FROM docs`,
     ).get() as StorageStats;

@@ -35,8 +35,7 @@ CREATE TABLE docs (
   n INTEGER PRIMARY KEY AUTOINCREMENT,
   run INTEGER NOT NULL REFERENCES runs(n),
   size INTEGER NOT NULL,           -- bytes of the document before compression
-  data BLOB NOT NULL,              -- trajectory, steps, events (what a viewer reads)
-  sent BLOB NOT NULL               -- prompts and calls (what the models were sent)
+  data BLOB NOT NULL
 );
 -- The number of every rollout id, given at its first call (calls refer to rollouts by it).
 CREATE TABLE rollout_ids (

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { compressDocument, documentText, rolloutDocument, type CallPayload } from './document.js';
+import { compress, documentText, rolloutDocument, type CallPayload } from './document.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
 import { asDatabaseError, checkHeader, openDatabase } from './open.js';
 import { hashKey, insertSql } from './run-store.js';
@@ -140,7 +140,7 @@ function convert(old: Database.Database, db: Database.Database): void {
         c.response_key === null ? null : blobs.response(hex(c.response_key), c.response_rest, c),
     });
     const writeDoc = (text: string, own: readonly OldCall[]) => {
-      const row = { run, size: Buffer.byteLength(text), ...compressDocument(text) };
+      const row = { run, size: Buffer.byteLength(text), data: compress(text) };
       const doc = Number(db.prepare(insertSql('docs', row)).run(row).lastInsertRowid);
       for (const c of own) move.run(doc, c.id);
       return doc;
