@@ -3,7 +3,11 @@ import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
+import { confirmPaidRun, DEFAULT_CONFIRM_ABOVE_USD, terminalIo } from './confirm.js';
 import { createProgress } from './progress.js';
+import type { OptimizeParams } from '../optimize/params.js';
+import type { refuseConflicts as RefuseConflicts } from './resume.js';
+import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
 
 type RawOpts = {
@@ -31,6 +35,8 @@ type RawOpts = {
   taskFile?: string;
   db?: string;
   json?: boolean;
+  confirmAbove?: string;
+  yes?: boolean;
   wide?: boolean;
   config?: string;
   skipInvalidTasks?: boolean;
@@ -38,10 +44,41 @@ type RawOpts = {
   selection?: 'heldout' | 'reference';
 };
 
+const WIDE = 'every column at full length (default: fit the terminal, 100 columns if unknown)';
+
+const OPTIMIZE_HELP = `
+Analyzers and updaters see train rollouts only; candidates are selected on the selection
+split (--selection heldout; --selection reference selects on train tasks, as the paper does);
+the evaluation split is used only by the final table. While one guideline is tuned,
+only its own compressor runs (config optimize.isolate, default true). The run ends with the
+final guidelines on the train split: the default set of \`acon export\`.
+
+The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
+temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
+
+Examples:
+  $ acon optimize --bench apptown                       offline, simulated LLM
+  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
+  $ acon optimize --bench qa                            multi-objective QA, offline
+  $ acon optimize --target obs --phases ut --candidates 3
+  $ acon optimize --bench appworld --provider openai --budget-usd 20
+  $ acon optimize --resume run-20261122-031500-ab12`;
+
 export function registerOptimize(program: Command): void {
-  program
+  const cmd = program
     .command('optimize')
-    .description('learn compression guidelines: utility phase, then compression phase (ACON)')
+    .description('learn compression guidelines: utility phase, then compression phase (ACON)');
+  addMethodOptions(cmd);
+  addRunOptions(cmd);
+  cmd.addHelpText('after', OPTIMIZE_HELP).action(async (_o: RawOpts, c: Command) => {
+    await optimizeAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
+  });
+}
+
+/** What is optimized and on which tasks. */
+function addMethodOptions(cmd: Command): void {
+  cmd
     .option(
       '--bench <name>',
       'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
@@ -86,7 +123,12 @@ export function registerOptimize(program: Command): void {
       '--select-tasks <n>',
       'first N selection tasks to choose candidates on, 0 for all (default: optimize.select_tasks = 16); the evaluation split is always whole',
     )
-    .option('--no-promote', 'do not make the optimized versions active at the end')
+    .option('--no-promote', 'do not make the optimized versions active at the end');
+}
+
+/** How the run goes: provider, budget, resume, environments, output. */
+function addRunOptions(cmd: Command): void {
+  cmd
     .option('--dry-run', 'print the plan and cost estimate, run nothing')
     .option('--budget-usd <usd>', 'stop cleanly once this much is spent (resume with a higher one)')
     .addOption(
@@ -110,48 +152,99 @@ export function registerOptimize(program: Command): void {
       '--resume <run>',
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
-    .option('--json', 'print the result as JSON')
     .option(
-      '--wide',
-      'every column at full length (default: fit the terminal, 100 columns if unknown)',
+      '--confirm-above <usd>',
+      `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
     )
-    .addHelpText(
-      'after',
-      `
-Analyzers and updaters see train rollouts only; candidates are selected on the selection
-split (--selection heldout; --selection reference selects on train tasks, as the paper does);
-the evaluation split is used only by the final table. While one guideline is tuned,
-only its own compressor runs (config optimize.isolate, default true). The run ends with the
-final guidelines on the train split: the default set of \`acon export\`.
-
-The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
-temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
-roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
-
-Examples:
-  $ acon optimize --bench apptown                       offline, simulated LLM
-  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
-  $ acon optimize --bench qa                            multi-objective QA, offline
-  $ acon optimize --target obs --phases ut --candidates 3
-  $ acon optimize --bench appworld --provider openai --budget-usd 20
-  $ acon optimize --resume run-20261122-031500-ab12`,
-    )
-    .action(async (_o: RawOpts, cmd: Command) => {
-      await optimizeAction(cmd.optsWithGlobals<RawOpts>(), explicitFlags(cmd));
-    });
+    .option('--yes', 'start a paid run without asking, whatever its estimate')
+    .option('--json', 'print the result as JSON')
+    .option('--wide', WIDE);
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { loadConfig } = await import('../config/load.js');
   const { optimize } = await import('../optimize/optimize.js');
-  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { OptimizeParamsSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');
-  const { resolveSplits } = await import('../bench/registry.js');
   const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
-  const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
+  const given = await optimizeParams(opts);
+  let params = given;
+  const session = await openSession({
+    ...sessionOptions(opts),
+    onResume: (run) => {
+      params = recordedParams(run, OptimizeParamsSchema);
+      refuseChangedParams(run.id, given, params, typed, refuseConflicts);
+      return undefined;
+    },
+  });
+  const release = onInterrupt(session.abort);
+  const err = process.stderr;
+  try {
+    const progress = createProgress({
+      label: 'optimize',
+      silent: opts.dryRun,
+      spentUsd: () => session.llm.spentUsd(),
+    });
+    const result = await optimize(session, params, {
+      resume: opts.resume,
+      command: `acon ${process.argv.slice(2).join(' ')}`,
+      log: (line) => {
+        if (!opts.json) progress.log(line);
+      },
+      progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
+      onPlan: async (plan) => {
+        if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+        else if (!opts.json || opts.dryRun)
+          (opts.dryRun ? process.stdout : err).write(`${formatPlan(plan)}\n`);
+        if (opts.dryRun && !opts.json && session.provider === 'sim' && !session.simulated) {
+          process.stdout.write(
+            `  note: ${params.bench} needs a real model; run it with --provider openai (the estimate uses the configured models' prices)\n`,
+          );
+        }
+        progress.setPlannedTotal(plan.rollouts);
+        if (opts.dryRun) return false;
+        await confirmPaidRun({
+          estimateUsd: plan.costUsd,
+          simulated: plan.simulated,
+          confirmAbove:
+            positiveNumber(opts.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
+          yes: opts.yes === true,
+          io: terminalIo,
+        });
+        return true;
+      },
+    }).finally(() => progress.stop());
+    if ('dryRun' in result) return;
+    if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else
+      process.stdout.write(
+        optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
+      );
+  } finally {
+    release();
+    await session.close();
+  }
+}
+
+/** A task-subset flag: N ≥ 1 tasks, or 0 for the whole split; the config default when absent. */
+function subset(value: string | undefined, flag: string, fallback: number): number | null {
+  let n = fallback;
+  if (value !== undefined) {
+    n = Number(value);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new UsageError(`${flag} must be a whole number (0 for all tasks), got "${value}"`);
+    }
+  }
+  return n === 0 ? null : n;
+}
+
+/** The optimize parameters from the flags, then the config file, then the benchmark's own splits. */
+async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
+  const { loadConfig } = await import('../config/load.js');
+  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { resolveSplits } = await import('../bench/registry.js');
   const phases = opts.phases.split(',').map((p) => {
     const r = PhaseSchema.safeParse(p.trim());
     if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);
@@ -181,42 +274,52 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
     selection: opts.selection ?? c.selection,
   });
-  let params = given;
-  const session = await openSession({
+  return given;
+}
+
+/** A resumed run keeps its recorded parameters; a typed flag that differs is refused. */
+function refuseChangedParams(
+  runId: string,
+  given: OptimizeParams,
+  recorded: OptimizeParams,
+  typed: Set<string>,
+  refuseConflicts: typeof RefuseConflicts,
+): void {
+  const flag = (name: string, key: keyof OptimizeParams, option = key as string) => ({
+    flag: `--${name}`,
+    given: typed.has(option) ? given[key] : undefined,
+    recorded: recorded[key],
+  });
+  refuseConflicts(runId, [
+    flag('bench', 'bench'),
+    flag('target', 'target'),
+    flag('phases', 'phases'),
+    flag('rounds', 'rounds'),
+    flag('candidates', 'candidates'),
+    flag('train-split', 'trainSplit'),
+    flag('select-split', 'selectSplit'),
+    flag('eval-split', 'evalSplit'),
+    flag('guidelines', 'guidelines'),
+    flag('no-promote', 'promote'),
+    flag('max-tasks', 'maxTasks'),
+    flag('train-tasks', 'trainTasks'),
+    flag('select-tasks', 'selectTasks'),
+    flag('selection', 'selection'),
+  ]);
+}
+
+/** What the session of an optimize run is opened with (the resume check aside). */
+function sessionOptions(opts: RawOpts): SessionOptions {
+  return {
     config: opts.config,
     provider: opts.provider,
     cache: opts.cache,
     resume: opts.resume,
     resumes: ['optimize'],
-    onResume: (run) => {
-      params = recordedParams(run, OptimizeParamsSchema);
-      const flag = (name: string, key: keyof typeof given, option = key as string) => ({
-        flag: `--${name}`,
-        given: typed.has(option) ? given[key] : undefined,
-        recorded: params[key],
-      });
-      refuseConflicts(run.id, [
-        flag('bench', 'bench'),
-        flag('target', 'target'),
-        flag('phases', 'phases'),
-        flag('rounds', 'rounds'),
-        flag('candidates', 'candidates'),
-        flag('train-split', 'trainSplit'),
-        flag('select-split', 'selectSplit'),
-        flag('eval-split', 'evalSplit'),
-        flag('guidelines', 'guidelines'),
-        flag('no-promote', 'promote'),
-        flag('max-tasks', 'maxTasks'),
-        flag('train-tasks', 'trainTasks'),
-        flag('select-tasks', 'selectTasks'),
-        flag('selection', 'selection'),
-      ]);
-      return undefined;
-    },
     skipInvalidTasks: opts.skipInvalidTasks,
     allowTaskChanges: opts.allowTaskChanges,
     dryRun: opts.dryRun,
-    budgetUsd: budget,
+    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
     db: opts.db,
     bench: opts.bench,
     planOnly: opts.dryRun === true,
@@ -225,55 +328,5 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
     taskFile: opts.taskFile,
     qaData: opts.qaData,
-  });
-  const release = onInterrupt(session.abort);
-  const err = process.stderr;
-  try {
-    const progress = createProgress({
-      label: 'optimize',
-      silent: opts.dryRun,
-      spentUsd: () => session.llm.spentUsd(),
-    });
-    const result = await optimize(session, params, {
-      resume: opts.resume,
-      command: `acon ${process.argv.slice(2).join(' ')}`,
-      log: (line) => {
-        if (!opts.json) progress.log(line);
-      },
-      progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
-      onPlan: (plan) => {
-        if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-        else if (!opts.json || opts.dryRun)
-          (opts.dryRun ? process.stdout : err).write(`${formatPlan(plan)}\n`);
-        if (opts.dryRun && !opts.json && session.provider === 'sim' && !session.simulated) {
-          process.stdout.write(
-            `  note: ${params.bench} needs a real model; run it with --provider openai (the estimate uses the configured models' prices)\n`,
-          );
-        }
-        progress.setPlannedTotal(plan.rollouts);
-        return !opts.dryRun;
-      },
-    }).finally(() => progress.stop());
-    if ('dryRun' in result) return;
-    if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else
-      process.stdout.write(
-        optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
-      );
-  } finally {
-    release();
-    await session.close();
-  }
-}
-
-/** A task-subset flag: N ≥ 1 tasks, or 0 for the whole split; the config default when absent. */
-function subset(value: string | undefined, flag: string, fallback: number): number | null {
-  let n = fallback;
-  if (value !== undefined) {
-    n = Number(value);
-    if (!Number.isInteger(n) || n < 0) {
-      throw new UsageError(`${flag} must be a whole number (0 for all tasks), got "${value}"`);
-    }
-  }
-  return n === 0 ? null : n;
+  };
 }
