@@ -134,6 +134,19 @@ describe('acon end to end, as a user runs it', () => {
     expect(opt.code, opt.stderr).toBe(0);
     expect(opt.stdout).toContain('SIMULATED');
     expect(opt.stdout).toMatch(/UTCO/);
+    // The test table has the paper's baselines and each compressor's own rows (issue #23).
+    const testTable = opt.stdout.slice(opt.stdout.indexOf('apptown/test'));
+    // A row shared by versions with the same guidelines is named `A=B` (a phase accepted nothing).
+    const versions = testTable
+      .split('\n')
+      .flatMap(
+        (l) =>
+          /^(\S+(?: (?:obs|hist|both))?(?:=\S+ (?:obs|hist|both))*)\s/.exec(l)?.[1]?.split('=') ??
+          [],
+      );
+    for (const v of ['raw', 'fifo', 'masking', 'summary', 'retrieval', 'UT obs', 'UT hist']) {
+      expect(versions, testTable).toContain(v);
+    }
     // Result tables fit 100 columns when the width is unknown (issue 15).
     expect(Math.max(...opt.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(100);
     const files = /new guideline files \((\d+)\)/.exec(opt.stdout);
@@ -170,6 +183,30 @@ describe('acon end to end, as a user runs it', () => {
     expect(meta.sources.guidelines).toEqual({ [final[2]!]: lines.length });
     const lint = await runAcon(['lint', out, '--format', 'openai'], { cwd, env: shortEnv });
     expect(lint.code, lint.stdout + lint.stderr).toBe(0);
+    // The same rows in --json (a second run, after the export above read the first).
+    const json = await runAcon(['optimize', '--bench', 'apptown', '--json'], {
+      cwd,
+      env: shortEnv,
+    });
+    expect(json.code, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout) as {
+      tables: { split: string; rows: { version: string; condition: string }[] }[];
+    };
+    const jsonTest = result.tables.find((t) => t.split === 'test')!;
+    expect(jsonTest.rows.flatMap((r) => r.version.split('='))).toEqual(
+      expect.arrayContaining([
+        'raw',
+        'fifo',
+        'masking',
+        'summary',
+        'retrieval',
+        'UT obs',
+        'UT hist',
+      ]),
+    );
+    expect(jsonTest.rows.find((r) => r.version.split('=').includes('UT obs'))!.condition).toMatch(
+      /,-\]$/,
+    );
     expect(runIdOf(opt.stdout)).toMatch(/^run-/);
     // About 25 s on an idle 2-core machine; a loaded one needs headroom.
   }, 300_000);

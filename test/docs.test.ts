@@ -8,6 +8,7 @@ import {
   REPO,
   checkArgs,
   checkDocs,
+  checkReferences,
   docCommands,
   docFiles,
   fences,
@@ -60,6 +61,20 @@ describe('docs command lines', () => {
 
   it('uses only commands and flags the CLI has, in README.md and every docs/ page', () => {
     expect(checkDocs(buildProgram)).toEqual([]);
+  });
+
+  it('names only npm scripts and repository files that exist', () => {
+    expect(checkReferences()).toEqual([]);
+  });
+
+  it('reports an npm script or a file that does not exist', () => {
+    const dir = tempDir('acon-docs-refs-');
+    const file = join(dir, 'page.md');
+    writeFileSync(file, 'Run `npm run docs:nope`, see `src/cli/nope.ts` and `src/cli/main.ts`.\n');
+    expect(checkReferences([file])).toEqual([
+      `${file}:1: npm run docs:nope: no such script`,
+      `${file}:1: src/cli/nope.ts: no such file`,
+    ]);
   });
 
   it('fails when a flag the docs use is renamed in the CLI', () => {

@@ -86,10 +86,8 @@ describe('acon optimize keeps the selection and evaluation splits away from the 
     for (const x of isolated) {
       expect(env.store.calls({ rolloutId: x.id, role: 'hist_compressor' })).toEqual([]);
     }
-    // The final table runs both compressors.
-    expect(r.tables[0]!.rows.map((x) => x.condition)).toContain(
-      `acon[${r.final.obs.id},${r.final.hist.id}]`,
-    );
+    // The final table deploys what was optimized: the obs compressor alone (issue #23).
+    expect(r.tables[0]!.rows.map((x) => x.condition)).toContain(`acon[${r.final.obs.id},-]`);
 
     // The utility analyzer read the pair kind, the step ratio and the evaluation details.
     const [ut] = env.store.calls({ runId: r.runId, role: 'analyzer' });
@@ -99,7 +97,7 @@ describe('acon optimize keeps the selection and evaluation splits away from the 
 
     // The teacher's train rollouts with the final guidelines exist for `acon export`.
     const teacher = env.store
-      .rollouts(r.runId, `acon[${r.final.obs.id},${r.final.hist.id}]`)
+      .rollouts(r.runId, `acon[${r.final.obs.id},-]`)
       .filter((x) => x.split === 'train');
     expect(teacher).toHaveLength(PARAMS.maxTasks!);
   }, 120_000);

@@ -18,6 +18,23 @@ export const DistortedFactSchema = FactSchema.extend({
 });
 export type DistortedFact = z.infer<typeof DistortedFactSchema>;
 
+/**
+ * Why the compressed run failed, in one word (the paper's analyses name the mechanism):
+ * `missing_information` a needed fact was dropped; `distorted_information` a fact was altered;
+ * `lost_progress` the agent lost track of what it had done (repeated or skipped steps);
+ * `lost_state` credentials or intermediate results were lost; `summary_inaccuracy` the summary
+ * stated something false; `not_compression` the failure does not come from the compression.
+ */
+export const RootCauseSchema = z.enum([
+  'missing_information',
+  'distorted_information',
+  'lost_progress',
+  'lost_state',
+  'summary_inaccuracy',
+  'not_compression',
+]);
+export type RootCause = z.infer<typeof RootCauseSchema>;
+
 /** Utility-phase analysis of one contrastive pair (full context succeeded, compressed did not). */
 export const UtilityAnalysisSchema = z.object({
   first_divergence: z.object({
@@ -29,6 +46,13 @@ export const UtilityAnalysisSchema = z.object({
   distorted_facts: z.array(DistortedFactSchema),
   /** State the agent lost track of (credentials, progress, intermediate results). */
   lost_state: z.array(z.string()),
+  /**
+   * Statements of the compressed context (a summary above all) that contradict the full run:
+   * wrong progress, wrong values, invented facts. Older analyses have none.
+   */
+  summary_inaccuracies: z.array(z.string()).default([]),
+  /** The root-cause category; older analyses have none. */
+  root_cause: RootCauseSchema.nullable().default(null),
   /** What the guideline should say so that this does not happen again. */
   remediation: z.string().min(1),
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { RootCauseSchema } from '../domain/utility-analysis.js';
 
 /**
  * What the analyzer and updater LLMs answer (seed 003; issue 6). Each answer is JSON: the zod
@@ -30,6 +31,8 @@ export const UtilityAnalysisJsonSchema = object({
   missing_facts: { type: 'array', items: object(factProperties) },
   distorted_facts: { type: 'array', items: object({ ...factProperties, seen_as: str }) },
   lost_state: strings,
+  summary_inaccuracies: strings,
+  root_cause: { type: 'string', enum: [...RootCauseSchema.options] },
   remediation: str,
 });
 

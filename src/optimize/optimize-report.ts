@@ -52,7 +52,7 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     );
   }
   out.push('');
-  const finalLabel = `acon[${r.final.obs.id},${r.final.hist.id}]`;
+  const finalLabel = r.finalCondition;
   for (const t of r.tables) {
     const rows = t.rows.map((row) => ({
       ...row,

@@ -6,11 +6,11 @@ import { z } from 'zod';
 import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
-import { makeCondition } from './condition.js';
 import type { RunEnv } from './env.js';
 import type { OptimizeParams } from './params.js';
 import { runPhase, type StageResult } from './phase.js';
 import { planOptimize, stagesOf, type OptimizePlan } from './plan.js';
+import { finalCondition, finalRows } from './final-rows.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 import { selectTasks } from './run-conditions.js';
@@ -22,11 +22,13 @@ export type OptimizeResult = {
   start: GuidelinePair;
   ut: GuidelinePair;
   final: GuidelinePair;
-  /** Rows per split: raw, v0, UT, UTCO (deduplicated when a phase changed nothing). */
+  /** The condition the final guidelines are deployed as (one compressor alone when one was targeted). */
+  finalCondition: string;
+  /** Rows per split (final-rows.ts): the baselines, then v0, UT and UTCO per compressor scope. */
   tables: {
     split: string;
     provenance: Provenance;
-    rows: (ConditionMetrics & { version: string })[];
+    rows: (ConditionMetrics & { version: string; note?: string })[];
   }[];
   promoted: string[];
   files: string[];
@@ -112,25 +114,19 @@ export async function optimize(
     }
     if (!params.phases.includes('co')) ut = pair;
 
-    // Final comparison: raw, v0, UT, UTCO on the selection and evaluation splits.
-    // A phase that accepted nothing leaves the same guidelines: one row named for both
-    // (`UT=UTCO`), so the table never silently omits a version (issue #24).
-    const versions = mergeSameCondition([
-      { version: 'raw', condition: makeCondition('raw') },
-      { version: 'v0', condition: makeCondition('acon', start) },
-      { version: 'UT', condition: makeCondition('acon', ut) },
-      { version: 'UTCO', condition: makeCondition('acon', pair) },
-    ]);
+    // Final comparison on the selection and evaluation splits (final-rows.ts).
+    const rows = finalRows(params, start, ut, pair);
+    const conditions = rows.map((r) => r.condition);
     const tables: OptimizeResult['tables'] = [];
     for (const [split, list] of [
       [params.selectSplit, tasks.select],
       [params.evalSplit, tasks.eval],
     ] as const) {
-      log(`final: ${versions.map((v) => v.version).join(', ')} on ${split}`);
+      log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
       await runRollouts({
         runId,
         bench: env.bench,
-        jobs: versions.flatMap((v) => list.map((task) => ({ condition: v.condition, task }))),
+        jobs: conditions.flatMap((condition) => list.map((task) => ({ condition, task }))),
         llm: env.llm,
         store,
         config,
@@ -141,9 +137,10 @@ export async function optimize(
       const metrics = summarizeRunOn(
         env,
         runId,
-        versions.map((v) => v.condition.label),
+        conditions.map((c) => c.label),
         ids,
       );
+      const byLabel = new Map(metrics.map((m) => [m.condition, m]));
       tables.push({
         split,
         provenance: {
@@ -154,12 +151,16 @@ export async function optimize(
           models: env.models,
           simulated: env.simulated,
         },
-        rows: metrics.map((m, i) => ({ ...m, version: versions[i]!.version })),
+        rows: rows.map((r) => ({
+          ...byLabel.get(r.condition.label)!,
+          version: r.version,
+          ...(r.note ? { note: r.note } : {}),
+        })),
       });
     }
-    // The teacher's train-split rollouts with the final guidelines: the default distillation
-    // set of `acon export` (successful train rollouts under the final guidelines, seed 003).
-    const teacher = makeCondition('acon', pair);
+    // The teacher's train-split rollouts with the final guidelines, deployed as optimized (only
+    // the optimized compressor on when one was targeted): the default set of `acon export`.
+    const teacher = finalCondition(params, pair);
     log(`teacher: ${teacher.label} on ${params.trainSplit} (the default set of acon export)`);
     await runRollouts({
       runId,
@@ -192,6 +193,7 @@ export async function optimize(
       start,
       ut,
       final: pair,
+      finalCondition: teacher.label,
       tables,
       promoted,
       files,
@@ -199,6 +201,7 @@ export async function optimize(
     store.setRunStatus(runId, 'finished', {
       stages,
       tables,
+      ut: { obs: ut.obs.id, hist: ut.hist.id },
       final: { obs: pair.obs.id, hist: pair.hist.id },
     });
     return result;
@@ -223,20 +226,4 @@ function summarizeRunOn(
     taskIds,
     hasScenarios(env.bench.name),
   );
-}
-
-/** Versions that ran the same condition become one row named `A=B`, in first-seen order. */
-function mergeSameCondition<V extends { version: string; condition: { label: string } }>(
-  all: V[],
-): V[] {
-  const first = all.filter(
-    (v, i) => all.findIndex((w) => w.condition.label === v.condition.label) === i,
-  );
-  return first.map((v) => ({
-    ...v,
-    version: all
-      .filter((w) => w.condition.label === v.condition.label)
-      .map((w) => w.version)
-      .join('='),
-  }));
 }

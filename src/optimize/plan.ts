@@ -1,5 +1,6 @@
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
+import { BASELINES } from './final-rows.js';
 import type { OptimizeParams } from './params.js';
 
 /** What an optimize run will do and roughly cost, printed before it starts (`--dry-run`: only this). */
@@ -56,7 +57,9 @@ export function planOptimize(
     rollouts += train * (s.phase === 'ut' ? 2 : 1) + select * (1 + k);
     analyzer += train;
   }
-  rollouts += (select + evalN) * 4; // raw, v0, UT, UTCO on the selection and evaluation splits
+  // The final table's conditions (final-rows.ts) on the selection and evaluation splits, at most.
+  const scopes = kindsOf(params.target).length + (params.target === 'both' ? 1 : 0);
+  rollouts += (select + evalN) * (BASELINES.length + scopes * (1 + params.phases.length));
   rollouts += train; // the teacher's train rollouts with the final guidelines (for acon export)
   const meanSteps =
     mean([...tasks.train, ...tasks.select].map((t) => t.referenceLength || 20)) * 1.2 + 1;

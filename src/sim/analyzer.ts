@@ -150,6 +150,8 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
       missing_facts: [],
       distorted_facts: [],
       lost_state: [],
+      summary_inaccuracies: [],
+      root_cause: null,
       remediation: 'This pair gives no evidence against the guideline; leave it unchanged.',
     };
   }
@@ -211,6 +213,9 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
     },
     missing_facts: missing,
     distorted_facts: distorted,
+    // The sim analyzer judges neither (a real one does, src/prompts/analyzer-ut.system.txt).
+    summary_inaccuracies: [],
+    root_cause: null,
     lost_state: missing
       .filter((f) => CREDENTIAL_FIELD.test(f.field))
       .map((f) => `the credential \`${f.field}\` from step ${f.source_step ?? '?'}`),

@@ -13,6 +13,8 @@ const ut = (fields: string[]): UtilityAnalysis => ({
   missing_facts: fields.map((field) => ({ fact: `a ${field}`, field, source_step: 1 })),
   distorted_facts: [],
   lost_state: [],
+  summary_inaccuracies: [],
+  root_cause: null,
   remediation: 'keep them',
 });
 

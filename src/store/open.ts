@@ -40,6 +40,9 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       // Only before writing: the check reads every page (1.5 s on a 1.4 GB store, issue #16), and
       // a read-only command changes nothing; SQLite reports a damaged page it reads anyway.
       retryWhileBusy(() => checkIntegrity(opened, file));
+      // Before the first table (it cannot change after): the journal's rows are deleted as
+      // documents are written, and a run gives their pages back when it stops.
+      db.pragma('auto_vacuum = INCREMENTAL');
       // The switch to WAL (once per file) can report busy without waiting when another process
       // is creating the same fresh file; retried, both processes get through.
       retryWhileBusy(() => opened.pragma('journal_mode = WAL'));

@@ -12,6 +12,7 @@ import {
   decompress,
   documentText,
   DocCache,
+  JOURNAL,
   rolloutDocument,
   type CallPayload,
   type Doc,
@@ -169,6 +170,11 @@ export class SqliteRunStore implements RunStore {
     return stmt;
   }
 
+  /** Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. */
+  private insert(table: string, row: Record<string, unknown>, verb = 'INSERT'): number {
+    return Number(this.sql(insertSql(table, row, verb)).run(row).lastInsertRowid);
+  }
+
   close(): void {
     for (const timer of this.heartbeats.values()) clearInterval(timer);
     this.heartbeats.clear();
@@ -182,11 +188,7 @@ export class SqliteRunStore implements RunStore {
     if (known !== undefined) return known;
     const table = kind === 'run' ? 'runs' : 'rollout_ids';
     let n = this.sql(`SELECT n FROM ${table} WHERE id = ?`).pluck().get(id) as number | undefined;
-    if (n === undefined && run !== undefined) {
-      n = Number(
-        this.sql('INSERT INTO rollout_ids (id, run) VALUES (?, ?)').run(id, run).lastInsertRowid,
-      );
-    }
+    if (n === undefined && run !== undefined) n = this.insert('rollout_ids', { id, run });
     if (n === undefined) return undefined;
     if (this.numbers.size >= 10_000) this.numbers.clear();
     if (!this.db.inTransaction) this.numbers.set(key, n);
@@ -225,42 +227,32 @@ export class SqliteRunStore implements RunStore {
       request: call.request,
       response: call.response,
     };
+    // Compressed before the write lock is taken; the row's key is the call's id.
+    const data = compress(JSON.stringify(body), JOURNAL);
     const id = this.db
       .transaction(() => {
         const rollout =
           call.ctx.rolloutId === undefined ? null : this.number('rollout', call.ctx.rolloutId, run);
-        const id = Number(
-          this.sql(
-            `INSERT INTO calls (run, rollout, step, role, provider, model, request_hash,
-               prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(
-            run,
-            rollout,
-            call.ctx.step ?? null,
-            call.ctx.role,
-            call.provider,
-            call.model,
-            hashKey(call.requestHash),
-            call.usage.promptTokens,
-            call.usage.cachedPromptTokens,
-            call.usage.completionTokens,
-            call.costUsd,
-            call.latencyMs,
-            call.cached ? 1 : 0,
-            call.error,
-          ).lastInsertRowid,
-        );
-        const payload: CallPayload = { id, ...body };
-        this.sql('INSERT INTO journal (call, data) VALUES (?, ?)').run(
-          id,
-          compress(JSON.stringify(payload)),
-        );
+        const id = this.insert('calls', {
+          run,
+          rollout,
+          step: call.ctx.step ?? null,
+          role: call.ctx.role,
+          provider: call.provider,
+          model: call.model,
+          request_hash: hashKey(call.requestHash),
+          prompt_tokens: call.usage.promptTokens,
+          cached_tokens: call.usage.cachedPromptTokens,
+          completion_tokens: call.usage.completionTokens,
+          cost_usd: call.costUsd,
+          latency_ms: call.latencyMs,
+          cached: call.cached ? 1 : 0,
+          error: call.error,
+        });
+        this.insert('journal', { call: id, data });
         if (call.response !== null && this.toCache.get(call.requestHash) === call.response) {
-          this.sql('INSERT OR REPLACE INTO llm_cache (request_hash, call) VALUES (?, ?)').run(
-            hashKey(call.requestHash),
-            id,
-          );
+          const row = { request_hash: hashKey(call.requestHash), call: id };
+          this.insert('llm_cache', row, 'INSERT OR REPLACE');
         }
         return id;
       })
@@ -282,7 +274,7 @@ export class SqliteRunStore implements RunStore {
     if (mine) return mine;
     const data = this.sql('SELECT data FROM journal WHERE call = ?').pluck().get(id) as
       Buffer | undefined;
-    return data && (JSON.parse(decompress(data)) as CallPayload);
+    return data && { id, ...(JSON.parse(decompress(data)) as Omit<CallPayload, 'id'>) };
   }
 
   /**
@@ -298,13 +290,7 @@ export class SqliteRunStore implements RunStore {
     const data = compress(text);
     this.db
       .transaction(() => {
-        const doc = Number(
-          this.sql('INSERT INTO docs (run, size, data) VALUES (?, ?, ?)').run(
-            run,
-            Buffer.byteLength(text),
-            data,
-          ).lastInsertRowid,
-        );
+        const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data });
         andThen(doc);
         for (const id of ids) {
           this.sql('UPDATE calls SET doc = ? WHERE id = ?').run(doc, id);
@@ -412,26 +398,18 @@ export class SqliteRunStore implements RunStore {
 
   /** Records a new run, owned by this process until it stops. */
   createRun(run: NewRun): void {
-    const self = this.probe.self;
-    this.sql(
-      `INSERT INTO runs (id, kind, command, bench, provider, models, simulated, params, config,
-           status, created_at, owner_pid, owner_host, heartbeat_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
-    ).run(
-      run.id,
-      run.kind,
-      run.command,
-      run.bench,
-      run.provider,
-      JSON.stringify(run.models),
-      run.simulated ? 1 : 0,
-      JSON.stringify(run.params),
-      JSON.stringify(run.config),
-      now(),
-      self.pid,
-      self.host,
-      this.probe.now(),
-    );
+    this.insert('runs', {
+      ...run,
+      models: JSON.stringify(run.models),
+      simulated: run.simulated ? 1 : 0,
+      params: JSON.stringify(run.params),
+      config: JSON.stringify(run.config),
+      status: 'running',
+      created_at: now(),
+      owner_pid: this.probe.self.pid,
+      owner_host: this.probe.self.host,
+      heartbeat_at: this.probe.now(),
+    });
     this.startHeartbeat(run.id);
   }
 
@@ -548,35 +526,30 @@ export class SqliteRunStore implements RunStore {
     const calls = ids.map((id) => this.payload({ id, doc: null }));
     const text = rolloutDocument(r, calls);
     this.writeDocument(run, ids, text, (doc) =>
-      this.sql(
-        `INSERT INTO rollouts (n, id, run_id, condition, task_id, split, strategy, guideline_obs,
-           guideline_hist, status, success, score, steps, peak_input_tokens, cost_usd, metrics,
-           evaluation, error, started_at, finished_at, episode_meta, doc)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
+      this.insert('rollouts', {
         n,
-        r.id,
-        r.runId,
-        r.condition,
-        r.taskId,
-        r.split,
-        r.strategy,
-        r.guidelineObs,
-        r.guidelineHist,
-        r.status,
-        r.metrics.success ? 1 : 0,
-        r.metrics.score,
-        r.metrics.steps,
-        r.metrics.peakInputTokens,
-        r.metrics.costUsd,
-        JSON.stringify(r.metrics),
-        JSON.stringify(r.evaluation),
-        r.error,
-        r.startedAt,
-        r.finishedAt,
-        r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
+        id: r.id,
+        run_id: r.runId,
+        condition: r.condition,
+        task_id: r.taskId,
+        split: r.split,
+        strategy: r.strategy,
+        guideline_obs: r.guidelineObs,
+        guideline_hist: r.guidelineHist,
+        status: r.status,
+        success: r.metrics.success ? 1 : 0,
+        score: r.metrics.score,
+        steps: r.metrics.steps,
+        peak_input_tokens: r.metrics.peakInputTokens,
+        cost_usd: r.metrics.costUsd,
+        metrics: JSON.stringify(r.metrics),
+        evaluation: JSON.stringify(r.evaluation),
+        error: r.error,
+        started_at: r.startedAt,
+        finished_at: r.finishedAt,
+        episode_meta: r.episodeMeta ? JSON.stringify(r.episodeMeta) : null,
         doc,
-      ),
+      }),
     );
   }
 
@@ -784,32 +757,25 @@ export class SqliteRunStore implements RunStore {
   /** Records a checkpoint; the calls the run made outside rollouts so far go to a document. */
   setState(runId: string, key: string, value: unknown): void {
     this.flushRun(runId, false);
-    this.sql('INSERT OR REPLACE INTO run_state (run_id, key, value) VALUES (?, ?, ?)').run(
-      runId,
-      key,
-      JSON.stringify(value),
+    this.insert(
+      'run_state',
+      { run_id: runId, key, value: JSON.stringify(value) },
+      'INSERT OR REPLACE',
     );
   }
 
   // ---- guideline versions ----
 
-  saveGuidelineVersion(v: GuidelineVersionRow): void {
-    this.sql(
-      `INSERT OR REPLACE INTO guideline_versions (id, kind, parent, phase, run_id, status, path,
-           text, metrics, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      v.id,
-      v.kind,
-      v.parent,
-      v.phase,
-      v.runId,
-      v.status,
-      v.path,
-      v.text,
-      JSON.stringify(v.metrics),
-      v.createdAt,
-    );
+  saveGuidelineVersion({ runId, createdAt, metrics, ...v }: GuidelineVersionRow): void {
+    const row = { ...v, run_id: runId, created_at: createdAt, metrics: JSON.stringify(metrics) };
+    this.insert('guideline_versions', row, 'INSERT OR REPLACE');
   }
+}
+
+/** `INSERT INTO table (columns) VALUES (@columns)`: the row binds by column name. */
+export function insertSql(table: string, row: Record<string, unknown>, verb = 'INSERT'): string {
+  const columns = Object.keys(row);
+  return `${verb} INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`;
 }
 
 /** A step as its rollout's document holds it (the StepRecord without its prompt). */

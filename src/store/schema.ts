@@ -152,9 +152,6 @@ export function createSchema(db: Database.Database, file: string): void {
   if (check() === SCHEMA_VERSION) return;
   db.transaction(() => {
     if (check() === SCHEMA_VERSION) return;
-    // The journal's rows are deleted as documents are written: a run gives their pages back
-    // when it stops (PRAGMA incremental_vacuum in SqliteRunStore).
-    db.pragma('auto_vacuum = INCREMENTAL');
     db.exec(SCHEMA);
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

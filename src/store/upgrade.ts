@@ -4,7 +4,7 @@ import { DatabaseError } from '../errors.js';
 import { compress, documentText, rolloutDocument, type CallPayload } from './document.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
 import { asDatabaseError, checkHeader, openDatabase } from './open.js';
-import { hashKey } from './run-store.js';
+import { hashKey, insertSql } from './run-store.js';
 import { fileSchema, LEGACY_VERSION, legacySchema, SCHEMA_VERSION } from './schema.js';
 
 /** What `acon runs upgrade` did: schema versions, and file bytes before and after. */
@@ -51,7 +51,10 @@ export function upgradeDatabase(file: string): Upgrade {
     old.exec('BEGIN IMMEDIATE');
     const db = openDatabase(next, 'write');
     try {
+      db.function('hash_key', (h: unknown) => hashKey(hex(h)));
+      db.prepare('ATTACH DATABASE ? AS old').run(file);
       db.transaction(() => convert(old, db))();
+      db.exec('DETACH DATABASE old');
       db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       db.close();
@@ -73,86 +76,60 @@ export function upgradeDatabase(file: string): Upgrade {
 
 type OldCall = Usage & {
   id: number;
-  run_id: string;
   rollout_id: string | null;
   task_id: string | null;
-  role: string;
-  provider: string;
-  model: string;
-  step: number | null;
   request_hash: unknown;
   request_key: unknown;
   messages_key: unknown;
   response_key: unknown;
   response_rest: string | null;
-  cost_usd: number;
-  latency_ms: number;
-  cached: number;
-  error: string | null;
   created_at: number | string;
 };
 
 /** Calls of a run made outside finished rollouts, at most this many to a run document. */
 const RUN_DOCUMENT_CALLS = 500;
 
+/** Rows of the old file (attached as `old`) copied by SQL; texts decoded and documents built in JavaScript. */
+const COPY = `
+  INSERT INTO runs (id, kind, command, bench, provider, models, simulated, params, config, status,
+      summary, created_at, finished_at, owner_pid, owner_host, heartbeat_at)
+    SELECT id, kind, command, bench, provider, models, simulated, params, config, status, summary,
+      created_at, finished_at, owner_pid, owner_host, heartbeat_at FROM old.runs ORDER BY rowid;
+  INSERT INTO run_state SELECT * FROM old.run_state;
+  INSERT INTO guideline_versions SELECT * FROM old.guideline_versions;
+  INSERT INTO rollout_ids (id, run)
+    SELECT x.rollout_id, r.n FROM old.call_contexts x JOIN runs r ON r.id = x.run_id
+      WHERE x.rollout_id IS NOT NULL GROUP BY x.rollout_id ORDER BY MIN(x.id);
+  INSERT OR IGNORE INTO rollout_ids (id, run)
+    SELECT o.id, r.n FROM old.rollouts o JOIN runs r ON r.id = o.run_id ORDER BY o.rowid;
+  INSERT INTO calls (id, run, rollout, step, role, provider, model, request_hash, prompt_tokens,
+      cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
+    SELECT c.id, r.n, i.n, c.step, x.role, x.provider, x.model, hash_key(c.request_hash),
+      c.prompt_tokens, c.cached_tokens, c.completion_tokens, c.cost_usd, c.latency_ms, c.cached,
+      c.error
+    FROM old.llm_calls c JOIN old.call_contexts x ON x.id = c.context JOIN runs r ON r.id = x.run_id
+      LEFT JOIN rollout_ids i ON i.id = x.rollout_id ORDER BY c.id;
+  -- A cache entry points to the first call that got a fresh answer to its request.
+  INSERT INTO llm_cache (request_hash, call)
+    SELECT request_hash, MIN(id) FROM calls WHERE cached = 0 AND error IS NULL
+      AND request_hash IN (SELECT hash_key(request_hash) FROM old.llm_cache)
+    GROUP BY request_hash;
+`;
+
 function convert(old: Database.Database, db: Database.Database): void {
+  db.exec(COPY);
   const blobs = new LegacyBlobs(old);
-  const insert = (table: string, row: Record<string, unknown>) =>
-    db
-      .prepare(
-        `INSERT INTO ${table} (${Object.keys(row).join(', ')})
-         VALUES (${Object.keys(row)
-           .map(() => '?')
-           .join(', ')})`,
-      )
-      .run(...Object.values(row)).lastInsertRowid;
-  for (const table of ['guideline_versions']) {
-    for (const row of old.prepare(`SELECT * FROM ${table}`).all())
-      insert(table, row as object as Record<string, unknown>);
-  }
-  /** A call-cache key's call: the first that got a fresh answer for it. */
-  const answered = new Map<string, number>();
-  const runs = old.prepare('SELECT * FROM runs ORDER BY rowid').all() as Record<string, unknown>[];
-  for (const r of runs) {
-    const run = Number(insert('runs', r));
-    for (const s of old.prepare('SELECT * FROM run_state WHERE run_id = ?').all(r.id)) {
-      insert('run_state', s as Record<string, unknown>);
-    }
+  const move = db.prepare('UPDATE calls SET doc = ? WHERE id = ?');
+  for (const { id: runId, n: run } of db.prepare('SELECT id, n FROM runs').all() as {
+    id: string;
+    n: number;
+  }[]) {
     const calls = old
       .prepare(
-        `SELECT c.*, x.run_id, x.rollout_id, x.task_id, x.role, x.provider, x.model, x.request_key
-         FROM call_contexts x JOIN llm_calls c ON c.context = x.id WHERE x.run_id = ?
-         ORDER BY c.id`,
+        `SELECT c.*, x.rollout_id, x.task_id, x.request_key FROM call_contexts x
+         JOIN llm_calls c ON c.context = x.id WHERE x.run_id = ? ORDER BY c.id`,
       )
-      .all(r.id) as OldCall[];
-    const numbers = new Map<string, number>();
-    const rolloutNumber = (id: string) => {
-      let n = numbers.get(id);
-      if (n === undefined) numbers.set(id, (n = Number(insert('rollout_ids', { id, run }))));
-      return n;
-    };
-    for (const c of calls) {
-      const hash = hex(c.request_hash);
-      if (c.response_key !== null && c.cached === 0 && !answered.has(hash))
-        answered.set(hash, c.id);
-      insert('calls', {
-        id: c.id,
-        run,
-        rollout: c.rollout_id === null ? null : rolloutNumber(c.rollout_id),
-        step: c.step,
-        role: c.role,
-        provider: c.provider,
-        model: c.model,
-        request_hash: hashKey(hash),
-        prompt_tokens: c.prompt_tokens,
-        cached_tokens: c.cached_tokens,
-        completion_tokens: c.completion_tokens,
-        cost_usd: c.cost_usd,
-        latency_ms: c.latency_ms,
-        cached: c.cached,
-        error: c.error,
-      });
-    }
+      .all(runId) as OldCall[];
     const payload = (c: OldCall): CallPayload => ({
       id: c.id,
       requestHash: hex(c.request_hash),
@@ -162,49 +139,29 @@ function convert(old: Database.Database, db: Database.Database): void {
       response:
         c.response_key === null ? null : blobs.response(hex(c.response_key), c.response_rest, c),
     });
-    const writeDoc = (text: string, ids: readonly number[]) => {
-      const doc = Number(
-        insert('docs', { run, size: Buffer.byteLength(text), data: compress(text) }),
-      );
-      const move = db.prepare('UPDATE calls SET doc = ? WHERE id = ?');
-      for (const id of ids) move.run(doc, id);
+    const writeDoc = (text: string, own: readonly OldCall[]) => {
+      const row = { run, size: Buffer.byteLength(text), data: compress(text) };
+      const doc = Number(db.prepare(insertSql('docs', row)).run(row).lastInsertRowid);
+      for (const c of own) move.run(doc, c.id);
       return doc;
     };
-    const done = new Set<string>();
     const rollouts = old
       .prepare('SELECT * FROM rollouts WHERE run_id = ? ORDER BY rowid')
-      .all(r.id) as Record<string, unknown>[];
+      .all(runId) as Record<string, unknown>[];
+    const done = new Set(rollouts.map((r) => r.id));
     for (const { trajectory_ref, evaluation, ...row } of rollouts) {
-      const id = row.id as string;
-      done.add(id);
-      const own = calls.filter((c) => c.rollout_id === id);
-      const text = rolloutDocument(
-        rolloutSections(old, blobs, id, String(trajectory_ref)),
-        own.map(payload),
-      );
-      const doc = writeDoc(
-        text,
-        own.map((c) => c.id),
-      );
-      insert('rollouts', {
-        ...row,
-        n: rolloutNumber(id),
-        evaluation: blobs.get(hex(evaluation)),
-        doc,
-      });
+      const own = calls.filter((c) => c.rollout_id === row.id);
+      const sections = rolloutSections(old, blobs, String(row.id), String(trajectory_ref));
+      const doc = writeDoc(rolloutDocument(sections, own.map(payload)), own);
+      const n = db.prepare('SELECT n FROM rollout_ids WHERE id = ?').pluck().get(row.id);
+      const full = { ...row, n, evaluation: blobs.get(hex(evaluation)), doc };
+      db.prepare(insertSql('rollouts', full)).run(full);
     }
     const rest = calls.filter((c) => c.rollout_id === null || !done.has(c.rollout_id));
     for (let i = 0; i < rest.length; i += RUN_DOCUMENT_CALLS) {
       const part = rest.slice(i, i + RUN_DOCUMENT_CALLS);
-      writeDoc(
-        documentText({ calls: JSON.stringify(part.map(payload)) }),
-        part.map((c) => c.id),
-      );
+      writeDoc(documentText({ calls: JSON.stringify(part.map(payload)) }), part);
     }
-  }
-  for (const row of old.prepare('SELECT request_hash FROM llm_cache').pluck().all() as string[]) {
-    const call = answered.get(row);
-    if (call !== undefined) insert('llm_cache', { request_hash: hashKey(row), call });
   }
 }
 

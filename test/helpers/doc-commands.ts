@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command, Option } from 'commander';
 
@@ -228,6 +228,39 @@ export function checkDocs(program: () => Command, files = docFiles()): string[] 
         problems.push(`${c.file}:${c.line}: acon ${c.args.join(' ')}: ${p}`);
       }
     }
+  }
+  return problems;
+}
+
+/**
+ * Repository paths and npm scripts the docs name in code spans and shell blocks: every
+ * `npm run NAME` must be a script of package.json, and every path under src/, scripts/, test/,
+ * tasks/, guidelines/, docs/ or examples/ must exist (placeholders such as `<kind>` or `NNNN`
+ * and globs are skipped).
+ */
+/** Paths acon or the tests create, named in the docs but not in the repository. */
+const GENERATED = new Set(['guidelines/obs/ACTIVE', 'guidelines/hist/ACTIVE', 'test/artifacts/']);
+
+export function checkReferences(files = docFiles()): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const problems: string[] = [];
+  for (const file of files) {
+    const lines = readFileSync(resolve(REPO, file), 'utf8').split('\n');
+    lines.forEach((text, i) => {
+      for (const m of text.matchAll(/npm run ([\w:-]+)/g)) {
+        if (!(m[1]! in pkg.scripts))
+          problems.push(`${file}:${i + 1}: npm run ${m[1]}: no such script`);
+      }
+      for (const m of text.matchAll(
+        /`((?:src|scripts|test|tasks|guidelines|docs|examples)\/[^`\s]+)`/g,
+      )) {
+        const path = m[1]!.replace(/[.,:;)]+$/, '');
+        if (/[<>*…{}]|NNNN|\bID\b/.test(path) || GENERATED.has(path)) continue;
+        if (!existsSync(join(REPO, path))) problems.push(`${file}:${i + 1}: ${path}: no such file`);
+      }
+    });
   }
   return problems;
 }
