@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
+import { confirmPaidRun, DEFAULT_CONFIRM_ABOVE_USD, terminalIo } from './confirm.js';
 import { createProgress } from './progress.js';
 import { explicitFlags } from './run.js';
 
@@ -31,6 +32,8 @@ type RawOpts = {
   taskFile?: string;
   db?: string;
   json?: boolean;
+  confirmAbove?: string;
+  yes?: boolean;
   wide?: boolean;
   config?: string;
   skipInvalidTasks?: boolean;
@@ -110,6 +113,11 @@ export function registerOptimize(program: Command): void {
       '--resume <run>',
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
+    .option(
+      '--confirm-above <usd>',
+      `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
+    )
+    .option('--yes', 'start a paid run without asking, whatever its estimate')
     .option('--json', 'print the result as JSON')
     .option(
       '--wide',
@@ -241,7 +249,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         if (!opts.json) progress.log(line);
       },
       progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
-      onPlan: (plan) => {
+      onPlan: async (plan) => {
         if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
         else if (!opts.json || opts.dryRun)
           (opts.dryRun ? process.stdout : err).write(`${formatPlan(plan)}\n`);
@@ -251,7 +259,16 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
           );
         }
         progress.setPlannedTotal(plan.rollouts);
-        return !opts.dryRun;
+        if (opts.dryRun) return false;
+        await confirmPaidRun({
+          estimateUsd: plan.costUsd,
+          simulated: plan.simulated,
+          confirmAbove:
+            positiveNumber(opts.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
+          yes: opts.yes === true,
+          io: terminalIo,
+        });
+        return true;
       },
     }).finally(() => progress.stop());
     if ('dryRun' in result) return;

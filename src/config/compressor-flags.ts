@@ -1,4 +1,4 @@
-import { EndpointSchema, type Config } from './schema.js';
+import { ENV_VAR_NAME, EndpointSchema, type Config } from './schema.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -21,6 +21,12 @@ export type CompressorFlags = {
 export const COMPRESSOR_ENDPOINT = 'compressor';
 
 export function applyCompressorFlags(config: Config, flags: CompressorFlags): void {
+  if (flags.compressorKeyEnv !== undefined && !ENV_VAR_NAME.test(flags.compressorKeyEnv)) {
+    // Not echoed: what was typed may be the key itself (issue #31).
+    throw new UsageError(
+      '--compressor-key-env takes the NAME of an environment variable holding the key (e.g. VLLM_API_KEY), not the key itself; the value is not shown in case it is a key',
+    );
+  }
   const models = {
     obs_compressor: flags.obsCompressorModel ?? flags.compressorModel,
     hist_compressor: flags.histCompressorModel ?? flags.compressorModel,

@@ -9,13 +9,23 @@ import { z } from 'zod';
 export const ProviderNameSchema = z.enum(['sim', 'openai']);
 export type ProviderName = z.infer<typeof ProviderNameSchema>;
 
+/** What an environment variable name looks like (a key never does: it has '-' or is long). */
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
 export const EndpointSchema = z.strictObject({
   /** Any OpenAI-compatible base URL (OpenAI, Azure, vLLM, SGLang, Ollama, llama.cpp, LM Studio). */
   base_url: z.string().url(),
   /** Extra base URLs serving the same model; calls are spread over all of them. */
   extra_base_urls: z.array(z.string().url()).default([]),
   /** Name of the environment variable holding the key; the key itself never enters the config. */
-  api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
+  api_key_env: z
+    .string()
+    .regex(ENV_VAR_NAME, {
+      // Never echo the value: a key pasted here by mistake must not reach a log or a record.
+      error:
+        'must be the NAME of an environment variable holding the key (e.g. OPENAI_API_KEY), not the key itself; the value is not shown in case it is a key',
+    })
+    .default('OPENAI_API_KEY'),
   concurrency: z.number().int().min(1).default(8),
   /** Requests per minute; 0 = unlimited. */
   rpm: z.number().int().min(0).default(0),

@@ -4,7 +4,7 @@ import { ConfigError, ProviderError } from '../errors.js';
 import { mapOpenAiError } from './openai-errors.js';
 import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';
-import { redact } from './redact.js';
+import { redact, redactMessage } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
 import { BodyPool } from './body-pool.js';
 import { createHttpFetch } from './http-fetch.js';
@@ -81,12 +81,18 @@ export class OpenAiProvider implements LlmProvider {
       backend.inFlight--;
     }
     try {
-      const { message, usage } = parseChatCompletion(raw);
-      return { message, usage: usage ?? estimateUsage(req, message.content) };
+      const parsed = parseChatCompletion(raw);
+      const message = redactMessage(parsed.message, this.keys());
+      return { message, usage: parsed.usage ?? estimateUsage(req, message.content) };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       throw new ProviderError(redact(`${where}: malformed response: ${text}`, [state.key]));
     }
+  }
+
+  /** The keys of the endpoints used so far: what an answer must never carry onwards. */
+  private keys(): string[] {
+    return [...this.states.values()].map((s) => s.key);
   }
 
   /** Requests in flight per base URL (for load balancing and tests). */

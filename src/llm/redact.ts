@@ -18,3 +18,29 @@ export function containsSecret(value: unknown, secrets: readonly string[]): bool
   }
   return secrets.some((s) => s.length >= 4 && text.includes(s));
 }
+
+/**
+ * The message with every secret in its text and tool-call arguments redacted: an endpoint that
+ * echoes its key (a debugging proxy, a model repeating its headers) must not carry it into the
+ * store, reports, `rollout show` or exports (issue #31).
+ */
+export function redactMessage<
+  M extends {
+    content?: string | null;
+    tool_calls?: { function: { name: string; arguments: string } }[];
+  },
+>(message: M, secrets: readonly string[]): M {
+  if (!containsSecret(message, secrets)) return message;
+  return {
+    ...message,
+    ...(typeof message.content === 'string' ? { content: redact(message.content, secrets) } : {}),
+    ...(message.tool_calls
+      ? {
+          tool_calls: message.tool_calls.map((c) => ({
+            ...c,
+            function: { ...c.function, arguments: redact(c.function.arguments, secrets) },
+          })),
+        }
+      : {}),
+  };
+}

@@ -48,7 +48,7 @@ export type OptimizeHooks = {
     outcome?: { success: boolean } | null,
   ) => void;
   /** Shown the plan before anything runs; return false to stop (used by --dry-run). */
-  onPlan?: (plan: OptimizePlan) => boolean;
+  onPlan?: (plan: OptimizePlan) => boolean | Promise<boolean>;
 };
 
 /**
@@ -76,7 +76,7 @@ export async function optimize(
   };
   const plan = planOptimize(params, config, tasks, env.simulated);
   // Planning reads task lists only; the environment is contacted once the run really starts.
-  if (opts.onPlan && !opts.onPlan(plan)) return { plan, dryRun: true };
+  if (opts.onPlan && !(await opts.onPlan(plan))) return { plan, dryRun: true };
   await env.bench.connect?.();
 
   const runId = startRun(env, {

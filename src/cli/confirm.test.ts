@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../errors.js';
+import { confirmPaidRun, type ConfirmIo } from './confirm.js';
+
+function io(interactive: boolean, answer = '') {
+  const asked: string[] = [];
+  const fake: ConfirmIo = {
+    interactive,
+    ask: async (q) => {
+      asked.push(q);
+      return answer;
+    },
+  };
+  return { fake, asked };
+}
+const base = { estimateUsd: 635.95, simulated: false, confirmAbove: 5, yes: false };
+
+describe('confirmPaidRun (issue #24: paid runs ask)', () => {
+  it('asks on a terminal above the limit and starts on y', async () => {
+    const t = io(true, 'y');
+    await confirmPaidRun({ ...base, io: t.fake });
+    expect(t.asked).toEqual(['This run may cost ~$635.95 (above $5.00). Start it? [y/N] ']);
+  });
+
+  it('does not start on anything but y', async () => {
+    const t = io(true, '');
+    await expect(confirmPaidRun({ ...base, io: t.fake })).rejects.toThrow(/not started/);
+  });
+
+  it('refuses without a terminal and names the fix', async () => {
+    const t = io(false);
+    const run = confirmPaidRun({ ...base, io: t.fake });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(confirmPaidRun({ ...base, io: t.fake })).rejects.toThrow(
+      'this run may cost ~$635.95 (above --confirm-above $5.00) and no terminal can confirm it; pass --yes to start it, or --confirm-above with a higher limit',
+    );
+    expect(t.asked).toEqual([]);
+  });
+
+  it.each([
+    ['--yes', { yes: true }],
+    ['below the limit', { estimateUsd: 4.99 }],
+    ['a simulated run', { simulated: true }],
+  ])('does not ask for %s', async (_name, patch) => {
+    const t = io(false);
+    await confirmPaidRun({ ...base, ...patch, io: t.fake });
+    expect(t.asked).toEqual([]);
+  });
+});

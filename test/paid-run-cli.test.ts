@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { runAcon, tempDir } from './helpers/cli.js';
+
+/** Issue #24 item 8: a paid run prints its estimate and, without a terminal, is refused. */
+describe('acon optimize on a paid provider', () => {
+  it('prints the estimate and refuses without a terminal, naming --yes; nothing is stored', async () => {
+    const cwd = tempDir();
+    const res = await runAcon(['optimize', '--provider', 'openai'], {
+      cwd,
+      env: { OPENAI_API_KEY: 'sk-test-not-used' },
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/cost \(estimate\): ~\$\d+\.\d\d at most/);
+    expect(res.stderr).toContain('no terminal can confirm it; pass --yes to start it');
+    const runs = await runAcon(['runs', '--json'], { cwd });
+    expect(JSON.parse(runs.stdout)).toEqual([]);
+  });
+
+  it('accepts --confirm-above and --yes (with --dry-run only the plan prints, nothing asks)', async () => {
+    const cwd = tempDir();
+    const res = await runAcon(
+      ['optimize', '--provider', 'openai', '--confirm-above', '100000', '--yes', '--dry-run'],
+      { cwd, env: { OPENAI_API_KEY: 'sk-test-not-used' } },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain('no terminal');
+  });
+});

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApptown } from '../src/bench/apptown/index.js';
+import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
+import { simBackedHandler } from './fakes/sim-backed-handler.js';
+import { runAcon, tempDir } from './helpers/cli.js';
+import { SHORT_TASKS_DIR, taskResolver } from './helpers/env.js';
+
+const KEY = 'sk-test-ECHOED-7c6b5a4d3e2f';
+
+let server: FakeOpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Occurrences of the key in every file under `dir` (the database, its -wal, reports, exports). */
+function occurrences(dir: string): Record<string, number> {
+  const found: Record<string, number> = {};
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else {
+        const n = readFileSync(path).toString('latin1').split(KEY).length - 1;
+        if (n > 0) found[path] = n;
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+describe('an endpoint that echoes the API key (issue #31)', () => {
+  it('leaves the key in no stored row, report, rollout view or export', async () => {
+    const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
+    const sim = simBackedHandler({
+      taskOf: await taskResolver(bench),
+      planFor: (id) => bench.referencePlan(id),
+    });
+    // Every answer repeats the request's Authorization header, as a debugging proxy might.
+    server = await FakeOpenAiServer.start({
+      handler: async (req) => {
+        const answer = await sim(req);
+        if (answer.kind !== 'completion') return answer;
+        return {
+          ...answer,
+          content: `${answer.content ?? ''} [auth ${req.headers.authorization}]`,
+        };
+      },
+    });
+    const cwd = tempDir();
+    const env = {
+      ACON_APPTOWN__TASKS_DIR: SHORT_TASKS_DIR,
+      ACON_SIM__NOISE: '0',
+      OPENAI_BASE_URL: server.url,
+      OPENAI_API_KEY: KEY,
+    };
+    const run = await runAcon(
+      ['run', '--strategy', 'acon', '--split', 'train', '--max-tasks', '2', '--provider', 'openai'],
+      { cwd, env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.chatRequests.length).toBeGreaterThan(0);
+    const runId = /as run (\S+)/.exec(run.stdout)![1]!;
+
+    const show = await runAcon(['runs', 'show', runId, '--json'], { cwd, env });
+    const { rollouts } = JSON.parse(show.stdout) as { rollouts: { id: string }[] };
+    const views = await Promise.all(
+      [['--json'], ['--full']].map((flags) =>
+        runAcon(['rollout', 'show', rollouts[0]!.id, ...flags], { cwd, env }),
+      ),
+    );
+    const report = await runAcon(['report', runId, '--html', 'report.html'], { cwd, env });
+    expect(report.code, report.stderr).toBe(0);
+    const exported = await runAcon(
+      ['export', '--run', runId, '--role', 'agent', '--format', 'openai', '--out', 'agent.jsonl'],
+      { cwd, env },
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+
+    // The answers did reach acon with the key in them…
+    expect(views[0]!.stdout).toContain('[auth Bearer [REDACTED]]');
+    // …and it is nowhere: not in what the commands printed, not in a file.
+    for (const out of [run, show, ...views, report, exported]) {
+      expect(out.stdout + out.stderr).not.toContain(KEY);
+    }
+    expect(existsSync(join(cwd, 'runs', 'acon.db'))).toBe(true);
+    expect(occurrences(cwd)).toEqual({});
+  });
+
+  it('refuses a key given where a variable name belongs, without printing or storing it', async () => {
+    const cwd = tempDir();
+    const res = await runAcon(
+      [
+        'run',
+        '--provider',
+        'openai',
+        '--compressor-base-url',
+        'http://127.0.0.1:9/v1',
+        '--compressor-key-env',
+        KEY,
+      ],
+      { cwd, env: { OPENAI_API_KEY: 'sk-other-1234567890' } },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--compressor-key-env takes the NAME of an environment variable');
+    expect(res.stdout + res.stderr).not.toContain(KEY);
+    expect(occurrences(cwd)).toEqual({});
+  });
+});
