@@ -15,8 +15,8 @@ async function acon(...args: string[]) {
 describe('acon tasks', () => {
   it('lists the tasks of a split as a table', async () => {
     const { out } = await acon('tasks', 'list', '--bench', 'apptown', '--split', 'dev');
-    expect(out).toContain('dev-003-phone-mail-shop');
-    expect(out).not.toContain('train-010-mail-music-wallet');
+    expect(out).toContain('dev-003-mail-music-phone');
+    expect(out).not.toContain('train-010-music-mail-shop');
     expect(out).toMatch(/\d+ tasks \(train 0, dev \d+, test 0\)/);
   });
 
@@ -29,19 +29,21 @@ describe('acon tasks', () => {
       template: string;
     }[];
     expect(tasks.length).toBeGreaterThanOrEqual(120);
-    expect(tasks.find((t) => t.id === 'train-010-mail-music-wallet')).toMatchObject({
-      apps: ['mail', 'wallet', 'music'],
-      referenceLength: 36,
-      template: 'mail-pay-share+music-album-playlist+wallet-balance',
+    expect(tasks.find((t) => t.id === 'train-010-music-mail-shop')).toMatchObject({
+      apps: ['music', 'mail', 'phone', 'shop'],
+      referenceLength: 39,
+      template: 'music-queue-playlist+mail-update-phone-number+shop-cheapest-in-category',
     });
   });
 
   it('shows one task', async () => {
-    const { out } = await acon('tasks', 'show', 'train-010-mail-music-wallet');
-    expect(out).toContain('apps: mail, wallet, music');
-    expect(out).toContain('reference solution: 36 calls');
-    expect(out).toContain('template: mail-pay-share+music-album-playlist+wallet-balance');
-    expect(out).toContain('Pay them exactly that amount on Wallet');
+    const { out } = await acon('tasks', 'show', 'train-010-music-mail-shop');
+    expect(out).toContain('apps: music, mail, phone, shop');
+    expect(out).toContain('reference solution: 39 calls');
+    expect(out).toContain(
+      'template: music-queue-playlist+mail-update-phone-number+shop-cheapest-in-category',
+    );
+    expect(out).toContain('Add the cheapest product in the shop');
   });
 
   it('rejects other benchmarks and bad splits with a usage error', async () => {

@@ -24,7 +24,7 @@ async function strayChange(episode: ApptownEpisode, touched: string[]) {
     password: string;
   }[];
   const profile = await call(episode, 'supervisor', 'show_profile');
-  const app = (['notes', 'files', 'phone', 'music'] as const).find(
+  const app = (['notes', 'files', 'phone', 'music', 'mail'] as const).find(
     (a) => !touched.some((t) => t.startsWith(`${a}.`)),
   );
   if (!app) throw new Error('every stray-change app is touched by the task');
@@ -45,7 +45,14 @@ async function strayChange(episode: ApptownEpisode, touched: string[]) {
               first_name: 'Stray',
               phone_number: '555-0100',
             })
-          : await call(episode, 'music', 'create_playlist', { access_token, title: 'stray' });
+          : app === 'music'
+            ? await call(episode, 'music', 'create_playlist', { access_token, title: 'stray' })
+            : await call(episode, 'mail', 'send_email', {
+                access_token,
+                to_emails: ['stray@example.com'],
+                subject: 'stray',
+                body: 'x',
+              });
   expect(res.status).toBeUndefined();
 }
 

@@ -10,17 +10,25 @@
  * and dev use the templates of TEMPLATES; test uses only heldOutTemplates, so held-out numbers
  * measure new kinds of task, not new seeds.
  *
- * Node 20 cannot run TypeScript, so compile first:
- *   npx tsc -p scripts/bench/tsconfig.gen.json
- *   node node_modules/.cache/apptown-gen/scripts/bench/gen-apptown-tasks.js [tasks/apptown]
+ * Some templates compute a value from data (a declared `choose`) or decide per item (a declared
+ * `decide`); issue 22 spreads them over the splits: train and dev draw from TEMPLATES, which holds
+ * several of them, and test from heldOutTemplates, which holds the others.
+ *
+ * `--seed N` draws a different set from the same templates (other worlds, other combinations), so
+ * anyone can check that the figures hold on tasks nobody tuned anything on; without it (or with
+ * `--seed 0`) it writes the shipped set. `--out DIR` (default tasks/apptown) is where the files
+ * go; run acon on them with `apptown.tasks_dir: DIR` or `ACON_APPTOWN__TASKS_DIR=DIR`.
+ *
+ *   npx tsx scripts/bench/gen-apptown-tasks.ts --seed 2 --out /tmp/apptown-seed2
  */
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { Document } from 'yaml';
 import { ApptownBenchmark } from '../../src/bench/apptown/benchmark.js';
 import { runPlan } from '../../src/bench/apptown/drive.js';
 import type { TaskFile } from '../../src/bench/apptown/task-schema.js';
-import { heldOutTemplates } from './apptown-tasks/aggregate.js';
+import { heldOutTemplates, sharedAggregateTemplates } from './apptown-tasks/aggregate.js';
 import { TaskBuilder, type ChangeInput } from './apptown-tasks/builder.js';
 import { TEMPLATES } from './apptown-tasks/index.js';
 import { NoCandidate, Picker } from './apptown-tasks/picker.js';
@@ -29,14 +37,25 @@ import type { Template } from './apptown-tasks/template.js';
 type Split = TaskFile['split'];
 
 /** How many tasks each split gets, from which templates, and how many parts a task has. */
+const SEEN = [...TEMPLATES, ...sharedAggregateTemplates];
 const PLAN: { split: Split; count: number; templates: Template[] }[] = [
-  { split: 'train', count: 44, templates: TEMPLATES },
-  { split: 'dev', count: 40, templates: TEMPLATES },
+  { split: 'train', count: 44, templates: SEEN },
+  { split: 'dev', count: 40, templates: SEEN },
   { split: 'test', count: 40, templates: heldOutTemplates },
 ];
 
+const { values: cli } = parseArgs({
+  options: { seed: { type: 'string', default: '0' }, out: { type: 'string' } },
+  allowPositionals: true,
+});
+/** 0: the shipped set. Any other seed shifts the worlds and the template draws. */
+const SET_SEED = Number(cli.seed);
+if (!Number.isInteger(SET_SEED) || SET_SEED < 0) {
+  throw new Error(`--seed must be an integer from 0 up, got ${cli.seed}`);
+}
+
 /** World seeds; a task's parts share one world. */
-const SEEDS = Array.from({ length: 48 }, (_, i) => 1103 + i * 1117);
+const SEEDS = Array.from({ length: 48 }, (_, i) => 1103 + i * 1117 + SET_SEED * 7919);
 
 /** Parts per task: three or four. */
 const partsOf = (index: number) => [3, 4, 3, 4, 3][index % 5] as number;
@@ -114,7 +133,7 @@ function* combos(templates: Template[], parts: number, picker: Picker): Generato
 }
 
 function makeTask(split: Split, index: number, templates: Template[], used: Set<string>) {
-  const picker = new Picker(index * 7919 + split.length);
+  const picker = new Picker(index * 7919 + split.length + SET_SEED * 104729);
   for (const parts of combos(templates, partsOf(index), picker)) {
     const template = parts.map((p) => p.slug).join('+');
     for (let k = 0; k < 4; k++) {
@@ -192,4 +211,4 @@ async function main(outDir: string) {
   if (problems.length > 0) process.exitCode = 1;
 }
 
-await main(process.argv[2] ?? 'tasks/apptown');
+await main(cli.out ?? process.argv[2] ?? 'tasks/apptown');

@@ -1,4 +1,4 @@
-import type { ChoiceCondition, ReferenceChoice } from './types.js';
+import type { ChoiceCondition, ReferenceChoice, ReferenceDecision } from './types.js';
 
 /**
  * Computing a ReferenceChoice over items (issue 13): the benchmark checks with it that a task's
@@ -30,10 +30,18 @@ export function itemsOfJson(value: unknown, out: Item[] = []): Item[] {
       own[k] = String(v);
     else if (v !== null && typeof v === 'object') nested.push(v);
   }
-  const values = Object.values(own);
-  if (values.length > 0 && !values.every((v) => TYPE_NAME.test(v))) out.push(own);
+  if (Object.keys(own).length > 0 && !isShapeItem(own)) out.push(own);
   for (const v of nested) itemsOfJson(v, out);
   return out;
+}
+
+/**
+ * Whether an item is a response shape from the API docs (`{id: 'integer', title: 'string'}`),
+ * not data: every value names a type.
+ */
+export function isShapeItem(item: Item): boolean {
+  const values = Object.values(item);
+  return values.length > 0 && values.every((v) => TYPE_NAME.test(v));
 }
 
 /** The fields a choice reads: compared or summed, taken, filtered on. */
@@ -109,4 +117,27 @@ export function computeChoice(choice: ReferenceChoice, items: readonly Item[]): 
       return best[choice.take ?? by];
     }
   }
+}
+
+/**
+ * The branch of a declared decision for a record's field value (`undefined`: the value is not a
+ * number where the comparison needs one).
+ */
+export function decideBranch(decision: ReferenceDecision, text: string): string | undefined {
+  if (decision.op === 'eq') {
+    const same = text.trim().toLowerCase() === String(decision.value).trim().toLowerCase();
+    return same ? decision.then : decision.else;
+  }
+  const x = asNumber(text);
+  const y = Number(decision.value);
+  if (x === undefined || !Number.isFinite(y)) return undefined;
+  const holds =
+    decision.op === 'lt'
+      ? x < y
+      : decision.op === 'lte'
+        ? x <= y
+        : decision.op === 'gt'
+          ? x > y
+          : x >= y;
+  return holds ? decision.then : decision.else;
 }

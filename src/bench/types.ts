@@ -57,6 +57,38 @@ export type ReferenceChoice = {
   where?: Record<string, ChoiceCondition>;
 };
 
+/** How a copied value's record is found (src/bench/apptown/refs.ts `NeedSelect`). */
+export type NeedSelect =
+  | { kind: 'match'; field: string; value: string; prefix: boolean }
+  | { kind: 'index'; list: string; index: number }
+  | { kind: 'root' };
+
+/** A value a step copies from an earlier result (see ReferenceStep.needs). */
+export type ReferenceNeed = {
+  value: string;
+  fromStep: number;
+  /** The key the value is read from. */
+  field?: string;
+  /** How the record holding it is found among what the agent sees. */
+  select?: NeedSelect;
+  /** The argument key it is passed as. */
+  arg?: string;
+};
+
+/**
+ * A declared decision (issue 22): which API a step calls depends on a field of the record its
+ * argument `arg` points at, e.g. approve a payment request if its `amount` is under 50, else deny
+ * it. The agent evaluates it on the record it can see.
+ */
+export type ReferenceDecision = {
+  arg: string;
+  field: string;
+  op: 'lt' | 'lte' | 'gt' | 'gte' | 'eq';
+  value: number | string;
+  then: string;
+  else: string;
+};
+
 /**
  * One reference step with its arguments resolved in a fresh world, and the facts (values from
  * earlier observations) its arguments use. The `sim` agent follows this plan (ARCHITECTURE §6).
@@ -65,9 +97,11 @@ export type ReferenceStep = {
   tool: string;
   args: Record<string, unknown>;
   /** Values this step's arguments copy from earlier results, and which step produced each. */
-  needs: { value: string; fromStep: number }[];
+  needs: ReferenceNeed[];
   /** Values this step's arguments compute from what the agent read (see ReferenceChoice). */
   choices?: ReferenceChoice[];
+  /** The API this step calls depends on a field of a record (see ReferenceDecision). */
+  decision?: ReferenceDecision;
 };
 export type ReferencePlan = {
   steps: ReferenceStep[];

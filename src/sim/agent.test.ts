@@ -84,7 +84,8 @@ describe('simAgentTurn', () => {
     const args = JSON.parse(guess.tool_calls![0]!.function.arguments);
     expect(args.api).toBe('show');
     expect(args.args.playlist_id).not.toBe(Number(PID));
-    expect(String(args.args.playlist_id)).toBe(corrupt(PID, OPTS.seed, CTX.taskId));
+    // A made-up id of the same shape, never derived from the value it cannot see.
+    expect(String(args.args.playlist_id)).toMatch(/^\d{5}$/);
     expect(guess.content).toContain('guessing it');
     m = turn(m, '{"error":"not found"}', 4);
     expect(call(m, 5).function.name).toBe('complete_task');

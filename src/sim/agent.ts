@@ -1,9 +1,14 @@
-import { choiceCandidates, computeChoice, type Item } from '../bench/choice.js';
-import type { ReferenceChoice, ReferencePlan, ReferenceStep } from '../bench/types.js';
+import { choiceCandidates, computeChoice, decideBranch, type Item } from '../bench/choice.js';
+import type {
+  ReferenceChoice,
+  ReferenceNeed,
+  ReferencePlan,
+  ReferenceStep,
+} from '../bench/types.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
-import { clip, containsToken, seenText } from './text.js';
-import { visibleItems } from './visible-items.js';
+import { callOf, itemsOf, visibleActions, visibleRecords, type VisibleRecord } from './records.js';
+import { clip, containsToken } from './text.js';
 
 /**
  * The simulated agent (ARCHITECTURE §6, issues 5 and 13): it follows the task's reference plan.
@@ -50,10 +55,35 @@ const MARKERS = /\bStep (\d+) of (\d+)\b/g;
 const REFETCHING = 're-fetching it';
 const GUESSING = 'guessing it';
 
-type Need = ReferenceStep['needs'][number];
+type Need = ReferenceNeed;
 
-/** What the agent was sent: the text facts are looked up in, and its items (parsed on demand). */
-type Seen = { text: string; messages: readonly ChatMessage[]; cached?: Item[]; items(): Item[] };
+/** What the agent was sent, read lazily: its records and its own calls. */
+type Seen = {
+  messages: readonly ChatMessage[];
+  records(): VisibleRecord[];
+  actions(): ReturnType<typeof visibleActions>;
+  items(): Item[];
+  /** The text of user messages (the task and any summary). */
+  userText(): string;
+};
+
+function makeSeen(messages: readonly ChatMessage[]): Seen {
+  let records: VisibleRecord[] | undefined;
+  let actions: ReturnType<typeof visibleActions> | undefined;
+  let items: Item[] | undefined;
+  let user: string | undefined;
+  return {
+    messages,
+    records: () => (records ??= visibleRecords(messages)),
+    actions: () => (actions ??= visibleActions(messages)),
+    items: () => (items ??= itemsOf(visibleRecords(messages))),
+    userText: () =>
+      (user ??= messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .join('\n')),
+  };
+}
 
 /**
  * The choice computed from the visible items; when no item has every field it reads, it chooses
@@ -63,18 +93,22 @@ type Seen = { text: string; messages: readonly ChatMessage[]; cached?: Item[]; i
 function chooseVisible(
   choice: ReferenceChoice,
   items: readonly Item[],
-): { value: string; note: string } | undefined {
+): { value: string; note: string; sure: boolean } | undefined {
   const from = choiceCandidates(choice, items).length;
   const value = computeChoice(choice, items);
   const what = `${choice.op}${choice.by ? ` ${choice.by}` : ''}`;
   if (value !== undefined && from > 0) {
-    return { value, note: `${what} over ${from} items I can see` };
+    return { value, note: `${what} over ${from} items I can see`, sure: true };
   }
   if (choice.take === undefined) return undefined;
   const take = choice.take;
   const rest = items.find((item) => item[take] !== undefined && choiceWhereHolds(choice, item));
   if (rest === undefined) return undefined;
-  return { value: rest[take] as string, note: `${what} unknown; took the first ${take} I can see` };
+  return {
+    value: rest[take] as string,
+    note: `\`${choice.by ?? take}\` is not in my context; took the first ${take} I can see`,
+    sure: false,
+  };
 }
 
 /** Conditions on fields the item still has hold (missing fields cannot be checked). */
@@ -86,9 +120,354 @@ function choiceWhereHolds(choice: ReferenceChoice, item: Item): boolean {
   return choiceCandidates(probe, [item]).length === 1;
 }
 
-type Decision =
-  | { kind: 'do'; index: number; guessed: Need[] }
-  | { kind: 'refetch'; index: number; producer: number; attempts: Map<number, number> };
+/**
+ * How the agent finds a value it needs among what it sees (issue 22). `found`: a record it can
+ * identify holds it; `unsure`: records hold the field but none shows the selector, so it can only
+ * take one of them (the first); `missing`: no visible record has the field.
+ */
+type Resolution =
+  | { kind: 'found'; value: string; record: Item; why: string }
+  | { kind: 'unsure'; value: string; record: Item; why: string }
+  | { kind: 'missing'; why: string };
+
+/** `app.api` of a plan step and the API's own arguments. */
+function stepCall(step: ReferenceStep): { call: string; args: Record<string, unknown> } {
+  return callOf(step.tool, JSON.stringify(step.args));
+}
+
+function newest<T>(list: readonly T[]): T | undefined {
+  return list[list.length - 1];
+}
+
+function matches(text: string | undefined, select: { value: string; prefix: boolean }): boolean {
+  if (text === undefined) return false;
+  return select.prefix ? text.startsWith(select.value) : text === select.value;
+}
+
+/**
+ * Whether the plan works through the list of `need` item by item: several steps each take an
+ * item of it (one step taking several items, a list in an email, reads them by position).
+ */
+function iterates(plan: ReferencePlan, need: Need): boolean {
+  if (need.select?.kind !== 'index') return false;
+  const list = need.select.list;
+  let steps = 0;
+  for (const step of plan.steps) {
+    const takes = step.needs.some(
+      (n) =>
+        n.fromStep === need.fromStep &&
+        n.field === need.field &&
+        n.select?.kind === 'index' &&
+        n.select.list === list,
+    );
+    if (takes) steps++;
+  }
+  return steps > 1;
+}
+
+function fromProducer(r: VisibleRecord, call: string): boolean {
+  return (
+    (r.source.kind === 'observation' && r.source.call === call) ||
+    (r.source.kind === 'summary' && (r.source.call === null || r.source.call === call))
+  );
+}
+
+/** What one need's resolution reads: the producer's call and the records holding the field. */
+type NeedScope = {
+  plan: ReferencePlan;
+  need: Need;
+  seen: Seen;
+  field: string;
+  call: string;
+  producerArgs: Record<string, unknown>;
+  withField: VisibleRecord[];
+};
+
+function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
+  const producer = plan.steps[need.fromStep];
+  const field = need.field;
+  const records = seen.records();
+  if (producer === undefined || field === undefined || need.select === undefined) {
+    // A value read out of a response with no path (a declared read): it must be in a field of
+    // some visible record (inside a text field counts: an amount in an email body).
+    const hit = newest(
+      records.filter((r) => Object.values(r.fields).some((v) => containsToken(v, need.value))),
+    );
+    return hit
+      ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }
+      : { kind: 'missing', why: 'a value I read earlier is not in my context' };
+  }
+  const { call, args: producerArgs } = stepCall(producer);
+  const withField = records.filter(
+    (r) => r.source.kind !== 'action' && r.fields[field] !== undefined,
+  );
+  const scope: NeedScope = { plan, need, seen, field, call, producerArgs, withField };
+  const select = need.select;
+  if (select.kind === 'match') return resolveMatch(scope, select);
+  if (select.kind === 'root') return resolveRoot(scope);
+  return resolveIndex(scope, select);
+}
+
+/** "The item whose `select.field` is X": the newest such record, else one without the field. */
+function resolveMatch(
+  { field, call, withField }: NeedScope,
+  select: { field: string; value: string; prefix: boolean },
+): Resolution {
+  const hit = newest(withField.filter((r) => matches(r.fields[select.field], select)));
+  if (hit) {
+    return {
+      kind: 'found',
+      value: hit.fields[field]!,
+      record: hit.fields,
+      why: `${select.field}=${clip(select.value, 40)}`,
+    };
+  }
+  const blind = withField.find(
+    (r) => fromProducer(r, call) && r.fields[select.field] === undefined,
+  );
+  if (blind) {
+    return {
+      kind: 'unsure',
+      value: blind.fields[field]!,
+      record: blind.fields,
+      why: `no \`${select.field}\` in my context; took the first ${field} I can see`,
+    };
+  }
+  return {
+    kind: 'missing',
+    why: `no item with ${select.field}=${clip(select.value, 40)} and its \`${field}\``,
+  };
+}
+
+/**
+ * A field of a call's response itself: the first record (its top level) of the newest result of
+ * that call, else its own earlier call of the same app passing that field, else a summary line.
+ */
+function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
+  const results = withField.filter(
+    (r) => r.source.kind === 'observation' && r.source.call === call && r.list === undefined,
+  );
+  const last = newest(results)?.source;
+  const own =
+    last?.kind === 'observation'
+      ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
+      : undefined;
+  const app = call.split('.')[0] ?? call;
+  const action = newest(
+    seen
+      .records()
+      .filter(
+        (r) =>
+          r.source.kind === 'action' &&
+          r.source.call.startsWith(`${app}.`) &&
+          r.fields[field] !== undefined,
+      ),
+  );
+  const summary = newest(
+    withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call)),
+  );
+  const hit = own ?? action ?? summary;
+  return hit
+    ? { kind: 'found', value: hit.fields[field]!, record: hit.fields, why: field }
+    : { kind: 'missing', why: `the \`${field}\` from ${call} is not in my context` };
+}
+
+/**
+ * An item of a list: the agent works through the newest copy of the list it can see, taking the
+ * first item it cannot see it has handled already (or, reading one item, the one at its place).
+ */
+function resolveIndex(
+  { plan, need, seen, field, call, producerArgs, withField }: NeedScope,
+  select: { list: string; index: number },
+): Resolution {
+  const loop = iterates(plan, need);
+  const handled = new Set<string>();
+  if (loop && need.arg !== undefined) {
+    for (const a of seen.actions()) {
+      const v = a.args[need.arg];
+      if (typeof v === 'string' || typeof v === 'number') handled.add(String(v));
+    }
+  }
+  const listed = seen
+    .records()
+    .filter(
+      (r) =>
+        r.source.kind === 'observation' &&
+        r.source.call === call &&
+        r.list?.key === select.list &&
+        r.source.args.page_index === producerArgs.page_index,
+    );
+  const latest = newest(listed)?.source;
+  let pool: VisibleRecord[] =
+    latest?.kind === 'observation'
+      ? listed.filter((r) => r.source.kind === 'observation' && r.source.message === latest.message)
+      : [];
+  if (!pool.some((r) => r.fields[field] !== undefined)) {
+    pool = withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call));
+  }
+  const candidates = pool.filter((r) => r.fields[field] !== undefined);
+  const pick = loop
+    ? candidates.find((r) => !handled.has(r.fields[field]!))
+    : (candidates.find((r) => r.list?.position === select.index) ?? candidates[select.index]);
+  if (pick === undefined) {
+    return {
+      kind: 'missing',
+      why: `the \`${field}\` of ${select.list} item ${select.index + 1} is not in my context`,
+    };
+  }
+  return {
+    kind: 'found',
+    value: pick.fields[field]!,
+    record: pick.fields,
+    why: loop
+      ? `the next ${select.list} item I have not handled`
+      : `${select.list} item ${select.index + 1}`,
+  };
+}
+
+/**
+ * The items a choice is computed over: the records of the lists it was read from (results of the
+ * same calls, or summary facts from them), not every record in view.
+ */
+function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): Item[] {
+  const calls = new Set(
+    choice.from.flatMap((i) => (plan.steps[i] ? [stepCall(plan.steps[i]).call] : [])),
+  );
+  return seen
+    .records()
+    .filter(
+      (r) =>
+        (r.source.kind === 'observation' && calls.has(r.source.call)) ||
+        (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
+    )
+    .map((r) => r.fields);
+}
+
+/** The API documentation step a call relies on, when the plan reads it before. */
+function docStep(plan: ReferencePlan, index: number): number | undefined {
+  const step = plan.steps[index];
+  if (step === undefined || step.tool !== 'call_api') return undefined;
+  const { app, api } = step.args as { app?: unknown; api?: unknown };
+  if (app === 'api_docs' || app === 'supervisor' || api === 'login') return undefined;
+  for (let i = index - 1; i >= 0; i--) {
+    const s = plan.steps[i]!;
+    const a = s.args as { app?: unknown; api?: unknown; args?: Record<string, unknown> };
+    if (
+      a.app === 'api_docs' &&
+      a.api === 'show_api_doc' &&
+      a.args?.app_name === app &&
+      a.args?.api_name === api
+    ) {
+      return i;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the agent can see how to call `app.api`: its documentation, an earlier call of it of
+ * its own, or a summary that names it.
+ */
+function knowsApi(seen: Seen, app: string, api: string): boolean {
+  for (const r of seen.records()) {
+    if (r.source.kind === 'observation' && r.source.call === 'api_docs.show_api_doc') {
+      if (r.source.args.app_name === app && r.source.args.api_name === api) return true;
+    }
+  }
+  if (seen.actions().some((a) => a.call === `${app}.${api}`)) return true;
+  // A documentation result too short to hold a record (compressed to prose) still counts.
+  for (const m of seen.messages) {
+    if (m.role === 'tool' && /"?api_name"?\s*[:=]\s*"?/.test(m.content) && m.content.includes(api))
+      return true;
+  }
+  return containsToken(seen.userText(), `${app}.${api}`) || containsToken(seen.userText(), api);
+}
+
+/** A blocker of a plan step: what is missing and which earlier step would give it back. */
+type Blocker = { fromStep: number; why: string };
+
+type StepView = {
+  args: Record<string, unknown>;
+  notes: string[];
+  blockers: Blocker[];
+};
+
+/**
+ * The step's arguments as the agent can fill them from what it sees, the notes its reasoning
+ * gives, and what blocks it (missing or unidentifiable values, a decision field it cannot see, a
+ * choice with nothing to choose from, the documentation of an API it cannot see).
+ */
+function viewStep(
+  plan: ReferencePlan,
+  index: number,
+  seen: Seen,
+  guess: (need: Need) => string,
+  coin: () => boolean,
+): StepView {
+  const step = plan.steps[index]!;
+  let args = step.args;
+  const notes: string[] = [];
+  const blockers: Blocker[] = [];
+  const records = new Map<string, Item>();
+  for (const need of step.needs) {
+    if (need.fromStep < 0 || need.fromStep >= index) continue;
+    const r = resolveNeed(plan, need, seen);
+    let value: string;
+    if (r.kind === 'missing') {
+      blockers.push({ fromStep: need.fromStep, why: r.why });
+      value = guess(need);
+    } else {
+      if (r.kind === 'unsure') blockers.push({ fromStep: need.fromStep, why: r.why });
+      if (need.arg !== undefined) records.set(need.arg, r.record);
+      if (r.kind === 'unsure' || need.select?.kind === 'match') notes.push(r.why);
+      value = r.value;
+    }
+    if (value !== need.value) args = replaceValue(args, need.value, value);
+  }
+  for (const choice of step.choices ?? []) {
+    const got = chooseVisible(choice, choiceItems(plan, choice, seen));
+    const source = choice.from[0];
+    if (got === undefined || !got.sure) {
+      if (source !== undefined && source >= 0 && source < index) {
+        blockers.push({
+          fromStep: source,
+          why: `nothing to compute ${choice.op} \`${choice.by ?? choice.take ?? ''}\` from`,
+        });
+      }
+    }
+    if (got === undefined) continue;
+    notes.push(got.note);
+    if (got.value !== choice.value) args = replaceValue(args, choice.value, got.value);
+  }
+  const d = step.decision;
+  if (d !== undefined) {
+    const record = records.get(d.arg);
+    const text = record?.[d.field];
+    let branch = text === undefined ? undefined : decideBranch(d, text);
+    if (branch !== undefined) {
+      notes.push(`${d.field}=${text}, so ${branch}`);
+    } else {
+      const need = step.needs.find((n) => n.arg === d.arg);
+      if (need)
+        blockers.push({
+          fromStep: need.fromStep,
+          why: `the \`${d.field}\` of that item is not in my context`,
+        });
+      branch = coin() ? d.then : d.else;
+      notes.push(`\`${d.field}\` not in my context; chose ${branch}`);
+    }
+    if (step.tool === 'call_api') args = { ...args, api: branch };
+  }
+  const doc = docStep(plan, index);
+  if (doc !== undefined) {
+    const { app, api } = args as { app: string; api: string };
+    const docArgs = (plan.steps[doc]!.args as { args?: Record<string, unknown> }).args;
+    if (docArgs?.api_name === api && !knowsApi(seen, app, api)) {
+      blockers.push({ fromStep: doc, why: `how to call ${app}.${api} is not in my context` });
+    }
+  }
+  return { args, notes, blockers };
+}
 
 /** The next assistant message of a simulated rollout. */
 export function simAgentTurn(
@@ -98,48 +477,43 @@ export function simAgentTurn(
   opts: SimAgentOptions,
 ): AssistantMessage {
   const n = plan.steps.length;
-  const seen: Seen = {
-    text: seenText(messages),
-    messages,
-    items() {
-      this.cached ??= visibleItems(messages);
-      return this.cached;
-    },
+  const seen = makeSeen(messages);
+  const guess = (need: Need) => guessValue(need, opts.seed, ctx.taskId);
+  const views = new Map<number, StepView>();
+  const view = (index: number): StepView => {
+    let v = views.get(index);
+    if (!v) {
+      const coin = () => seededRandom(opts.seed, ctx.taskId, 'decide', index)() < 0.5;
+      v = viewStep(plan, index, seen, guess, coin);
+      views.set(index, v);
+    }
+    return v;
   };
-  const decision = decide(plan, seen, progress(messages, n), opts.refetchLimit);
+  const decision = decide(plan, view, progress(messages, n), opts.refetchLimit);
 
   const target = decision.kind === 'do' ? decision.index : decision.producer;
   const step = plan.steps[target]!;
-  let args = step.args;
-  for (const need of missingNeeds(plan, target, seen)) {
-    args = replaceValue(args, need.value, corrupt(need.value, opts.seed, ctx.taskId));
-  }
-  const chose: string[] = [];
-  for (const choice of step.choices ?? []) {
-    const got = chooseVisible(choice, seen.items());
-    if (got === undefined) continue;
-    chose.push(got.note);
-    if (got.value !== choice.value) args = replaceValue(args, choice.value, got.value);
-  }
+  const { notes } = view(target);
+  let args = view(target).args;
   // Keyed by the plan step, not the turn, so a slip hits the same step under every condition.
   if (opts.noise > 0 && decision.kind === 'do') {
     const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index);
     if (random() < opts.noise) args = slip(args, random);
   }
 
-  const action = describe(step.tool, args) + (chose.length > 0 ? ` (${chose.join('; ')})` : '');
+  const action = describe(step.tool, args) + (notes.length > 0 ? ` (${notes.join('; ')})` : '');
   let content: string;
   if (decision.kind === 'refetch') {
     const so = [...decision.attempts].map(([p, a]) => `step ${p + 1} ×${a}`).join(', ');
     content =
       `Step ${decision.index + 1} of ${n} needs a value from step ${decision.producer + 1} that ` +
-      `is not in my context; ${REFETCHING} (re-fetches so far: ${so}): calling ${action}.`;
+      `is not in my context (${decision.why}); ${REFETCHING} (re-fetches so far: ${so}): calling ${action}.`;
   } else if (decision.guessed.length > 0) {
     const from = [...new Set(decision.guessed.map((g) => g.fromStep + 1))];
     content =
       `Step ${decision.index + 1} of ${n}: a value from step ${from.join(', ')} is still not in my ` +
-      `context after ${opts.refetchLimit} re-fetches; ${GUESSING} (gave up on step ` +
-      `${from.join(', ')}). Calling ${action}.`;
+      `context after ${opts.refetchLimit} re-fetches (${decision.guessed[0]!.why}); ${GUESSING} ` +
+      `(gave up on step ${from.join(', ')}). Calling ${action}.`;
   } else {
     content = `Step ${decision.index + 1} of ${n}: calling ${action}.`;
   }
@@ -225,27 +599,22 @@ function progress(messages: readonly ChatMessage[], n: number): Progress {
   return { next: done, attempts: new Map(), gaveUp };
 }
 
-/**
- * Needs of plan step `index` whose value is not in the seen text (well-formed needs only), and
- * for each choice with nothing left to choose from, its value as a need of its first source.
- */
-function missingNeeds(plan: ReferencePlan, index: number, seen: Seen): Need[] {
-  const step = plan.steps[index];
-  if (!step) return [];
-  const missing = step.needs.filter(
-    (need) => need.fromStep >= 0 && need.fromStep < index && !containsToken(seen.text, need.value),
-  );
-  for (const choice of step.choices ?? []) {
-    const source = choice.from[0];
-    if (source === undefined || source < 0 || source >= index) continue;
-    if (chooseVisible(choice, seen.items()) === undefined) {
-      missing.push({ value: choice.value, fromStep: source });
-    }
-  }
-  return missing;
-}
+type Decision =
+  | { kind: 'do'; index: number; guessed: Blocker[] }
+  | {
+      kind: 'refetch';
+      index: number;
+      producer: number;
+      attempts: Map<number, number>;
+      why: string;
+    };
 
-function decide(plan: ReferencePlan, seen: Seen, at: Progress, limit: number): Decision {
+function decide(
+  plan: ReferencePlan,
+  view: (index: number) => StepView,
+  at: Progress,
+  limit: number,
+): Decision {
   const last = plan.steps.length - 1;
   // Past the end (the episode should have stopped): repeat the final call.
   const index = Math.min(at.next, last);
@@ -253,25 +622,45 @@ function decide(plan: ReferencePlan, seen: Seen, at: Progress, limit: number): D
 
   // The deepest producer of a missing value that may still be re-fetched: a producer whose own
   // inputs are missing too is preceded by their producers.
-  const refetchable = (producer: number): number | undefined => {
-    for (const need of missingNeeds(plan, producer, seen)) {
-      const deeper = refetchable(need.fromStep);
-      if (deeper !== undefined) return deeper;
+  const refetchable = (producer: number, depth: number): number | undefined => {
+    if (depth < 8) {
+      for (const b of view(producer).blockers) {
+        if (b.fromStep >= producer) continue;
+        const deeper = refetchable(b.fromStep, depth + 1);
+        if (deeper !== undefined) return deeper;
+      }
     }
     if (at.gaveUp.has(producer)) return undefined;
     return (attempts.get(producer) ?? 0) < limit ? producer : undefined;
   };
 
-  const missing = missingNeeds(plan, index, seen);
-  for (const need of missing) {
-    const producer = refetchable(need.fromStep);
+  const blockers = view(index).blockers;
+  for (const b of blockers) {
+    const producer = refetchable(b.fromStep, 0);
     if (producer !== undefined) {
       const next = new Map(attempts);
       next.set(producer, (next.get(producer) ?? 0) + 1);
-      return { kind: 'refetch', index, producer, attempts: next };
+      return { kind: 'refetch', index, producer, attempts: next, why: b.why };
     }
   }
-  return { kind: 'do', index, guessed: missing };
+  return { kind: 'do', index, guessed: blockers };
+}
+
+/**
+ * The value the agent makes up for one it cannot find: a seeded value of the same shape (digits
+ * for digits, letters for letters), keyed by the task and where the value comes from, never by
+ * the value itself (the agent does not know it).
+ */
+function guessValue(need: Need, seed: number, taskId: string): string {
+  const random = seededRandom(seed, taskId, 'guess', need.fromStep, need.field ?? need.arg ?? '');
+  return [...need.value]
+    .map((c) => {
+      if (c >= '0' && c <= '9') return String(Math.floor(random() * 10));
+      if (c >= 'a' && c <= 'z') return String.fromCharCode(97 + Math.floor(random() * 26));
+      if (c >= 'A' && c <= 'Z') return String.fromCharCode(65 + Math.floor(random() * 26));
+      return c;
+    })
+    .join('');
 }
 
 /**

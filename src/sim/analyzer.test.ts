@@ -95,7 +95,7 @@ describe('simUtilityAnalysis', () => {
     expect(parsed.value.missing_facts).toEqual([
       { fact: 'value 48213 (passed as `playlist_id` at step 2)', field: 'id', source_step: 1 },
     ]);
-    expect(parsed.value.remediation).toContain('KEEP: id');
+    expect(parsed.value.remediation).toContain('Keep `id` verbatim');
   });
 
   it('reports a distorted value when both runs make the same call with different arguments', () => {

@@ -141,7 +141,8 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
     }
   }
   if (d === null && lastStep(full) !== lastStep(comp)) d = common;
-  if (d === null) {
+  const lost = lostAcrossRun(fullBlocks, compBlocks);
+  if (d === null && lost.length === 0) {
     return {
       first_divergence: {
         step: null,
@@ -156,6 +157,7 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
     };
   }
 
+  if (d === null) d = lost[0]?.source_step ?? 0;
   const fullAction = full.get(d)?.actions[0] ?? '';
   const compAction = comp.get(d)?.actions[0];
   const fullSeen = [...full.entries()]
@@ -194,6 +196,9 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
     }
   }
 
+  for (const f of lost) {
+    if (!missing.some((m) => m.field === f.field)) missing.push(f);
+  }
   const fields = [...new Set([...missing, ...distorted].map((f) => f.field))];
   const repeats = compAction === undefined ? -1 : fullStepOf(full, compAction, d);
   const instead =
@@ -221,9 +226,59 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
       .map((f) => `the credential \`${f.field}\` from step ${f.source_step ?? '?'}`),
     remediation:
       fields.length > 0
-        ? `Keep ${fieldList(fields)} verbatim ${where} (KEEP: ${fields.join(', ')}): later calls copy these values.`
+        ? `Keep ${fieldList(fields)} verbatim ${where}: the agent later needed these values and had to re-fetch or guess them.`
         : 'Keep values that later calls copy (identifiers, credentials, amounts) verbatim.',
   };
+}
+
+/** Backticked names in a reasoning line: the fields the agent says it cannot see. */
+function namedMissing(thought: string): string[] {
+  if (!/not in my context|nothing to compute|no `/.test(thought)) return [];
+  return [...thought.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!);
+}
+
+/**
+ * Every fact the compressed run lacked anywhere (issue 22), from what its agent said: the fields
+ * it re-fetched or guessed for, picked a record without, or decided without; and lists it saw
+ * fewer items of than the full-context run did when it computed a value from them.
+ */
+function lostAcrossRun(fullBlocks: RenderedBlock[], compBlocks: RenderedBlock[]): Fact[] {
+  const out: Fact[] = [];
+  const seen = new Set<string>();
+  const add = (field: string, fact: string, step: number) => {
+    if (seen.has(field)) return;
+    seen.add(field);
+    out.push({ fact, field, source_step: step });
+  };
+  const fullCounts = new Map<string, number>();
+  for (const b of fullBlocks) {
+    if (b.label !== 'THOUGHT') continue;
+    for (const m of b.body.matchAll(/(\w+ \w+) over (\d+) items I can see/g)) {
+      fullCounts.set(m[1]!, Math.max(fullCounts.get(m[1]!) ?? 0, Number(m[2])));
+    }
+  }
+  for (const b of compBlocks) {
+    if (b.label !== 'THOUGHT') continue;
+    for (const field of namedMissing(b.body)) {
+      const how = b.body.includes('re-fetching')
+        ? 're-fetched'
+        : b.body.includes('guessing')
+          ? 'guessed'
+          : 'decided without it';
+      add(field, `\`${field}\` was not in the agent's context at step ${b.step} (${how})`, b.step);
+    }
+    for (const m of b.body.matchAll(/(\w+ (\w+)) over (\d+) items I can see/g)) {
+      const full = fullCounts.get(m[1]!) ?? 0;
+      if (full > Number(m[3])) {
+        add(
+          'items',
+          `step ${b.step} computed ${m[1]} over ${m[3]} items; the full run saw ${full} (list items were cut)`,
+          b.step,
+        );
+      }
+    }
+  }
+  return out;
 }
 
 /** The full-run step before `before` whose action equals `action`, or -1. */
@@ -267,9 +322,12 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
   const examples = new Map<string, string>();
   for (const event of events) {
     const used = event.actions.map((a) => a.text).join('\n');
+    const reasoning = event.thoughts.map((t) => t.text).join('\n');
     for (const [key, { values }] of keptFields(event.kept)) {
       if (!seenFields.includes(key)) seenFields.push(key);
-      if (values.some((v) => containsToken(used, v))) {
+      // Used: copied into a later call, or named in the agent's later reasoning (a field it
+      // compared on, chose by or matched a record with; issue 22).
+      if (values.some((v) => containsToken(used, v)) || containsToken(reasoning, key)) {
         if (!needed.includes(key)) needed.push(key);
       }
       const long = values.find((v) => v.length >= 40);
@@ -287,8 +345,10 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     needed_fields: needed,
     remediation:
       unused.length > 0
-        ? `Drop ${fieldList(unused)} (DROP: ${unused.join(', ')}): no later action used them.` +
-          (needed.length > 0 ? ` Keep ${fieldList(needed)}: later actions copied them.` : '')
+        ? `Leave out ${fieldList(unused)}: no later action or reasoning used them.` +
+          (needed.length > 0
+            ? ` Keep ${fieldList(needed)}: later actions copied them or the agent reasoned with them.`
+            : '')
         : 'Everything the compressor kept was used later; no further tightening is indicated.',
   };
 }

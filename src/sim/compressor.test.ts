@@ -3,6 +3,7 @@ import { extractSection, HISTORY_SUMMARY, REFINED_OBSERVATION } from '../compres
 import { renderTurns } from '../compress/render-history.js';
 import { renderPrompt } from '../prompts/template.js';
 import type { ChatMessage } from '../llm/types.js';
+import { countTokens } from '../llm/tokenizer.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
 
 const OBSERVATION = {
@@ -53,34 +54,57 @@ function compressObs(guideline: string, observation: unknown = OBSERVATION): unk
 }
 
 describe('simObservationCompressor', () => {
-  it('keeps readable fields and drops ids, tokens and urls by default', () => {
-    expect(compressObs('Keep what matters for the task.')).toEqual({
-      page_index: 0,
-      total_items: 3,
-      items: [1, 2, 3].map((i) => ({
-        title: `Mix ${i}`,
-        description: `Songs for mood ${i}`,
-        price: 9.99,
-        created_at: '2024-05-01T10:00:00',
-        status: 'public',
-      })),
-    });
+  it('keeps each field the generic guideline does not name by a draw seeded by the prompt', () => {
+    const g = 'Keep what matters for the task.';
+    expect(compressObs(g)).toEqual(compressObs(g));
+    // Over many prompts, a field whose value the task shows is kept more often than one the
+    // prompt gives no evidence for.
+    let shown = 0;
+    let unshown = 0;
+    for (let i = 0; i < 60; i++) {
+      const out = simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline: g }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task: `Task ${i}: is Mix 1 still public?`,
+            session: '(none)',
+            observation: JSON.stringify(OBSERVATION),
+          }),
+        },
+      ]);
+      if (out.includes('"status"')) shown++;
+      if (out.includes('"owner_id"')) unshown++;
+    }
+    expect(shown).toBeGreaterThan(unshown);
+    expect(unshown).toBeGreaterThan(0);
   });
 
   it('keeps KEEP fields, removes DROP fields and cuts lists to MAX_ITEMS', () => {
     const out = compressObs(
       'Keep ids.\nKEEP: id, share_token\ndrop: description, page_index, created_at\nMAX_ITEMS: 2',
     ) as { items: Record<string, unknown>[] };
-    expect(out).toEqual({
-      total_items: 3,
-      items: [1, 2].map((i) => ({
-        id: 48210 + i,
-        title: `Mix ${i}`,
-        price: 9.99,
-        share_token: 'sk_9f8e7d6c5b4a39281706f5e4',
-        status: 'public',
-      })),
+    expect(out.items).toHaveLength(2);
+    for (const [i, item] of out.items.entries()) {
+      expect(item).toMatchObject({ id: 48211 + i, share_token: 'sk_9f8e7d6c5b4a39281706f5e4' });
+      expect(Object.keys(item)).not.toContain('description');
+      expect(Object.keys(item)).not.toContain('created_at');
+    }
+    expect(Object.keys(out)).not.toContain('page_index');
+  });
+
+  it('reads the same instructions in prose', () => {
+    const out = compressObs(
+      'Always keep identifiers and `share_token`. Leave out descriptions, `page_index` and the dates. Keep at most 2 items of any list.',
+    ) as { items: Record<string, unknown>[] };
+    expect(out.items).toHaveLength(2);
+    expect(out.items[0]).toMatchObject({
+      id: 48211,
+      owner_id: 60001,
+      share_token: 'sk_9f8e7d6c5b4a39281706f5e4',
     });
+    expect(Object.keys(out.items[0]!)).not.toContain('created_at');
+    expect(Object.keys(out)).not.toContain('page_index');
   });
 
   it('keeps a KEEP container whole, except its DROP fields', () => {
@@ -97,8 +121,12 @@ describe('simObservationCompressor', () => {
       'profile_url: https://x.example/a',
       'All good.',
     ].join('\n');
-    expect(compressObs('Be brief.', text)).toBe('name: Ana\nAll good.');
-    expect(compressObs('KEEP: user_id', text)).toBe('name: Ana\nuser_id: 512\nAll good.');
+    expect(compressObs('KEEP: user_id\nDROP: name, profile_url', text)).toBe(
+      'user_id: 512\nAll good.',
+    );
+    expect(compressObs('Keep names and urls. Leave out ids.', text)).toBe(
+      'name: Ana\nprofile_url: https://x.example/a\nAll good.',
+    );
   });
 
   it('is deterministic', () => {
@@ -165,38 +193,105 @@ function summaryText(answer: string): string {
 }
 
 describe('simHistoryCompressor', () => {
-  it('summarizes completed steps and the facts the guideline keeps', () => {
-    const text = summaryText(simHistoryCompressor(histMessages('Summarize.\nDROP: description')));
-    expect(text).toMatchInlineSnapshot(`
-      "COMPLETED:
-      - Step 1 of 3: auth.login
-      - Step 2 of 3: music.list
-      FACTS:
-      - expires_in=3600
-      - page_index=0 | total_items=3
-      - title=Mix 1 | price=9.99 | created_at=2024-05-01T10:00:00 | status=public
-      - title=Mix 2 | price=9.99 | created_at=2024-05-01T10:00:00 | status=public
-      - title=Mix 3 | price=9.99 | created_at=2024-05-01T10:00:00 | status=public"
-    `);
+  it('states progress only when the guideline asks for it, and keeps the facts it names', () => {
+    const asked = summaryText(
+      simHistoryCompressor(
+        histMessages('Record the progress: what has been done. Keep titles and prices.'),
+      ),
+    );
+    expect(asked).toContain('- Step 2 of 3: music.list');
+    expect(asked).toContain('- Called: auth.login, music.list');
+    expect(asked).toMatch(/title=Mix 3 \| .*price=9\.99/);
+    const silent = summaryText(simHistoryCompressor(histMessages('Keep titles and prices.')));
+    expect(silent).not.toContain('Step 2 of 3');
+    expect(silent).not.toContain('Called:');
+    expect(silent).toMatch(/title=Mix 3 \| .*price=9\.99/);
+  });
+
+  it('names the call each fact came from once, above its lines', () => {
+    const text = summaryText(
+      simHistoryCompressor(
+        histMessages(
+          'Keep titles and access tokens. Leave out ids, descriptions, prices, dates, urls, pagination, `share_token`, `status` and `expires_in`.',
+        ),
+      ),
+    );
+    expect(text).toContain('[auth.login]\n- access_token=tk_9f8e7d6c5b4a39281706f5e4d3');
+    expect(text).toContain('[music.list]\n- title=Mix 1 | description=Songs for mood 1');
+  });
+
+  it('is at most half as long as what it folds', () => {
+    const text = simHistoryCompressor(histMessages('KEEP: items, access_token, expires_in'));
+    const input = HISTORY;
+    expect(countTokens(text)).toBeLessThanOrEqual(countTokens(input) / 2);
   });
 
   it('keeps KEEP fields, and carries the previous summary forward', () => {
-    const previous = 'COMPLETED:\n- Step 0 of 3: setup\nFACTS:\n- card_id=5521 | name=Visa';
+    const previous = 'PROGRESS:\n- Step 0 of 3: setup\nFACTS:\n- card_id=5521 | name=Visa';
     const text = summaryText(
-      simHistoryCompressor(histMessages('KEEP: id, access_token, card_id\nMAX_ITEMS: 1', previous)),
+      simHistoryCompressor(
+        histMessages('Keep the progress.\nKEEP: id, access_token, card_id\nMAX_ITEMS: 1', previous),
+      ),
     );
-    expect(text).toContain('- Step 0 of 3: setup');
-    expect(text).toContain('- card_id=5521 | name=Visa');
+    expect(text).toContain('- Step 2 of 3: music.list');
+    expect(text).toContain('card_id=5521');
     expect(text).toContain('access_token=tk_9f8e7d6c5b4a39281706f5e4d3');
     expect(text).toContain('id=48211');
     expect(text).not.toContain('id=48212');
   });
 
-  it('drops ids from a previous summary when the guideline does not keep them', () => {
-    const previous = 'COMPLETED:\n(none)\nFACTS:\n- card_id=5521 | name=Visa';
-    const text = summaryText(simHistoryCompressor(histMessages('Summarize.', previous)));
+  it('drops a field of the previous summary that the guideline now leaves out', () => {
+    const previous = 'FACTS:\n- card_id=5521 | name=Visa';
+    const text = summaryText(
+      simHistoryCompressor(histMessages('Leave out ids. Keep names.', previous)),
+    );
     expect(text).toContain('- name=Visa');
     expect(text).not.toContain('5521');
+  });
+
+  it('never turns response shapes from API docs into facts', () => {
+    const docs = renderTurns([
+      {
+        assistant: {
+          role: 'assistant',
+          content: 'Step 1 of 2: calling api_docs.show_api_doc.',
+          tool_calls: [
+            {
+              id: 'c',
+              type: 'function',
+              function: {
+                name: 'call_api',
+                arguments: '{"app":"api_docs","api":"show_api_doc","args":{}}',
+              },
+            },
+          ],
+        },
+        observations: [
+          {
+            role: 'tool',
+            tool_call_id: 'c',
+            content: JSON.stringify({
+              response: { id: 'integer', title: 'string', size: 'integer | null' },
+            }),
+          },
+        ],
+      },
+    ]);
+    const text = simHistoryCompressor([
+      {
+        role: 'system',
+        content: renderPrompt('hist-compressor.system.txt', { guideline: 'KEEP: id, title, size' }),
+      },
+      {
+        role: 'user',
+        content: renderPrompt('hist-compressor.user.txt', {
+          task: 't',
+          previous_summary: '(none)',
+          history: docs,
+        }),
+      },
+    ]);
+    expect(text).not.toContain('id=integer');
   });
 
   it('writes the four sections for the summary baseline prompt', () => {
@@ -220,6 +315,8 @@ describe('simHistoryCompressor', () => {
       'CURRENT_STATE',
     ]);
     expect(text).toContain('USER_CONTEXT: Buy the cheapest mix.');
-    expect(text).not.toContain('48211');
+    // Its prompt asks for progress and identifiers (the oldest facts give way to the size limit).
+    expect(text).toContain('- Step 2 of 3: music.list');
+    expect(text).toContain('id=48213');
   });
 });

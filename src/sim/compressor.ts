@@ -1,29 +1,35 @@
-import { EMPTY_DIRECTIVES, parseDirectives, type Directives } from '../guidelines/directives.js';
+import { countTokens } from '../llm/tokenizer.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseAgentMarker } from './agent.js';
 import {
-  defaultKeepsScalar,
-  directiveVerdict,
   factGroups,
   filterJson,
   filterLines,
   formatFactLine,
-  parseFactLine,
+  parseSourcedFactLine,
+  type FieldPolicy,
 } from './fields.js';
-import { clip, jsonSpans, section, tryParseJson } from './text.js';
+import { callOf } from './records.js';
+import { clip, jsonSpans, section, shortHash, tryParseJson } from './text.js';
+import { readGuideline, verdictFor, type GuidelineReading } from './vocabulary.js';
 
 /**
- * The simulated compressors (ARCHITECTURE §6): they read the prompts of src/prompts/
- * (`<guideline>` in the system message; `<observation>`, `<history>`, `<previous_summary>`,
- * `<task>` in the user message), obey the guideline's directives (src/guidelines/directives.ts)
- * with the naive default for everything else, and answer under the headings a real compressor
- * must use (`# Refined Observation`, `# History Summary`).
+ * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
+ * message through the vocabulary of vocabulary.ts (prose, plus the old `KEEP:` lines), and the
+ * rest of the prompt as evidence of what matters; they answer under the headings a real
+ * compressor must use (`# Refined Observation`, `# History Summary`).
+ *
+ * A summary holds only what its guideline (or, for the summary baseline, its system prompt) asks
+ * for: a progress statement when progress is asked for, the goal when the goal is, fact lines
+ * of the fields it keeps; and never more than half the tokens of what it folds.
  */
 
-/** Newest fact lines a summary keeps; older ones are folded away. */
-const MAX_FACT_LINES = 200;
+/** A summary is at most this share of the tokens it replaces (issue 22). */
+export const MAX_SUMMARY_SHARE = 0.5;
 /** Longest free-text line (a non-JSON observation) carried into a summary. */
 const MAX_NOTE_CHARS = 200;
+/** Longest goal line of a summary. */
+const MAX_GOAL_CHARS = 160;
 
 function content(messages: readonly ChatMessage[], role: 'system' | 'user'): string {
   return messages
@@ -32,123 +38,209 @@ function content(messages: readonly ChatMessage[], role: 'system' | 'user'): str
     .join('\n');
 }
 
-function guidelineDirectives(messages: readonly ChatMessage[]): Directives {
-  const guideline = section(content(messages, 'system'), 'guideline');
-  return guideline === undefined ? EMPTY_DIRECTIVES : parseDirectives(guideline);
+/** The user message without one section: what the prompt shows besides the text compressed. */
+function without(user: string, tag: string): string {
+  const body = section(user, tag);
+  return body === undefined ? user : user.replace(body, '');
 }
 
 /** The observation compressor: the `<observation>` filtered, as compact JSON when it is JSON. */
 export function simObservationCompressor(messages: readonly ChatMessage[]): string {
-  const d = guidelineDirectives(messages);
-  const observation = section(content(messages, 'user'), 'observation') ?? '';
+  const system = content(messages, 'system');
+  const user = content(messages, 'user');
+  const policy: FieldPolicy = {
+    reading: readGuideline(section(system, 'guideline') ?? ''),
+    evidence: without(user, 'observation'),
+    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
+    // changes nothing.
+    promptHash: shortHash(user),
+  };
+  const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
   let body: string;
   if (json !== undefined) {
-    const kept = filterJson(json, d);
+    const kept = filterJson(json, policy);
     body = kept === undefined ? '{}' : JSON.stringify(kept);
   } else {
-    body = filterLines(observation, d);
+    body = filterLines(observation, policy);
   }
   return `# Refined Observation\n${body === '' ? '(nothing relevant to the task)' : body}`;
 }
 
-/** What a summary carries: completed actions and facts, oldest first. */
-type Memory = { completed: string[]; facts: string[] };
+/** What a summary carries, oldest first. */
+type Memory = {
+  /** The newest progress marker line and the APIs the agent has called. */
+  lastStep: string | null;
+  apis: string[];
+  facts: string[];
+};
 
 /** The history compressor (with a guideline) and the summary baseline (without one). */
 export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
-  const structured = section(system, 'guideline') === undefined && system.includes('USER_CONTEXT');
-  const d = guidelineDirectives(messages);
+  const guideline = section(system, 'guideline');
+  const structured = guideline === undefined && system.includes('USER_CONTEXT');
+  // The summary baseline has no guideline: its system prompt says what to keep.
+  const reading = readGuideline(guideline ?? system);
+  const history = section(user, 'history') ?? '';
+  const task = (section(user, 'task') ?? '').replace(/\s+/g, ' ').trim();
+  const policy: FieldPolicy = {
+    reading,
+    // Evidence of relevance: the task and the calls the agent made.
+    evidence: [task, ...history.split('\n').filter((l) => l.startsWith('Action:'))].join('\n'),
+    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
+    // changes nothing.
+    promptHash: shortHash(user),
+  };
 
-  const memory: Memory = { completed: [], facts: [] };
+  const memory: Memory = { lastStep: null, apis: [], facts: [] };
   const previous = section(user, 'previous_summary') ?? '';
-  if (previous.trim() !== '(none)') readSummary(previous, d, memory);
-  readHistory(section(user, 'history') ?? '', d, memory);
-  const facts = memory.facts.slice(-MAX_FACT_LINES);
-  const completed = memory.completed.length > 0 ? memory.completed : ['(none)'];
-  const state = facts.length > 0 ? facts : ['(none)'];
+  if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
+  readHistory(history, policy, memory);
 
+  const budget = Math.floor(MAX_SUMMARY_SHARE * countTokens(previous + '\n' + history));
+  const render = (facts: string[]) => renderSummary(structured, reading, task, memory, facts);
+  let facts = memory.facts;
+  let text = render(facts);
+  // Over the budget: the oldest facts go first (a summary is at most half of what it folds).
+  while (facts.length > 0 && countTokens(text) > budget) {
+    facts = facts.slice(Math.max(1, Math.floor(facts.length / 8)));
+    text = render(facts);
+  }
+  return text;
+}
+
+function renderSummary(
+  structured: boolean,
+  reading: GuidelineReading,
+  task: string,
+  memory: Memory,
+  facts: string[],
+): string {
+  const progress: string[] = [];
+  if (reading.progress) {
+    if (memory.lastStep !== null) progress.push(memory.lastStep);
+    if (memory.apis.length > 0) progress.push(`- Called: ${memory.apis.join(', ')}`);
+  }
+  const state = facts.length > 0 ? grouped(facts) : ['(none)'];
   if (structured) {
-    const task = (section(user, 'task') ?? '').replace(/\s+/g, ' ').trim();
     return [
       '# History Summary',
-      `USER_CONTEXT: ${task === '' ? '(unknown)' : task}`,
+      `USER_CONTEXT: ${reading.goal && task !== '' ? clip(task, MAX_GOAL_CHARS) : '(see the task)'}`,
       'COMPLETED:',
-      ...completed,
+      ...(progress.length > 0 ? progress : ['(none)']),
       'PENDING: the rest of the task after the completed actions above.',
       'CURRENT_STATE:',
       ...state,
     ].join('\n');
   }
-  return ['# History Summary', 'COMPLETED:', ...completed, 'FACTS:', ...state].join('\n');
+  return [
+    '# History Summary',
+    ...(reading.goal && task !== '' ? [`GOAL: ${clip(task, MAX_GOAL_CHARS)}`] : []),
+    ...(progress.length > 0 ? ['PROGRESS:', ...progress] : []),
+    'FACTS:',
+    ...state,
+  ].join('\n');
+}
+
+/**
+ * Fact lines under one `[app.api]` line per call they come from, in the order of each call's
+ * newest fact (a summary names its sources once, not on every line).
+ */
+function grouped(facts: readonly string[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const line of facts) {
+    const fact = parseSourcedFactLine(line);
+    const source = fact?.source ?? '';
+    const body = fact?.source ? line.replace(`- ${fact.source}: `, '- ') : line;
+    const list = groups.get(source) ?? [];
+    groups.delete(source);
+    groups.set(source, [...list, body]);
+  }
+  const out: string[] = [];
+  for (const [source, lines] of groups) {
+    if (source !== '') out.push(`[${source}]`);
+    out.push(...lines);
+  }
+  return out;
 }
 
 function addOnce(list: string[], line: string): void {
-  if (!list.includes(line)) list.push(line);
+  const at = list.indexOf(line);
+  if (at !== -1) list.splice(at, 1);
+  list.push(line);
 }
 
-/** Folds a summary written by `simHistoryCompressor` back into memory, filtered again. */
-function readSummary(text: string, d: Directives, memory: Memory): void {
+/**
+ * Folds a summary written by `simHistoryCompressor` back into memory: facts the guideline now
+ * drops by name go, the rest is carried as it was.
+ */
+function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
   let heading = '';
+  let source: string | undefined;
   for (const line of text.split(/\r?\n/)) {
+    const group = /^\[([\w-]+\.[\w-]+)\]$/.exec(line);
+    if (group) {
+      source = group[1];
+      continue;
+    }
     const h = /^([A-Z_]+):/.exec(line);
     if (h) {
       heading = h[1] ?? '';
+      source = undefined;
       continue;
     }
     if (!line.startsWith('- ')) continue;
-    if (heading === 'COMPLETED') {
-      addOnce(memory.completed, line);
+    if (heading === 'COMPLETED' || heading === 'PROGRESS') {
+      if (line.startsWith('- Called: ')) {
+        for (const api of line.slice(10).split(', '))
+          if (!memory.apis.includes(api)) memory.apis.push(api);
+      } else if (parseAgentMarker(line.slice(2))) {
+        memory.lastStep = line;
+      }
       continue;
     }
-    const facts = parseFactLine(line);
-    if (facts.length === 0) {
+    const fact = parseSourcedFactLine(line);
+    if (fact === undefined || fact.facts.length === 0) {
       addOnce(memory.facts, line);
       continue;
     }
-    const kept = facts.filter(({ key, value }) => {
-      const verdict = directiveVerdict([key], d);
-      return verdict === 'keep' || (verdict === 'default' && defaultKeepsScalar(key, value));
-    });
-    if (kept.length > 0) addOnce(memory.facts, formatFactLine(kept));
+    // What an earlier summary kept is carried over, unless the guideline drops it by name.
+    const kept = fact.facts.filter(({ key }) => verdictFor(key, policy.reading) !== 'drop');
+    if (kept.length > 0) addOnce(memory.facts, formatFactLine(kept, fact.source ?? source));
   }
 }
 
 /**
  * Reads turns rendered by src/compress/render-history.ts (`[Turn N]`, `Assistant: …`,
- * `Action: name(args)`, `Observation (name): …`): completed plan steps from the agent's
- * reasoning (or the action names), facts from the JSON in observations.
+ * `Action: name(args)`, `Observation (name): …`): the agent's progress from its reasoning and
+ * actions, facts from the JSON in observations, each line naming the call it came from.
  */
-function readHistory(text: string, d: Directives, memory: Memory): void {
-  let turn = '';
-  let marked = false;
+function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
+  let call = '';
   let observation: string[] | undefined;
   const flush = () => {
-    if (observation !== undefined) readObservation(observation.join('\n'), d, memory);
+    if (observation !== undefined) readObservation(observation.join('\n'), call, policy, memory);
     observation = undefined;
   };
   for (const line of text.split(/\r?\n/)) {
-    const t = /^\[Turn (\d+)\]/.exec(line);
-    if (t) {
+    if (/^\[Turn (\d+)\]/.test(line)) {
       flush();
-      turn = t[1] ?? '';
-      marked = false;
       continue;
     }
     if (line.startsWith('Assistant:')) {
       flush();
       const marker = parseAgentMarker(line);
-      marked = marker !== undefined;
       if (marker && marker.kind !== 'refetch') {
-        addOnce(memory.completed, `- Step ${marker.step + 1} of ${marker.of}: ${marker.action}`);
+        memory.lastStep = `- Step ${marker.step + 1} of ${marker.of}: ${marker.action}`;
       }
       continue;
     }
     if (line.startsWith('Action:')) {
       flush();
-      if (!marked) addOnce(memory.completed, `- Turn ${turn}: ${actionName(line.slice(7).trim())}`);
+      call = actionName(line.slice(7).trim());
+      if (!memory.apis.includes(call)) memory.apis.push(call);
       continue;
     }
     const o = /^Observation(?: \([^)]*\))?: ?(.*)$/.exec(line);
@@ -163,27 +255,24 @@ function readHistory(text: string, d: Directives, memory: Memory): void {
 }
 
 /** `call_api({"app":"music","api":"login",…})` → `music.login`. */
-function actionName(call: string): string {
-  const m = /^([\w.-]+)\((.*)\)$/s.exec(call);
-  if (!m) return clip(call, 60);
-  const args = tryParseJson(m[2] ?? '');
-  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-    const { app, api } = args as Record<string, unknown>;
-    if (typeof app === 'string' && typeof api === 'string') return `${app}.${api}`;
-  }
-  return m[1] ?? call;
+function actionName(text: string): string {
+  const m = /^([\w.-]+)\((.*)\)$/s.exec(text);
+  if (!m) return clip(text, 60);
+  return callOf(m[1] ?? '', m[2] ?? '').call;
 }
 
-function readObservation(text: string, d: Directives, memory: Memory): void {
+function readObservation(text: string, call: string, policy: FieldPolicy, memory: Memory): void {
   const spans = jsonSpans(text);
   if (spans.length === 0) {
-    for (const line of filterLines(text, d).split('\n')) {
+    for (const line of filterLines(text, policy).split('\n')) {
       const note = line.trim();
       if (note !== '') addOnce(memory.facts, `- ${clip(note, MAX_NOTE_CHARS)}`);
     }
     return;
   }
   for (const span of spans) {
-    for (const group of factGroups(span, d)) addOnce(memory.facts, formatFactLine(group));
+    for (const group of factGroups(span, policy)) {
+      addOnce(memory.facts, formatFactLine(group, call === '' ? undefined : call));
+    }
   }
 }

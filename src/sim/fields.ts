@@ -1,93 +1,90 @@
-import { fieldMatches, type Directives } from '../guidelines/directives.js';
+import { isShapeItem } from '../bench/choice.js';
+import { defaultKeeps, shorten, verdictFor, type GuidelineReading } from './vocabulary.js';
 
 /**
- * What the simulated compressors keep of a JSON value: the guideline's KEEP / DROP / MAX_ITEMS
- * directives first, then a naive default for every field the guideline does not name
- * (ARCHITECTURE §6, issue 5): human-readable fields stay, identifiers, credentials and links go.
- * This default is what makes the untrained guideline lose the ids the agent needs.
+ * What the simulated compressors keep of a JSON value (issue 22): what the guideline says about a
+ * field through the vocabulary of vocabulary.ts (keep, drop, shorten, at most N items), and for
+ * every field it does not name the generic default, a seeded draw that depends only on what the
+ * prompt shows (`defaultKeeps`).
  */
 
-const IDENTIFIER_KEY = /^(id|ids|uuid|guid|pk)$|_(id|ids|uuid)$|[a-z](Id|Ids)$/;
-const SECRET_KEY = /token|password|passwd|secret|api_?key|otp|credential/i;
-const LINK_KEY = /(^|_)(url|urls|uri|href|link|links)$/i;
-const URL_VALUE = /^(https?|ftp):\/\//i;
-/** An opaque string: long, no spaces, letters and digits mixed (tokens, hashes, keys). */
-const OPAQUE_VALUE = /^(?=[^\s]*[0-9])(?=[^\s]*[A-Za-z])[A-Za-z0-9_\-.=+/]{24,}$/;
+/** How one compressor call treats fields: the guideline read, and what its prompt shows. */
+export type FieldPolicy = {
+  reading: GuidelineReading;
+  /** The prompt outside the text being compressed (the task, recent calls): the evidence. */
+  evidence: string;
+  /** Seeds the default draws: a hash of the whole prompt. */
+  promptHash: string;
+};
 
-export type FieldVerdict = 'keep' | 'drop' | 'default';
-
-/** The directive verdict for a key path: DROP and KEEP as named, otherwise the default. */
-export function directiveVerdict(path: readonly string[], d: Directives): FieldVerdict {
-  if (path.length === 0) return 'default';
-  if (d.keep.some((f) => fieldMatches(f, path))) return 'keep';
-  if (d.drop.some((f) => fieldMatches(f, path))) return 'drop';
-  return 'default';
-}
-
-/** The naive default for a scalar field the guideline does not name. */
-export function defaultKeepsScalar(key: string, value: unknown): boolean {
-  if (value === null || value === undefined) return false;
-  if (IDENTIFIER_KEY.test(key) || SECRET_KEY.test(key) || LINK_KEY.test(key)) return false;
-  if (typeof value === 'string' && (URL_VALUE.test(value) || OPAQUE_VALUE.test(value))) {
-    return false;
-  }
-  return true;
+/** The fate of one scalar field. */
+export function scalarFate(
+  key: string,
+  value: unknown,
+  policy: FieldPolicy,
+): { keep: false } | { keep: true; value: unknown } {
+  if (value === null || value === undefined) return { keep: false };
+  const verdict = verdictFor(key, policy.reading);
+  if (verdict === 'drop') return { keep: false };
+  const text = String(value);
+  if (verdict === 'keep') return { keep: true, value };
+  if (verdict === 'shorten')
+    return { keep: true, value: typeof value === 'string' ? shorten(value) : value };
+  if (!defaultKeeps(key, text, policy.evidence, policy.promptHash)) return { keep: false };
+  if (policy.reading.shortenTexts && typeof value === 'string')
+    return { keep: true, value: shorten(value) };
+  return { keep: true, value };
 }
 
 /**
- * `value` filtered by the directives and the default. Objects and arrays under unnamed keys are
- * walked and dropped when nothing in them survives; a KEEP'd container is kept whole except for
- * DROP'd fields inside it; every array is cut to `maxItems`. Returns `undefined` when nothing
- * survives.
+ * `value` filtered field by field; a container under a dropped key goes whole, one under a kept
+ * key stays whole; every list is cut to the guideline's "at most N items". Returns `undefined`
+ * when nothing survives.
  */
-export function filterJson(value: unknown, d: Directives, path: string[] = []): unknown {
-  return walk(value, d, path, false);
+export function filterJson(value: unknown, policy: FieldPolicy, path: string[] = []): unknown {
+  return walk(value, policy, path, false);
 }
 
-function walk(value: unknown, d: Directives, path: string[], kept: boolean): unknown {
+function walk(value: unknown, policy: FieldPolicy, path: string[], kept: boolean): unknown {
   const key = path[path.length - 1] ?? '';
-  const verdict = directiveVerdict(path, d);
-  if (verdict === 'drop') return undefined;
-  const keepAll = kept || verdict === 'keep';
+  const verdict = path.length === 0 ? 'default' : verdictFor(key, policy.reading);
+  if (verdict === 'drop' && !kept) return undefined;
+  const max = policy.reading.maxItems;
   if (Array.isArray(value)) {
-    const items = d.maxItems === null ? value : value.slice(0, d.maxItems);
-    const out = items.map((v) => walk(v, d, path, keepAll)).filter((v) => v !== undefined);
-    return out.length === 0 && !keepAll ? undefined : out;
+    const items = max === null ? value : value.slice(0, max);
+    const out = items.map((v) => walk(v, policy, path, kept)).filter((v) => v !== undefined);
+    return out.length === 0 ? undefined : out;
   }
   if (value !== null && typeof value === 'object') {
+    const keepAll = kept || verdict === 'keep';
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const child = walk(v, d, [...path, k], keepAll);
+      const child = walk(v, policy, [...path, k], keepAll);
       if (child !== undefined) out[k] = child;
     }
-    return Object.keys(out).length === 0 && !keepAll ? undefined : out;
+    return Object.keys(out).length === 0 ? undefined : out;
   }
-  if (keepAll) return value;
   if (path.length === 0) return value;
-  return defaultKeepsScalar(key, value) ? value : undefined;
+  if (kept && verdict !== 'drop') return value;
+  const fate = scalarFate(key, value, policy);
+  return fate.keep ? fate.value : undefined;
 }
 
 /**
- * Line-wise filter for an observation that is not JSON: a line naming a KEEP field stays, one
- * naming a DROP field goes, and `key: value` / `key=value` lines follow the default.
+ * Line-wise filter for an observation that is not JSON: `key: value` / `key=value` lines follow
+ * the field's fate, other lines stay.
  */
-export function filterLines(text: string, d: Directives): string {
+export function filterLines(text: string, policy: FieldPolicy): string {
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '') continue;
-    const words = line.match(/[A-Za-z_][\w.]*/g) ?? [];
-    if (d.keep.some((f) => words.some((w) => fieldMatches(f, [w])))) {
-      out.push(line);
-      continue;
-    }
-    if (d.drop.some((f) => words.some((w) => fieldMatches(f, [w])))) continue;
     const kv = /^\s*[-*]?\s*"?([A-Za-z_][\w.]*)"?\s*[:=]\s*(.*)$/.exec(line);
     if (kv) {
       const value = (kv[2] ?? '').trim().replace(/^"|",?$/g, '');
-      if (defaultKeepsScalar(kv[1] ?? '', value)) out.push(line);
+      if (scalarFate(kv[1] ?? '', value, policy).keep) out.push(line);
       continue;
     }
-    if (!/(https?|ftp):\/\//i.test(line)) out.push(line);
+    out.push(line);
   }
   return out.join('\n');
 }
@@ -99,8 +96,8 @@ export type Fact = { key: string; value: string };
  * The facts of a JSON value after filtering: one group per object that has kept scalar fields
  * (so an item's name and id stay together), in document order.
  */
-export function factGroups(value: unknown, d: Directives): Fact[][] {
-  const filtered = filterJson(value, d);
+export function factGroups(value: unknown, policy: FieldPolicy): Fact[][] {
+  const filtered = filterJson(value, policy);
   const groups: Fact[][] = [];
   collect(filtered, groups);
   return groups;
@@ -118,27 +115,39 @@ function collect(value: unknown, groups: Fact[][]): void {
     if (v !== null && typeof v === 'object') nested.push(v);
     else own.push({ key: k, value: v === null ? 'null' : String(v) });
   }
-  if (own.length > 0) groups.push(own);
+  const item = Object.fromEntries(own.map((f) => [f.key, f.value]));
+  // Response shapes from the API docs (`id=integer | title=string`) are not data (issue 22).
+  if (own.length > 0 && !isShapeItem(item)) groups.push(own);
   for (const v of nested) collect(v, groups);
 }
 
-/** `- key=value | key=value`; a value with a separator or line break is JSON-quoted. */
-export function formatFactLine(group: readonly Fact[]): string {
+/**
+ * `- key=value | key=value`, or `- app.api: key=value | …` naming the call whose result the facts
+ * come from; a value with a separator or line break is JSON-quoted.
+ */
+export function formatFactLine(group: readonly Fact[], source?: string): string {
   const parts = group.map(({ key, value }) => {
     const v = /\s\|\s|[\r\n]|^"/.test(value) ? JSON.stringify(value) : value;
     return `${key}=${v}`;
   });
-  return `- ${parts.join(' | ')}`;
+  return `- ${source === undefined ? '' : `${source}: `}${parts.join(' | ')}`;
 }
 
 /** The facts of a line written by `formatFactLine` (empty for any other line). */
 export function parseFactLine(line: string): Fact[] {
-  const m = /^\s*-\s+(.*)$/.exec(line);
-  if (!m) return [];
+  return parseSourcedFactLine(line)?.facts ?? [];
+}
+
+/** A fact line with the call it names (`null` when it names none); `undefined` for other lines. */
+export function parseSourcedFactLine(
+  line: string,
+): { source: string | null; facts: Fact[] } | undefined {
+  const m = /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(.*)$/.exec(line);
+  if (!m) return undefined;
   const facts: Fact[] = [];
-  for (const part of (m[1] ?? '').split(' | ')) {
+  for (const part of (m[2] ?? '').split(' | ')) {
     const kv = /^([A-Za-z_][\w.-]*)=(.*)$/.exec(part.trim());
-    if (!kv) return [];
+    if (!kv) return undefined;
     let value = kv[2] ?? '';
     if (value.startsWith('"')) {
       try {
@@ -149,5 +158,5 @@ export function parseFactLine(line: string): Fact[] {
     }
     facts.push({ key: kv[1] ?? '', value });
   }
-  return facts;
+  return { source: m[1] ?? null, facts };
 }

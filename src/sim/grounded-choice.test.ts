@@ -68,15 +68,16 @@ function compressed(guideline: string): string {
 }
 
 /** The agent's answer after it listed the folder and saw `observation`. */
-function answerAfter(observation: string): unknown {
-  const first = simAgentTurn(PLAN, head(), { taskId: 't', step: 0 }, OPTS);
+/** The answer after one listing; `opts` with refetchLimit 0: no re-fetch is left. */
+function answerAfter(observation: string, opts = OPTS): unknown {
+  const first = simAgentTurn(PLAN, head(), { taskId: 't', step: 0 }, opts);
   const call = first.tool_calls![0]!;
   const messages: ChatMessage[] = [
     ...head(),
     first,
     { role: 'tool', tool_call_id: call.id, content: observation },
   ];
-  const turn = simAgentTurn(PLAN, messages, { taskId: 't', step: 1 }, OPTS);
+  const turn = simAgentTurn(PLAN, messages, { taskId: 't', step: 1 }, opts);
   expect(turn.tool_calls![0]!.function.name).toBe('complete_task');
   return JSON.parse(turn.tool_calls![0]!.function.arguments).answer;
 }
@@ -99,9 +100,12 @@ describe('grounded choices of the sim agent', () => {
     const dropped = compressed('Keep what matters.\n\nKEEP: name, directory\nDROP: size_bytes');
     expect(dropped).toContain('harbour.png');
     expect(dropped).not.toContain('size_bytes');
-    const answer = answerAfter(dropped);
+    // It re-lists the folder first; once no re-fetch is left, it cannot rank them and takes the
+    // first it sees.
+    expect(() => answerAfter(dropped)).toThrow();
+    const answer = answerAfter(dropped, { ...OPTS, refetchLimit: 0 });
     expect(answer).not.toBe('harbour.png');
-    expect(answer).toBe('beach.png'); // it cannot rank them, so it takes the first it sees
+    expect(answer).toBe('beach.png');
   });
 
   it('ranks only the items that pass the filter, and over the raw observation gets it right', () => {
@@ -110,7 +114,7 @@ describe('grounded choices of the sim agent', () => {
       'Keep what matters.\n\nKEEP: name, size_bytes\nDROP: directory',
     );
     // Without `directory` it cannot tell which files qualify, so it cannot rank them either.
-    expect(answerAfter(noFilterField)).toBe('beach.png');
+    expect(answerAfter(noFilterField, { ...OPTS, refetchLimit: 0 })).toBe('beach.png');
   });
 
   it('re-lists the folder when nothing to choose from is left', () => {

@@ -74,7 +74,7 @@ describe('SimProvider', () => {
     const r = await sim.chat(
       req(
         'obs_compressor',
-        renderPrompt('obs-compressor.system.txt', { guideline: 'KEEP: id' }),
+        renderPrompt('obs-compressor.system.txt', { guideline: 'KEEP: id\nDROP: url' }),
         renderPrompt('obs-compressor.user.txt', {
           task: 't',
           session: '(none)',

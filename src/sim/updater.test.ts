@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirectives } from '../guidelines/directives.js';
 import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
 import { parseJsonAnswer } from '../optimize/analysis.js';
 import { GuidelineUpdateSchema } from '../domain/guideline-update.js';
@@ -7,6 +6,10 @@ import { type CompressionAnalysis } from '../domain/compression-analysis.js';
 import { type UtilityAnalysis } from '../domain/utility-analysis.js';
 import { renderPrompt, unresolvedPlaceholders } from '../prompts/template.js';
 import { simGuidelineUpdate } from './updater.js';
+import { readGuideline } from './vocabulary.js';
+
+const kept = (g: string) => [...readGuideline(g).keepFields];
+const dropped = (g: string) => [...readGuideline(g).dropFields];
 
 const ut = (fields: string[]): UtilityAnalysis => ({
   first_divergence: { step: 3, description: 'd' },
@@ -46,34 +49,29 @@ function update(phase: 'ut' | 'co', guideline: string, analyses: unknown[], cand
 const BASE = 'Rewrite the tool output so that it keeps what matters for the task.';
 
 describe('simGuidelineUpdate', () => {
-  it('adds the missing fields as a KEEP line with prose, keeping the current text', () => {
+  it('adds a prose sentence keeping the missing fields, after the current text', () => {
     const out = update('ut', BASE, [ut(['id', 'access_token']), ut(['id'])]);
     expect(out.guideline.startsWith(BASE)).toBe(true);
-    expect(parseDirectives(out.guideline).keep).toEqual(['id', 'access_token']);
-    expect(out.guideline).toMatch(/`id`/);
+    expect(out.guideline).not.toMatch(/^\s*(KEEP|DROP|MAX_ITEMS):/m);
+    expect(kept(out.guideline)).toEqual(['id', 'access_token']);
     expect(out.rationale).toContain('2 utility analyses');
     expect(unresolvedPlaceholders(out.guideline)).toEqual([]);
   });
 
-  it('merges with the directives already there', () => {
-    const out = update('ut', `${BASE}\nKEEP: title\nDROP: id, url`, [ut(['id'])]);
-    expect(parseDirectives(out.guideline)).toEqual({
-      keep: ['title', 'id'],
-      drop: ['url'],
-      maxItems: null,
-    });
+  it("rewrites an older guideline's machine lines as prose that says the same", () => {
+    const out = update('ut', `${BASE}\nKEEP: title\nDROP: url_path`, [ut(['id'])]);
+    expect(out.guideline).not.toContain('KEEP:');
+    expect(kept(out.guideline)).toEqual(['title', 'id']);
+    expect(dropped(out.guideline)).toEqual(['url_path']);
   });
 
-  it('adds unused fields as DROP, never a needed or kept one', () => {
-    const out = update('co', `${BASE}\n\nKEEP: id`, [
+  it('leaves out unused fields in prose, never a needed or kept one', () => {
+    const out = update('co', `${BASE}\n\nAlways keep \`id\` exactly.`, [
       co(['description', 'id', 'created_at'], ['title']),
-      co(['title', 'url'], []),
+      co(['title', 'url_path'], []),
     ]);
-    expect(parseDirectives(out.guideline)).toEqual({
-      keep: ['id'],
-      drop: ['description', 'created_at', 'url'],
-      maxItems: null,
-    });
+    expect(kept(out.guideline)).toEqual(['id']);
+    expect(dropped(out.guideline)).toEqual(['description', 'created_at', 'url_path']);
   });
 
   it('writes K distinct candidates, each the same for the same prompt', () => {
@@ -82,18 +80,33 @@ describe('simGuidelineUpdate', () => {
     expect(new Set(candidates).size).toBe(5);
     expect(update('co', BASE, analyses, 3)).toEqual(update('co', BASE, analyses, 3));
     // Every candidate drops the most frequent field.
-    for (const c of candidates) expect(parseDirectives(c).drop).toContain('a1');
+    for (const c of candidates) expect(dropped(c)).toContain('a1');
+  });
+
+  it('turns different samples of analyses into different guidelines', () => {
+    const a = update('ut', BASE, [ut(['title']), ut(['amount'])], 0).guideline;
+    const b = update('ut', BASE, [ut(['created_at']), ut(['amount'])], 0).guideline;
+    expect(a).not.toBe(b);
+    expect(kept(a)).toEqual(expect.arrayContaining(['title', 'amount']));
+    expect(kept(b)).toEqual(expect.arrayContaining(['created_at', 'amount']));
+  });
+
+  it('asks for every list item when an analysis found lists cut', () => {
+    const out = update('ut', `${BASE} Keep at most 3 items of a list.`, [ut(['items'])]);
+    expect(readGuideline(`${BASE} Keep at most 3 items of a list.`).maxItems).toBe(3);
+    expect(readGuideline(out.guideline).maxItems).toBeNull();
   });
 
   it('leaves the guideline unchanged when the analyses add nothing', () => {
-    const out = update('ut', `${BASE}\n\nKEEP: id`, [ut(['id'])]);
-    expect(out.guideline).toBe(`${BASE}\n\nKEEP: id`);
+    const current = `${BASE}\n\nKeep \`id\` verbatim.`;
+    const out = update('ut', current, [ut(['id'])]);
+    expect(out.guideline).toBe(current);
     expect(out.rationale).toContain('unchanged');
   });
 
   it('ignores analyses that do not match either schema', () => {
     const out = update('ut', BASE, [{ nonsense: true }, ut(['id'])]);
-    expect(parseDirectives(out.guideline).keep).toEqual(['id']);
+    expect(kept(out.guideline)).toEqual(['id']);
   });
 
   it('stays under the length limit by dropping older added prose', () => {
@@ -104,6 +117,6 @@ describe('simGuidelineUpdate', () => {
     }
     expect(guideline.length).toBeLessThanOrEqual(GUIDELINE_MAX_CHARS);
     expect(guideline.startsWith(BASE)).toBe(true);
-    expect(parseDirectives(guideline).keep).toContain('field_number_79_with_a_long_name');
+    expect(kept(guideline)).toContain('field_number_79_with_a_long_name');
   });
 });

@@ -1,10 +1,4 @@
-import {
-  mergeDirectives,
-  parseDirectives,
-  stripDirectives,
-  withDirectives,
-  type Directives,
-} from '../guidelines/directives.js';
+import { parseDirectives, stripDirectives } from '../guidelines/directives.js';
 import {
   CompressionAnalysisSchema,
   type CompressionAnalysis,
@@ -14,30 +8,35 @@ import { type GuidelineUpdate } from '../domain/guideline-update.js';
 import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';
+import { readGuideline, verdictFor } from './vocabulary.js';
 
 /**
- * The simulated updater (ARCHITECTURE §6): turns analyses into guideline edits. Utility-phase
- * analyses add `KEEP:` fields (the facts found missing), compression-phase analyses add `DROP:`
- * fields (kept but never used, and never a needed or KEEP'd field), each with a sentence of
- * prose. Candidates differ deterministically by their index: a different subset and order of
- * the fields and a different sentence.
+ * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
+ * the sim compressors read (the vocabulary of vocabulary.ts, never a machine grammar). Utility
+ * analyses add a sentence keeping the fields found missing (and every list item when lists were
+ * cut); compression analyses add one leaving out fields kept but never used (never a field the
+ * guideline keeps or an analysis needed). Each candidate reads its own sample of analyses, so
+ * different samples give different guidelines; on top, a seeded coin per candidate leaves out
+ * some of the less-named fields, as a sampling model would.
  */
 
 const FIELD = /^[A-Za-z_$][\w$.-]*$/;
 
 const KEEP_SENTENCES = [
-  'Later API calls copy these fields verbatim, so keep them exactly as they appear: {fields}.',
+  'Later steps need these fields, so keep them exactly as they appear: {fields}.',
   'Never drop or paraphrase these fields; the agent needs their exact values in later steps: {fields}.',
-  'Identifiers, credentials and amounts that later steps reuse must survive compression, in particular {fields}.',
-  'Before leaving anything out, make sure it is not one of these fields, which the task depends on: {fields}.',
-  'Copy these fields character for character, for every item that has them: {fields}.',
+  'Keep these fields for every item that has them, since the agent matches, compares or copies them: {fields}.',
+  'Preserve {fields} verbatim; the agent had to re-fetch or guess them when they were missing.',
+  'Always keep {fields} character for character, for every item.',
 ];
+
+const ALL_ITEMS = 'Keep every item of a list; never cut lists short.';
 
 const DROP_SENTENCES = [
   'Leave out fields the agent never uses later: {fields}.',
   'To keep the context short, remove these fields entirely: {fields}.',
-  'These fields were never needed by the next steps and can go: {fields}.',
-  'Do not carry over {fields}; they only cost tokens.',
+  'These fields were never needed by the next steps; remove them: {fields}.',
+  'Drop {fields}; they only cost tokens.',
   'Omit {fields} unless the task explicitly asks about them.',
 ];
 
@@ -98,26 +97,29 @@ function sentence(templates: readonly string[], candidate: number, fields: reado
 }
 
 /**
- * The current guideline's prose, the new sentence, and the merged directive block; prose
- * paragraphs added by earlier rounds are dropped oldest first while it is over the limit.
+ * The current guideline's prose (machine lines of older versions, which only a sim read, are
+ * left out) and the new sentence; paragraphs added by earlier rounds are dropped oldest first
+ * while it is over the limit.
  */
-function compose(guideline: string, prose: string | null, d: Directives): string {
+function compose(guideline: string, prose: string | null): string {
   const paragraphs = stripDirectives(guideline)
     .split(/\n{2,}/)
     .filter((p) => p.trim() !== '');
+  // An older guideline's machine lines become the prose that says the same.
+  const old = parseDirectives(guideline);
+  const quote = (fields: string[]) => fields.map((f) => `\`${f}\``).join(', ');
+  if (old.keep.length > 0) paragraphs.push(`Keep ${quote(old.keep)} exactly as they appear.`);
+  if (old.drop.length > 0) paragraphs.push(`Leave out ${quote(old.drop)}.`);
+  if (old.maxItems !== null) paragraphs.push(`Keep at most ${old.maxItems} items of any list.`);
   if (prose !== null && !paragraphs.includes(prose)) paragraphs.push(prose);
-  let text = withDirectives(paragraphs.join('\n\n'), d);
+  let text = paragraphs.join('\n\n');
   while (text.length > GUIDELINE_MAX_CHARS && paragraphs.length > 2) {
     paragraphs.splice(1, 1);
-    text = withDirectives(paragraphs.join('\n\n'), d);
+    text = paragraphs.join('\n\n');
   }
   if (text.length <= GUIDELINE_MAX_CHARS) return text;
-  // Still too long: the directive block wins, the prose is cut at a word boundary.
-  const block = withDirectives('', d);
-  const room = GUIDELINE_MAX_CHARS - block.length - 2;
-  if (room < 1) return block.slice(0, block.lastIndexOf(',', GUIDELINE_MAX_CHARS));
-  const cut = paragraphs.join('\n\n').slice(0, room);
-  return withDirectives(cut.slice(0, Math.max(1, cut.lastIndexOf(' '))).trimEnd(), d);
+  const cut = text.slice(0, GUIDELINE_MAX_CHARS);
+  return cut.slice(0, Math.max(1, cut.lastIndexOf(' '))).trimEnd();
 }
 
 export type SimUpdaterInput = { seed: number; user: string };
@@ -136,7 +138,8 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
     shortHash(guideline + analysesText),
   );
   const analyses = readAnalyses(analysesText);
-  const current = parseDirectives(guideline);
+  const current = readGuideline(guideline);
+  const kept = (f: string) => verdictFor(f, current) === 'keep';
 
   const missing = ranked(
     analyses.utility.map((a) => [
@@ -145,23 +148,24 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
     ]),
     new Set(),
   );
-  const needed = new Set([
-    ...current.keep,
-    ...missing,
-    ...analyses.compression.flatMap((a) => a.needed_fields),
-  ]);
+  const needed = new Set([...missing, ...analyses.compression.flatMap((a) => a.needed_fields)]);
   const unused = ranked(
     analyses.compression.map((a) => a.unused_fields),
     needed,
-  );
+  ).filter((f) => !kept(f));
 
-  const keep = choose(missing, candidate, random).filter((f) => !current.keep.includes(f));
-  const drop = choose(unused, candidate, random).filter((f) => !current.drop.includes(f));
+  const allItems = missing.includes('items') && current.maxItems !== null;
+  const keep = choose(
+    missing.filter((f) => f !== 'items'),
+    candidate,
+    random,
+  ).filter((f) => !kept(f));
+  const drop = choose(unused, candidate, random).filter((f) => verdictFor(f, current) !== 'drop');
   const total = analyses.utility.length + analyses.compression.length;
 
-  if (keep.length === 0 && drop.length === 0) {
+  if (keep.length === 0 && drop.length === 0 && !allItems) {
     return {
-      guideline: compose(guideline, null, current),
+      guideline: compose(guideline, null),
       rationale:
         total === 0
           ? 'No usable analysis was given; the guideline is unchanged.'
@@ -170,28 +174,27 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
   }
 
   const prose = [
+    allItems ? ALL_ITEMS : null,
     keep.length > 0 ? sentence(KEEP_SENTENCES, candidate, keep) : null,
     drop.length > 0 ? sentence(DROP_SENTENCES, candidate, drop) : null,
   ]
     .filter((s): s is string => s !== null)
     .join(' ');
-  const next = mergeDirectives(current, { keep, drop });
   const reasons: string[] = [];
-  if (keep.length > 0) {
+  if (keep.length > 0 || allItems) {
     reasons.push(
       `${count(analyses.utility.length, 'utility analysis', 'utility analyses')} found facts ` +
-        `missing after compression; ` +
-        `candidate ${candidate} adds KEEP: ${keep.join(', ')}.`,
+        `missing after compression; candidate ${candidate} keeps ${keep.join(', ') || 'every list item'}.`,
     );
   }
   if (drop.length > 0) {
     reasons.push(
       `${count(analyses.compression.length, 'compression analysis', 'compression analyses')} ` +
-        `found kept fields that were never used; ` +
-        `candidate ${candidate} adds DROP: ${drop.join(', ')} (fields needed anywhere stay).`,
+        `found kept fields that were never used; candidate ${candidate} leaves out ` +
+        `${drop.join(', ')} (fields needed anywhere stay).`,
     );
   }
-  return { guideline: compose(guideline, prose, next), rationale: reasons.join(' ') };
+  return { guideline: compose(guideline, prose), rationale: reasons.join(' ') };
 }
 
 function count(n: number, one: string, many: string): string {

@@ -18,6 +18,7 @@ import {
   type Answer,
   type Change,
   type ChoiceSpec,
+  type DecideSpec,
   type ReferenceStepSpec,
   type TaskFile,
 } from '../../../src/bench/apptown/task-schema.js';
@@ -74,7 +75,8 @@ export class TaskBuilder {
   private passwords: Step | null = null;
   private readonly tokens = new Map<string, string>();
   private readonly documented = new Set<string>();
-  private readonly seen: Item[] = [];
+  private readonly seen: { call: string; item: Item }[] = [];
+  private readonly callOf = new Map<string, string>();
   private completion: {
     answer: Answer | string | null;
     reads?: Record<string, (string | number)[]>;
@@ -97,10 +99,15 @@ export class TaskBuilder {
     for (const app of apps) this.call('api_docs', 'show_api_descriptions', { app_name: app });
   }
 
-  /** A choice over every item seen so far (what an agent with the full context sees). */
+  /**
+   * A choice over the items of the lists it reads (every response so far of the same calls as
+   * `from`: what an agent with the full context sees of them).
+   */
   choose(input: ChoiceInput): Chosen {
     const { from, ...rest } = input;
-    const value = computeChoice({ ...rest, value: '', from: [] }, this.seen);
+    const calls = new Set(from.map((s) => this.callOf.get(s.id)));
+    const items = this.seen.filter((x) => calls.has(x.call)).map((x) => x.item);
+    const value = computeChoice({ ...rest, value: '', from: [] }, items);
     if (value === undefined) throw new NoCandidate();
     return { value, spec: { ...rest, value, from: from.map((s) => s.id) } as ChoiceSpec };
   }
@@ -111,6 +118,7 @@ export class TaskBuilder {
     args: Record<string, unknown> = {},
     reads?: Record<string, (string | number)[]>,
     choose?: Chosen[],
+    decide?: DecideSpec,
   ): Step {
     // The agent reads an API's documentation before its first call (login needs none).
     if (app !== 'api_docs' && app !== 'supervisor' && api !== 'login') this.docs(app, api);
@@ -127,9 +135,11 @@ export class TaskBuilder {
       args,
       ...(reads ? { reads } : {}),
       ...(choose && choose.length > 0 ? { choose: choose.map((c) => c.spec) } : {}),
+      ...(decide ? { decide } : {}),
     });
     this.scope.steps.set(id, { index: this.steps.length - 1, result: res.body });
-    itemsOfJson(res.body, this.seen);
+    this.callOf.set(id, `${app}.${api}`);
+    for (const item of itemsOfJson(res.body)) this.seen.push({ call: `${app}.${api}`, item });
     return new Step(id, res.body);
   }
 

@@ -84,10 +84,20 @@ export const walletTemplates: Template[] = [
       need(items.length >= 3 && items.length <= 12 && list.at<boolean>('.has_more') === false);
       const changes = items.map((r, i) => {
         const pay = r.amount < 50;
-        b.call('wallet', pay ? 'approve_payment_request' : 'deny_payment_request', {
-          access_token: token,
-          payment_request_id: list.ref(`.items[${i}].id`),
-        });
+        // The agent decides per request from the amount it can see (issue 22).
+        b.call(
+          'wallet',
+          pay ? 'approve_payment_request' : 'deny_payment_request',
+          { access_token: token, payment_request_id: list.ref(`.items[${i}].id`) },
+          undefined,
+          undefined,
+          {
+            arg: 'payment_request_id',
+            if: { amount: { lt: 50 } },
+            then: 'approve_payment_request',
+            else: 'deny_payment_request',
+          },
+        );
         return {
           table: 'wallet.payment_requests' as const,
           updated: 1,

@@ -89,8 +89,29 @@ export function followPath(value: unknown, ref: Ref): unknown {
   return cur;
 }
 
-/** A value copied from an earlier response; `fromStep` is that step's position in the plan. */
-export type Need = { value: string; fromStep: number };
+/**
+ * How a copied value is picked out of its response (issue 22): the agent must find the same record
+ * among what it can see. `match`: the item whose `field` equals (or starts with) `value`, a
+ * selector the task names ("the album titled X"); `index`: the `index`-th item of the list under
+ * `list` (the agent works through a list in order); `root`: a field of the response itself.
+ */
+export type NeedSelect =
+  | { kind: 'match'; field: string; value: string; prefix: boolean }
+  | { kind: 'index'; list: string; index: number }
+  | { kind: 'root' };
+
+/**
+ * A value copied from an earlier response; `fromStep` is that step's position in the plan,
+ * `field` the key it is read from, `select` how its record is found, `arg` the argument key it is
+ * passed as (each absent when the template does not say).
+ */
+export type Need = {
+  value: string;
+  fromStep: number;
+  field?: string;
+  select?: NeedSelect;
+  arg?: string;
+};
 
 export type Scope = {
   /** Responses of the steps run so far, by step id, with their position. */
@@ -107,13 +128,30 @@ function lookup(ref: Ref, scope: Scope): { value: unknown; fromStep: number | nu
   return { value: followPath(step.result, ref), fromStep: step.index };
 }
 
-function needsOf(value: unknown, fromStep: number | null, source: string): Need[] {
-  if (fromStep === null) return [];
-  if (Array.isArray(value)) return value.flatMap((v) => needsOf(v, fromStep, source));
-  if (value !== null && typeof value === 'object') {
-    throw new Error(`{{${source}}} is an object; point the path at a field of it`);
+/** The key a ref reads last and the selector of the record it reads it from. */
+export function selectorOf(ref: Ref): { field: string; select: NeedSelect } | undefined {
+  const last = ref.path[ref.path.length - 1];
+  if (last?.kind !== 'field') return undefined;
+  const before = ref.path[ref.path.length - 2];
+  if (before === undefined) return { field: last.name, select: { kind: 'root' } };
+  if (before.kind === 'match') {
+    const { field, value, prefix } = before;
+    return { field: last.name, select: { kind: 'match', field, value, prefix } };
   }
-  return [{ value: String(value), fromStep }];
+  const list = ref.path[ref.path.length - 3];
+  if (before.kind === 'index' && list?.kind === 'field' && ref.path.length === 3) {
+    return { field: last.name, select: { kind: 'index', list: list.name, index: before.index } };
+  }
+  return undefined;
+}
+
+function needsOf(value: unknown, fromStep: number | null, ref: Ref): Need[] {
+  if (fromStep === null) return [];
+  if (Array.isArray(value)) return value.flatMap((v) => needsOf(v, fromStep, { ...ref, path: [] }));
+  if (value !== null && typeof value === 'object') {
+    throw new Error(`{{${ref.source}}} is an object; point the path at a field of it`);
+  }
+  return [{ value: String(value), fromStep, ...(selectorOf(ref) ?? {}) }];
 }
 
 /** Resolve every template in `value`; throws an Error naming the template when one fails. */
@@ -123,13 +161,13 @@ export function resolveTemplates(value: unknown, scope: Scope): { value: unknown
     if (whole) {
       const ref = parseRef(whole[1] as string);
       const hit = lookup(ref, scope);
-      return { value: hit.value, needs: needsOf(hit.value, hit.fromStep, ref.source) };
+      return { value: hit.value, needs: needsOf(hit.value, hit.fromStep, ref) };
     }
     const needs: Need[] = [];
     const text = value.replace(TEMPLATE, (_m, expr: string) => {
       const ref = parseRef(expr);
       const hit = lookup(ref, scope);
-      needs.push(...needsOf(hit.value, hit.fromStep, ref.source));
+      needs.push(...needsOf(hit.value, hit.fromStep, ref));
       return String(hit.value);
     });
     return { value: text, needs };
@@ -142,7 +180,9 @@ export function resolveTemplates(value: unknown, scope: Scope): { value: unknown
     const entries = Object.entries(value).map(([k, v]) => [k, resolveTemplates(v, scope)] as const);
     return {
       value: Object.fromEntries(entries.map(([k, r]) => [k, r.value])),
-      needs: entries.flatMap(([, r]) => r.needs),
+      needs: entries.flatMap(([k, r]) =>
+        r.needs.map((n) => (n.arg === undefined ? { ...n, arg: k } : n)),
+      ),
     };
   }
   return { value, needs: [] };

@@ -1,7 +1,7 @@
 import { BenchmarkError } from '../../errors.js';
-import { computeChoice, itemsOfJson, type Item } from '../choice.js';
-import type { ReferenceChoice, ReferencePlan, ReferenceStep } from '../types.js';
-import { resolveTemplates, type Need, type Scope } from './refs.js';
+import { computeChoice, decideBranch, itemsOfJson, type Item } from '../choice.js';
+import type { ReferenceChoice, ReferenceDecision, ReferencePlan, ReferenceStep } from '../types.js';
+import { followPath, parseRef, refsIn, resolveTemplates, type Need, type Scope } from './refs.js';
 import { callApi, renderResponse, type ApiResponse } from './server.js';
 import type { LoadedTask } from './task-loader.js';
 import type { ReferenceStepSpec } from './task-schema.js';
@@ -12,6 +12,7 @@ export type ReplayedStep = {
   args: Record<string, unknown>;
   needs: Need[];
   choices: ReferenceChoice[];
+  decision?: ReferenceDecision;
   response: ApiResponse;
 };
 export type Replay = { steps: ReplayedStep[]; scope: Scope };
@@ -73,14 +74,16 @@ function readsOf(
 }
 
 /**
- * The step's declared `choose`, resolved and checked: over every item the reference saw so far
- * (what an agent with the full context sees), each choice gives its declared value.
+ * The step's declared `choose`, resolved and checked: over the items of the lists it reads (every
+ * response so far of the same calls as its `from` steps: what an agent with the full context
+ * sees of them), each choice gives its declared value.
  */
 function choicesOf(
   task: LoadedTask,
   spec: ReferenceStepSpec,
   scope: Scope,
-  seen: readonly Item[],
+  seenItems: readonly { call: string; item: Item }[],
+  callOf: ReadonlyMap<string, string>,
 ): ReferenceChoice[] {
   return (spec.choose ?? []).map((c, j) => {
     const field = `step ${spec.id} choose.${j}`;
@@ -100,6 +103,8 @@ function choicesOf(
       ...(c.take !== undefined ? { take: c.take } : {}),
       ...(c.where !== undefined ? { where: c.where } : {}),
     };
+    const calls = new Set(c.from.map((id) => callOf.get(id)));
+    const seen = seenItems.filter((x) => calls.has(x.call)).map((x) => x.item);
     const got = computeChoice(choice, seen);
     if (got !== value) {
       throw new BenchmarkError(
@@ -110,11 +115,60 @@ function choicesOf(
   });
 }
 
+/**
+ * The step's declared `decide`, checked: the record its argument points at gives the branch the
+ * reference took.
+ */
+function decisionOf(
+  task: LoadedTask,
+  spec: ReferenceStepSpec,
+  scope: Scope,
+): ReferenceDecision | undefined {
+  const d = spec.decide;
+  if (d === undefined) return undefined;
+  const where = `${task.file}: step ${spec.id} decide`;
+  const [ref] = refsIn(spec.args[d.arg]);
+  const [field, cond] = Object.entries(d.if)[0] ?? [];
+  const [op, value] = Object.entries(cond ?? {})[0] ?? [];
+  if (ref === undefined || field === undefined || op === undefined || value === undefined) {
+    throw new BenchmarkError(
+      `${where}: argument ${d.arg} must be a template like {{s9.items[0].id}}`,
+    );
+  }
+  let record: unknown;
+  try {
+    const parent = parseRef(ref.source);
+    record = followPath(scope.steps.get(parent.root)?.result, {
+      ...parent,
+      path: parent.path.slice(0, -1),
+    });
+  } catch (err) {
+    throw new BenchmarkError(`${where}: ${(err as Error).message}`, { cause: err });
+  }
+  const decision: ReferenceDecision = {
+    arg: d.arg,
+    field,
+    op: op as ReferenceDecision['op'],
+    value,
+    then: d.then,
+    else: d.else,
+  };
+  const text = String((record as Record<string, unknown> | undefined)?.[field]);
+  const branch = decideBranch(decision, text);
+  if (branch !== spec.api) {
+    throw new BenchmarkError(
+      `${where}: ${field}=${text} gives ${branch ?? '(no branch)'}, but the step calls ${spec.api}; fix: the api or the condition`,
+    );
+  }
+  return decision;
+}
+
 /** Run the reference solution in `world`; a failing step is a broken task, not an agent error. */
 export function replayReference(task: LoadedTask, world: World): Replay {
   const scope: Scope = { steps: new Map(), supervisor: supervisorFacts(world) };
   const observations: string[] = [];
-  const seenItems: Item[] = [];
+  const seenItems: { call: string; item: Item }[] = [];
+  const callOf = new Map<string, string>();
   const steps = task.reference.map((spec, index) => {
     let resolved: { value: unknown; needs: Need[] };
     try {
@@ -133,14 +187,18 @@ export function replayReference(task: LoadedTask, world: World): Replay {
       );
     }
     const reads = readsOf(task, spec, scope, observations);
-    const choices = choicesOf(task, spec, scope, seenItems);
+    const choices = choicesOf(task, spec, scope, seenItems, callOf);
+    const decision = decisionOf(task, spec, scope);
     // A computed value is not copied: the choice, not its producer, stands for it.
     const chosen = new Set(choices.map((c) => c.value));
     const needs = dedupe([...resolved.needs, ...reads]).filter((n) => !chosen.has(n.value));
     scope.steps.set(spec.id, { index, result: response.body });
     observations.push(renderResponse(response));
-    itemsOfJson(response.body, seenItems);
-    return { spec, args, needs, choices, response };
+    callOf.set(spec.id, `${spec.app}.${spec.api}`);
+    for (const item of itemsOfJson(response.body)) {
+      seenItems.push({ call: `${spec.app}.${spec.api}`, item });
+    }
+    return { spec, args, needs, choices, ...(decision ? { decision } : {}), response };
   });
   return { steps, scope };
 }
@@ -148,8 +206,11 @@ export function replayReference(task: LoadedTask, world: World): Replay {
 /** The replay as the tool calls a perfect agent sends (ReferencePlan of src/bench/types.ts). */
 export function toPlan(replay: Replay): ReferencePlan {
   return {
-    steps: replay.steps.map(({ spec, args, needs, choices }): ReferenceStep => {
-      const extra = choices.length > 0 ? { choices } : {};
+    steps: replay.steps.map(({ spec, args, needs, choices, decision }): ReferenceStep => {
+      const extra = {
+        ...(choices.length > 0 ? { choices } : {}),
+        ...(decision ? { decision } : {}),
+      };
       if (spec.app === 'supervisor' && spec.api === 'complete_task') {
         const answer =
           args.answer === undefined || args.answer === null ? null : String(args.answer);

@@ -87,6 +87,38 @@ export const ChoiceSpecSchema = z
   .refine((c) => c.op === 'count' || c.by !== undefined, 'max, min and sum need `by: field`');
 export type ChoiceSpec = z.infer<typeof ChoiceSpecSchema>;
 
+/**
+ * A decision declared on a step (issue 22): the step calls `then` when the record its argument
+ * `arg` points at satisfies `if` (one field, one comparison), else `else`; the step's own `api`
+ * is the branch the reference took. The replay checks that the branch matches.
+ *
+ *     decide:
+ *       arg: payment_request_id            # the argument whose template picks the record
+ *       if: {amount: {lt: 50}}
+ *       then: approve_payment_request
+ *       else: deny_payment_request
+ */
+export const DecideSpecSchema = z.strictObject({
+  arg: z.string().min(1),
+  if: z
+    .record(
+      z.string(),
+      z
+        .strictObject({
+          lt: z.number().optional(),
+          lte: z.number().optional(),
+          gt: z.number().optional(),
+          gte: z.number().optional(),
+          eq: z.union([z.string(), z.number()]).optional(),
+        })
+        .refine((c) => Object.keys(c).length === 1, 'give exactly one of lt, lte, gt, gte, eq'),
+    )
+    .refine((c) => Object.keys(c).length === 1, 'give exactly one field, e.g. {amount: {lt: 50}}'),
+  then: z.string().min(1),
+  else: z.string().min(1),
+});
+export type DecideSpec = z.infer<typeof DecideSpecSchema>;
+
 export const ReferenceStepSchema = z.strictObject({
   id: StepIdSchema,
   app: z.string().min(1),
@@ -96,6 +128,8 @@ export const ReferenceStepSchema = z.strictObject({
   reads: z.record(z.string(), z.array(z.union([z.string(), z.number()])).min(1)).optional(),
   /** Values computed from earlier responses (see above). */
   choose: z.array(ChoiceSpecSchema).min(1).optional(),
+  /** The API depends on a field of a record (see above). */
+  decide: DecideSpecSchema.optional(),
 });
 export type ReferenceStepSpec = z.infer<typeof ReferenceStepSchema>;
 

@@ -1,0 +1,268 @@
+import { parseDirectives } from '../guidelines/directives.js';
+import { seededRandom } from '../seeded-random.js';
+import { containsToken } from './text.js';
+
+/**
+ * How the simulated compressors read a guideline (issue 22, ARCHITECTURE §6): a small documented
+ * vocabulary of field classes and actions, applied sentence by sentence. Prose outside the
+ * vocabulary has no effect. The machine lines `KEEP:` / `DROP:` / `MAX_ITEMS:` still work.
+ *
+ * Field classes (a class word in a sentence names every field of the class; docs/sim.md lists the
+ * words):
+ *
+ * | class       | fields (JSON keys)                                   | words                          |
+ * |-------------|------------------------------------------------------|--------------------------------|
+ * | identifiers | `id`, `*_id`, `uuid`                                 | id(s), identifier(s), key(s)   |
+ * | credentials | `*token*`, `*password*`, `secret`, `otp`             | credential(s), token(s), password(s) |
+ * | contacts    | `*email*`, `*phone*`                                 | email(s), phone number(s), contact details |
+ * | amounts     | `amount`, `price`, `total`, `balance`, `cost`, `fee` | amount(s), price(s), money, cost(s), total(s), balance(s) |
+ * | dates       | `*_at`, `*date*`, `*time*`                           | date(s), timestamp(s), time(s) |
+ * | names       | `name`, `*_name`, `title`                            | name(s), title(s)              |
+ * | quantities  | `*count*`, `quantity`, `*size*`, `duration*`, `rating` | count(s), quantity, size(s), duration(s), rating(s) |
+ * | urls        | `*url*`, `*link*`, `href`                            | url(s), link(s)                |
+ * | pagination  | `page_index`, `page_limit`, `has_more`, `total_items` | pagination, paging, page index |
+ *
+ * A field can also be named by its key in backticks (`` `play_count` ``) or as a bare key with an
+ * underscore (`created_at`). Actions: keep / preserve / retain / include / copy / never drop …
+ * (keep); omit / drop / remove / leave out / discard / exclude (drop); shorten / truncate
+ * (shorten long texts); "at most N items" (cut every list). For history summaries, "progress" /
+ * "what has been done" / "completed steps" asks for a progress statement and "goal" / "what is
+ * left to do" for the task's goal. A field both kept and dropped is kept.
+ */
+
+export type FieldClass =
+  | 'identifiers'
+  | 'credentials'
+  | 'contacts'
+  | 'amounts'
+  | 'dates'
+  | 'names'
+  | 'quantities'
+  | 'urls'
+  | 'pagination';
+
+const CLASS_KEYS: [FieldClass, RegExp][] = [
+  ['pagination', /^(page_index|page_limit|has_more|total_items|total_pages|next_page|page)$/],
+  ['credentials', /token|password|passwd|secret|api_?key|otp|credential/i],
+  ['urls', /(^|_)(url|urls|uri|href|link|links)$/i],
+  ['identifiers', /^(id|ids|uuid|guid|pk)$|_(id|ids|uuid)$/],
+  ['contacts', /email|phone/i],
+  ['dates', /(_at|_on)$|date|time(stamp)?$|^(created|modified|updated)$/i],
+  ['names', /(^|_)(name|title|names|titles)$|^username$/i],
+  [
+    'amounts',
+    /^(amount|price|total|balance|cost|fee|subtotal|tax|shipping)$|_(amount|price|total|balance|cost|fee)$/i,
+  ],
+  ['quantities', /count|quantity|size|duration|seconds|bytes|rating|stock/i],
+];
+
+const CLASS_WORDS: [FieldClass, RegExp][] = [
+  ['identifiers', /\b(ids?|identifiers?|keys?)\b/],
+  ['credentials', /\b(credentials?|tokens?|passwords?|secrets?)\b/],
+  ['contacts', /\b(e-?mails?|email addresse?s?|phone numbers?|contact details)\b/],
+  ['amounts', /\b(amounts?|prices?|money|costs?|totals?|balances?|dollars?)\b/],
+  ['dates', /\b(dates?|timestamps?|times?)\b/],
+  ['names', /\b(names?|titles?)\b/],
+  ['quantities', /\b(counts?|quantit(y|ies)|sizes?|durations?|ratings?)\b/],
+  ['urls', /\b(urls?|links?)\b/],
+  ['pagination', /\b(pagination|paging|page (index|state|numbers?))\b/],
+];
+
+const NEGATED_DROP =
+  /\b(never|do not|don't|must not|without|not)\b[^.;]*\b(drop|omit|remove|lose|leave out|discard|shorten|paraphrase|summari[sz]e|cut)\b/;
+const DROP = /\b(omit|drop|remove|leave out|leaves? out|discard|exclude|strip|delete|skip)\b/;
+const SHORTEN = /\b(shorten|truncate|abbreviate|trim)\b/;
+const KEEP = /\b(keep|keeps|preserve|retain|include|copy|carry|record|always)\b/;
+const MAX_ITEMS =
+  /\b(?:at most|no more than|up to|only the first|the first)\s+(\d+)\s+(?:items|entries|results|records|rows|elements)\b/;
+const PROGRESS =
+  /\b(progress|what has been done|what (?:was|is) done|completed (?:steps|actions|work)|done so far|steps? (?:taken|completed))\b/;
+const GOAL =
+  /\b(goal|what is left|left to do|remaining work|pending|user context|what the user asked)\b/;
+
+const ALL_ITEMS =
+  /\b(every|all) (items?|entries|entry) of (a|each|every|the) lists?\b|\bnever cut lists\b/;
+
+export type Action = 'keep' | 'drop' | 'shorten';
+
+/** What a guideline asks of a compressor, as the sim reads it. */
+export type GuidelineReading = {
+  keepFields: Set<string>;
+  dropFields: Set<string>;
+  shortenFields: Set<string>;
+  keepClasses: Set<FieldClass>;
+  dropClasses: Set<FieldClass>;
+  shortenClasses: Set<FieldClass>;
+  /** A shorten instruction with no target: long free texts are cut. */
+  shortenTexts: boolean;
+  maxItems: number | null;
+  progress: boolean;
+  goal: boolean;
+};
+
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?;])\s+|\r?\n+|,\s+and\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** Field keys a sentence names: in backticks or quotes, or bare keys with an underscore. */
+function namedFields(sentence: string): string[] {
+  const out = new Set<string>();
+  for (const m of sentence.matchAll(/[`'"]([A-Za-z_][\w.]*)[`'"]/g)) out.add(m[1]!);
+  for (const m of sentence.matchAll(/\b([a-z]+(?:_[a-z0-9]+)+)\b/g)) out.add(m[1]!);
+  return [...out];
+}
+
+/** Reads a guideline (or any instruction text) through the vocabulary. */
+export function readGuideline(text: string): GuidelineReading {
+  const r: GuidelineReading = {
+    keepFields: new Set(),
+    dropFields: new Set(),
+    shortenFields: new Set(),
+    keepClasses: new Set(),
+    dropClasses: new Set(),
+    shortenClasses: new Set(),
+    shortenTexts: false,
+    maxItems: null,
+    progress: false,
+    goal: false,
+  };
+  const d = parseDirectives(text);
+  for (const f of d.keep) r.keepFields.add(f);
+  for (const f of d.drop) r.dropFields.add(f);
+  r.maxItems = d.maxItems;
+  for (const raw of sentences(text)) {
+    if (/^[-*+\s]*(KEEP|DROP|MAX_ITEMS)\s*:/i.test(raw)) continue;
+    const s = raw.toLowerCase();
+    const max = MAX_ITEMS.exec(s);
+    if (max) r.maxItems = Number(max[1]);
+    // A section heading in a prompt (`CURRENT_STATE: credentials, identifiers, …`) asks for what
+    // it lists.
+    const heading = /^[A-Z][A-Z_]{3,}:\s/.test(raw);
+    const action: Action | undefined = heading
+      ? 'keep'
+      : NEGATED_DROP.test(s)
+        ? 'keep'
+        : DROP.test(s)
+          ? 'drop'
+          : SHORTEN.test(s)
+            ? 'shorten'
+            : KEEP.test(s)
+              ? 'keep'
+              : undefined;
+    if (action === undefined) continue;
+    // Class words count in the prose, not inside a quoted field name (`id`, `created_at`).
+    const prose = s.replace(/[`'"][A-Za-z_][\w.]*[`'"]|\b[a-z]+(?:_[a-z0-9]+)+\b/g, ' ');
+    const classes = CLASS_WORDS.filter(([, re]) => re.test(prose)).map(([c]) => c);
+    const fields = namedFields(raw);
+    if (action === 'keep') {
+      if (ALL_ITEMS.test(s)) r.maxItems = null;
+      if (PROGRESS.test(s)) r.progress = true;
+      if (GOAL.test(s)) r.goal = true;
+    }
+    for (const c of classes) {
+      (action === 'keep'
+        ? r.keepClasses
+        : action === 'drop'
+          ? r.dropClasses
+          : r.shortenClasses
+      ).add(c);
+    }
+    for (const f of fields) {
+      (action === 'keep' ? r.keepFields : action === 'drop' ? r.dropFields : r.shortenFields).add(
+        f,
+      );
+    }
+    if (action === 'shorten' && classes.length === 0 && fields.length === 0) r.shortenTexts = true;
+  }
+  return r;
+}
+
+/** The class of a JSON key, if it has one. */
+export function classOf(key: string): FieldClass | undefined {
+  return CLASS_KEYS.find(([, re]) => re.test(key))?.[0];
+}
+
+export type Verdict = 'keep' | 'drop' | 'shorten' | 'default';
+
+/** What the guideline says about a key: named fields first, then its class; keep wins. */
+export function verdictFor(key: string, r: GuidelineReading): Verdict {
+  const cls = classOf(key);
+  if (r.keepFields.has(key) || (cls !== undefined && r.keepClasses.has(cls))) return 'keep';
+  if (r.dropFields.has(key) || (cls !== undefined && r.dropClasses.has(cls))) return 'drop';
+  if (r.shortenFields.has(key) || (cls !== undefined && r.shortenClasses.has(cls)))
+    return 'shorten';
+  return 'default';
+}
+
+/**
+ * The generic default for a field the guideline does not name (the untrained v0 guideline says
+ * only "keep what matters for the task"): kept with a probability that depends only on what the
+ * prompt shows. A field whose value the prompt shows elsewhere (the task, the agent's recent
+ * calls) is clearly relevant; one whose key it shows probably is; about any other the compressor
+ * has no evidence either way. The draw is seeded by the prompt and the key, so the same prompt
+ * always gets the same answer and a re-fetch (a new prompt) draws again.
+ */
+export const KEEP_IF_VALUE_SHOWN = 0.9;
+export const KEEP_IF_KEY_SHOWN = 0.75;
+export const KEEP_WITHOUT_EVIDENCE = 0.5;
+
+/**
+ * Words in a prompt that show a field class matters, the way a reader relates "the newest note"
+ * to `created_at` or "how much money" to `amount` (the relevance judgement of a real compressor).
+ */
+const CLASS_EVIDENCE: [FieldClass, RegExp][] = [
+  [
+    'dates',
+    /\b(newest|oldest|latest|earliest|most recent(ly)?|recently|created|modified|added|since|date|month|year)\b/i,
+  ],
+  [
+    'amounts',
+    /\$\d|\b(money|dollars?|paid|pay|costs?|prices?|cheapest|expensive|total|sum|balance|amounts?)\b/i,
+  ],
+  [
+    'quantities',
+    /\b(largest|smallest|biggest|longest|shortest|most|least|how many|count|sizes?|bytes|played|plays)\b/i,
+  ],
+  ['names', /\b(called|named|titled|titles?|names?)\b|"[^"]+"/],
+  // To act on a record (pay it, delete it, add it) the agent needs its handle.
+  [
+    'identifiers',
+    /_id\b|"id"|\b(pay|approve|decline|deny|delete|remove|pin|text|send|add|return|move|update|save|play)\b/i,
+  ],
+  ['credentials', /access_token|password/],
+  ['contacts', /\b(e-?mail|phone|text|contacts?)\b/i],
+];
+
+/** Whether the prompt shows the key (or a word of it, `play` of `play_count`) or its class. */
+function keyShown(key: string, evidence: string): boolean {
+  if (containsToken(evidence, key)) return true;
+  const words = key.split('_').filter((w) => w.length >= 4);
+  if (words.some((w) => new RegExp(`\\b${w}`, 'i').test(evidence))) return true;
+  const cls = classOf(key);
+  return CLASS_EVIDENCE.some(([c, re]) => c === cls && re.test(evidence));
+}
+
+export function defaultKeeps(
+  key: string,
+  value: string,
+  evidence: string,
+  promptHash: string,
+): boolean {
+  const p =
+    value.length >= 2 && containsToken(evidence, value)
+      ? KEEP_IF_VALUE_SHOWN
+      : keyShown(key, evidence)
+        ? KEEP_IF_KEY_SHOWN
+        : KEEP_WITHOUT_EVIDENCE;
+  return seededRandom('sim-compressor', promptHash, key)() < p;
+}
+
+/** Longest free text kept whole when the guideline asks to shorten texts. */
+export const SHORT_TEXT_CHARS = 80;
+
+export function shorten(value: string): string {
+  return value.length <= SHORT_TEXT_CHARS ? value : `${value.slice(0, SHORT_TEXT_CHARS - 1)}…`;
+}
