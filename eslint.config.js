@@ -8,11 +8,9 @@ const MAX_LINES_EXEMPT = [
   'src/bench/apptown/seed/music.ts', // seedMusic
   'src/bench/apptown/seed/shop.ts', // seedShop
   'src/bench/qa/corpus.ts', // generateCorpus
-  'src/cli/optimize.ts', // optimizeAction, registerOptimize
   'src/cli/progress.ts', // createProgress
   'src/cli/proxy.ts', // registerProxy
   'src/cli/run.ts', // runAction
-  'src/cli/session.ts', // openSession
   'src/export/exporter.ts', // exportDataset
   'src/llm/client.ts', // createLlmClient
   'src/optimize/optimize.ts', // optimize

@@ -23,6 +23,16 @@ describe('name filters (issue #24)', () => {
     expect(RunShowSchema.parse(JSON.parse(res.stdout)).rollouts).toHaveLength(4);
   });
 
+  it('acon runs shows accuracy per split and keeps the bench column when narrow', async () => {
+    const res = await runAcon(['runs'], { cwd, env: { COLUMNS: '70' } });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^run +kind +bench /m);
+    expect(res.stdout.replace(/\n +/g, ' ')).toContain('dev: raw');
+    const json = await runAcon(['runs', '--json'], { cwd });
+    const items = JSON.parse(json.stdout) as { conditions: { split: string }[] }[];
+    expect(items[0]!.conditions.map((c) => c.split)).toEqual(['dev', 'dev']);
+  });
+
   it('runs show --condition bogus exits 2 and lists the conditions of the run', async () => {
     const res = await runAcon(['runs', 'show', runId, '--condition', 'bogus'], { cwd });
     expect(res.code).toBe(2);

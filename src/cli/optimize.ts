@@ -5,6 +5,9 @@ import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { confirmPaidRun, DEFAULT_CONFIRM_ABOVE_USD, terminalIo } from './confirm.js';
 import { createProgress } from './progress.js';
+import type { OptimizeParams } from '../optimize/params.js';
+import type { refuseConflicts as RefuseConflicts } from './resume.js';
+import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
 
 type RawOpts = {
@@ -41,10 +44,41 @@ type RawOpts = {
   selection?: 'heldout' | 'reference';
 };
 
+const WIDE = 'every column at full length (default: fit the terminal, 100 columns if unknown)';
+
+const OPTIMIZE_HELP = `
+Analyzers and updaters see train rollouts only; candidates are selected on the selection
+split (--selection heldout; --selection reference selects on train tasks, as the paper does);
+the evaluation split is used only by the final table. While one guideline is tuned,
+only its own compressor runs (config optimize.isolate, default true). The run ends with the
+final guidelines on the train split: the default set of \`acon export\`.
+
+The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
+temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
+
+Examples:
+  $ acon optimize --bench apptown                       offline, simulated LLM
+  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
+  $ acon optimize --bench qa                            multi-objective QA, offline
+  $ acon optimize --target obs --phases ut --candidates 3
+  $ acon optimize --bench appworld --provider openai --budget-usd 20
+  $ acon optimize --resume run-20261122-031500-ab12`;
+
 export function registerOptimize(program: Command): void {
-  program
+  const cmd = program
     .command('optimize')
-    .description('learn compression guidelines: utility phase, then compression phase (ACON)')
+    .description('learn compression guidelines: utility phase, then compression phase (ACON)');
+  addMethodOptions(cmd);
+  addRunOptions(cmd);
+  cmd.addHelpText('after', OPTIMIZE_HELP).action(async (_o: RawOpts, c: Command) => {
+    await optimizeAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
+  });
+}
+
+/** What is optimized and on which tasks. */
+function addMethodOptions(cmd: Command): void {
+  cmd
     .option(
       '--bench <name>',
       'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
@@ -89,7 +123,12 @@ export function registerOptimize(program: Command): void {
       '--select-tasks <n>',
       'first N selection tasks to choose candidates on, 0 for all (default: optimize.select_tasks = 16); the evaluation split is always whole',
     )
-    .option('--no-promote', 'do not make the optimized versions active at the end')
+    .option('--no-promote', 'do not make the optimized versions active at the end');
+}
+
+/** How the run goes: provider, budget, resume, environments, output. */
+function addRunOptions(cmd: Command): void {
+  cmd
     .option('--dry-run', 'print the plan and cost estimate, run nothing')
     .option('--budget-usd <usd>', 'stop cleanly once this much is spent (resume with a higher one)')
     .addOption(
@@ -119,120 +158,26 @@ export function registerOptimize(program: Command): void {
     )
     .option('--yes', 'start a paid run without asking, whatever its estimate')
     .option('--json', 'print the result as JSON')
-    .option(
-      '--wide',
-      'every column at full length (default: fit the terminal, 100 columns if unknown)',
-    )
-    .addHelpText(
-      'after',
-      `
-Analyzers and updaters see train rollouts only; candidates are selected on the selection
-split (--selection heldout; --selection reference selects on train tasks, as the paper does);
-the evaluation split is used only by the final table. While one guideline is tuned,
-only its own compressor runs (config optimize.isolate, default true). The run ends with the
-final guidelines on the train split: the default set of \`acon export\`.
-
-The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
-temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
-roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
-
-Examples:
-  $ acon optimize --bench apptown                       offline, simulated LLM
-  $ acon optimize --bench apptown --dry-run             only the plan and cost estimate
-  $ acon optimize --bench qa                            multi-objective QA, offline
-  $ acon optimize --target obs --phases ut --candidates 3
-  $ acon optimize --bench appworld --provider openai --budget-usd 20
-  $ acon optimize --resume run-20261122-031500-ab12`,
-    )
-    .action(async (_o: RawOpts, cmd: Command) => {
-      await optimizeAction(cmd.optsWithGlobals<RawOpts>(), explicitFlags(cmd));
-    });
+    .option('--wide', WIDE);
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { loadConfig } = await import('../config/load.js');
   const { optimize } = await import('../optimize/optimize.js');
-  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { OptimizeParamsSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');
-  const { resolveSplits } = await import('../bench/registry.js');
   const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
-  const budget = positiveNumber(opts.budgetUsd, '--budget-usd');
-  const phases = opts.phases.split(',').map((p) => {
-    const r = PhaseSchema.safeParse(p.trim());
-    if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);
-    return r.data;
-  });
-  // Flags fall back to the config file's optimize settings (a resumed run uses its record).
-  const c = loadConfig({ file: opts.config }).config.optimize;
-  // Flags, then the config, then the benchmark's own splits (appworld: train/dev/test_normal).
-  const splits = resolveSplits(opts.bench, c, {
-    train: opts.trainSplit,
-    selection: opts.selectSplit,
-    evaluation: opts.evalSplit,
-  });
-  const given = OptimizeParamsSchema.parse({
-    bench: opts.bench,
-    target: opts.target,
-    phases,
-    rounds: positiveInt(opts.rounds, '--rounds') ?? c.rounds,
-    candidates: positiveInt(opts.candidates, '--candidates') ?? c.candidates,
-    trainSplit: splits.train,
-    selectSplit: splits.selection,
-    evalSplit: splits.evaluation,
-    guidelines: opts.guidelines ?? null,
-    promote: opts.promote,
-    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
-    trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
-    selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
-    selection: opts.selection ?? c.selection,
-  });
+  const given = await optimizeParams(opts);
   let params = given;
   const session = await openSession({
-    config: opts.config,
-    provider: opts.provider,
-    cache: opts.cache,
-    resume: opts.resume,
-    resumes: ['optimize'],
+    ...sessionOptions(opts),
     onResume: (run) => {
       params = recordedParams(run, OptimizeParamsSchema);
-      const flag = (name: string, key: keyof typeof given, option = key as string) => ({
-        flag: `--${name}`,
-        given: typed.has(option) ? given[key] : undefined,
-        recorded: params[key],
-      });
-      refuseConflicts(run.id, [
-        flag('bench', 'bench'),
-        flag('target', 'target'),
-        flag('phases', 'phases'),
-        flag('rounds', 'rounds'),
-        flag('candidates', 'candidates'),
-        flag('train-split', 'trainSplit'),
-        flag('select-split', 'selectSplit'),
-        flag('eval-split', 'evalSplit'),
-        flag('guidelines', 'guidelines'),
-        flag('no-promote', 'promote'),
-        flag('max-tasks', 'maxTasks'),
-        flag('train-tasks', 'trainTasks'),
-        flag('select-tasks', 'selectTasks'),
-        flag('selection', 'selection'),
-      ]);
+      refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
-    skipInvalidTasks: opts.skipInvalidTasks,
-    allowTaskChanges: opts.allowTaskChanges,
-    dryRun: opts.dryRun,
-    budgetUsd: budget,
-    db: opts.db,
-    bench: opts.bench,
-    planOnly: opts.dryRun === true,
-    appworldUrls: opts.appworldUrl,
-    taskIds:
-      opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
-    taskFile: opts.taskFile,
-    qaData: opts.qaData,
   });
   const release = onInterrupt(session.abort);
   const err = process.stderr;
@@ -293,4 +238,95 @@ function subset(value: string | undefined, flag: string, fallback: number): numb
     }
   }
   return n === 0 ? null : n;
+}
+
+/** The optimize parameters from the flags, then the config file, then the benchmark's own splits. */
+async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
+  const { loadConfig } = await import('../config/load.js');
+  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { resolveSplits } = await import('../bench/registry.js');
+  const phases = opts.phases.split(',').map((p) => {
+    const r = PhaseSchema.safeParse(p.trim());
+    if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);
+    return r.data;
+  });
+  // Flags fall back to the config file's optimize settings (a resumed run uses its record).
+  const c = loadConfig({ file: opts.config }).config.optimize;
+  // Flags, then the config, then the benchmark's own splits (appworld: train/dev/test_normal).
+  const splits = resolveSplits(opts.bench, c, {
+    train: opts.trainSplit,
+    selection: opts.selectSplit,
+    evaluation: opts.evalSplit,
+  });
+  const given = OptimizeParamsSchema.parse({
+    bench: opts.bench,
+    target: opts.target,
+    phases,
+    rounds: positiveInt(opts.rounds, '--rounds') ?? c.rounds,
+    candidates: positiveInt(opts.candidates, '--candidates') ?? c.candidates,
+    trainSplit: splits.train,
+    selectSplit: splits.selection,
+    evalSplit: splits.evaluation,
+    guidelines: opts.guidelines ?? null,
+    promote: opts.promote,
+    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
+    trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
+    selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
+    selection: opts.selection ?? c.selection,
+  });
+  return given;
+}
+
+/** A resumed run keeps its recorded parameters; a typed flag that differs is refused. */
+function refuseChangedParams(
+  runId: string,
+  given: OptimizeParams,
+  recorded: OptimizeParams,
+  typed: Set<string>,
+  refuseConflicts: typeof RefuseConflicts,
+): void {
+  const flag = (name: string, key: keyof OptimizeParams, option = key as string) => ({
+    flag: `--${name}`,
+    given: typed.has(option) ? given[key] : undefined,
+    recorded: recorded[key],
+  });
+  refuseConflicts(runId, [
+    flag('bench', 'bench'),
+    flag('target', 'target'),
+    flag('phases', 'phases'),
+    flag('rounds', 'rounds'),
+    flag('candidates', 'candidates'),
+    flag('train-split', 'trainSplit'),
+    flag('select-split', 'selectSplit'),
+    flag('eval-split', 'evalSplit'),
+    flag('guidelines', 'guidelines'),
+    flag('no-promote', 'promote'),
+    flag('max-tasks', 'maxTasks'),
+    flag('train-tasks', 'trainTasks'),
+    flag('select-tasks', 'selectTasks'),
+    flag('selection', 'selection'),
+  ]);
+}
+
+/** What the session of an optimize run is opened with (the resume check aside). */
+function sessionOptions(opts: RawOpts): SessionOptions {
+  return {
+    config: opts.config,
+    provider: opts.provider,
+    cache: opts.cache,
+    resume: opts.resume,
+    resumes: ['optimize'],
+    skipInvalidTasks: opts.skipInvalidTasks,
+    allowTaskChanges: opts.allowTaskChanges,
+    dryRun: opts.dryRun,
+    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
+    db: opts.db,
+    bench: opts.bench,
+    planOnly: opts.dryRun === true,
+    appworldUrls: opts.appworldUrl,
+    taskIds:
+      opts.tasks === undefined ? undefined : nameList(opts.tasks, '--tasks', '50e1ac9_1,fac291d_2'),
+    taskFile: opts.taskFile,
+    qaData: opts.qaData,
+  };
 }

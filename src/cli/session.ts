@@ -12,7 +12,7 @@ import { OpenAiProvider } from '../llm/openai-provider.js';
 import { createSimProvider } from '../sim/index.js';
 import { LLM_ROLES, type LlmProvider, type LlmRole } from '../llm/types.js';
 import { openRunStore } from '../store/open-run-store.js';
-import type { RunRow } from '../store/run-store.js';
+import type { RunRow, RunStore } from '../store/run-store.js';
 import { applyCompressorFlags, type CompressorFlags } from '../config/compressor-flags.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
@@ -64,32 +64,12 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const store = openRunStore(db, { mode: opts.dryRun ? 'read' : 'write' });
   let bench: Benchmark | undefined;
   try {
-    let config = loaded.config;
-    let recorded: RunRow | null = null;
-    let benchName = opts.bench;
-    let benchOpts: OpenBenchOptions = opts;
-    if (opts.resume) {
-      recorded = store.getRun(opts.resume);
-      requireKind(recorded, opts.resumes ?? []);
-      config = recordedConfig(recorded, db);
-      const wanted = opts.provider;
-      if (wanted && LLM_ROLES.some((r) => providerIn(config, r) !== wanted)) {
-        refuseConflicts(recorded.id, [
-          { flag: '--provider', given: wanted, recorded: recordedProviders(config) },
-        ]);
-      }
-      benchName = recorded.bench;
-      benchOpts = { ...opts, ...opts.onResume?.(recorded) };
-    } else {
-      if (opts.provider) {
-        // --provider applies to every role, overriding per-role providers too.
-        config.provider = opts.provider;
-        for (const role of LLM_ROLES) delete config.roles[role].provider;
-      }
-      config.run.db = db;
-      if (opts.compressor) applyCompressorFlags(config, opts.compressor);
-    }
-    if (opts.allowTaskChanges) config.run.allow_task_changes = true;
+    const { config, recorded, benchName, benchOpts } = sessionConfig(
+      opts,
+      store,
+      loaded.config,
+      db,
+    );
     const providerOf = (role: LlmRole) => providerIn(config, role);
     const simNeeded = LLM_ROLES.some((r) => providerOf(r) === 'sim');
     bench = await openBench(benchName, config, benchOpts);
@@ -104,20 +84,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     await requireValidTasks(opened, opts.skipInvalidTasks === true, (line) =>
       process.stderr.write(`${line}\n`),
     );
-    const providers: Partial<Record<ProviderName, LlmProvider>> = {
-      openai: new OpenAiProvider({ endpoints: config.endpoints }),
-    };
-    if (simulated) {
-      providers.sim = createSimProvider({
-        seed: config.sim.seed,
-        refetchLimit: config.sim.refetch_limit,
-        noise: config.sim.noise,
-        planFor: (taskId) => opened.referencePlan!(taskId),
-      });
-      process.stderr.write(
-        `${pc.yellow('SIMULATED')}: provider sim (a deterministic offline LLM); results are not from a real model. Use --provider openai for real results.\n`,
-      );
-    }
+    const providers = sessionProviders(config, opened, simulated);
     const abort = new AbortController();
     const priorSpentUsd = opts.resume ? store.callStats(opts.resume).costUsd : 0;
     const llm = createLlmClient({
@@ -154,6 +121,63 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     store.close();
     throw err;
   }
+}
+
+/**
+ * The config a session runs with: the recorded one of a resumed run (a conflicting --provider
+ * is refused), else the loaded one with the command's flags applied.
+ */
+function sessionConfig(opts: SessionOptions, store: RunStore, loaded: Config, db: string) {
+  let config = loaded;
+  let recorded: RunRow | null = null;
+  let benchName = opts.bench;
+  let benchOpts: OpenBenchOptions = opts;
+  if (opts.resume) {
+    recorded = store.getRun(opts.resume);
+    requireKind(recorded, opts.resumes ?? []);
+    config = recordedConfig(recorded, db);
+    const wanted = opts.provider;
+    if (wanted && LLM_ROLES.some((r) => providerIn(config, r) !== wanted)) {
+      refuseConflicts(recorded.id, [
+        { flag: '--provider', given: wanted, recorded: recordedProviders(config) },
+      ]);
+    }
+    benchName = recorded.bench;
+    benchOpts = { ...opts, ...opts.onResume?.(recorded) };
+  } else {
+    if (opts.provider) {
+      // --provider applies to every role, overriding per-role providers too.
+      config.provider = opts.provider;
+      for (const role of LLM_ROLES) delete config.roles[role].provider;
+    }
+    config.run.db = db;
+    if (opts.compressor) applyCompressorFlags(config, opts.compressor);
+  }
+  if (opts.allowTaskChanges) config.run.allow_task_changes = true;
+  return { config, recorded, benchName, benchOpts };
+}
+
+/** The LLM providers of a session: openai always, the sim when a role uses it (says SIMULATED). */
+function sessionProviders(
+  config: Config,
+  bench: Benchmark,
+  simulated: boolean,
+): Partial<Record<ProviderName, LlmProvider>> {
+  const providers: Partial<Record<ProviderName, LlmProvider>> = {
+    openai: new OpenAiProvider({ endpoints: config.endpoints }),
+  };
+  if (simulated) {
+    providers.sim = createSimProvider({
+      seed: config.sim.seed,
+      refetchLimit: config.sim.refetch_limit,
+      noise: config.sim.noise,
+      planFor: (taskId) => bench.referencePlan!(taskId),
+    });
+    process.stderr.write(
+      `${pc.yellow('SIMULATED')}: provider sim (a deterministic offline LLM); results are not from a real model. Use --provider openai for real results.\n`,
+    );
+  }
+  return providers;
 }
 
 function providerIn(config: Config, role: LlmRole): ProviderName {

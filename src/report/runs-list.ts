@@ -5,6 +5,8 @@ import { pct1 } from './table.js';
 
 /** Accuracy of one condition of a run, from its stored rollouts. */
 export const ConditionCountSchema = z.object({
+  /** Accuracy is per split: train, dev and test are never pooled (issue #24). */
+  split: z.string(),
   condition: z.string(),
   rollouts: z.number().int(),
   successes: z.number().int(),
@@ -32,13 +34,20 @@ export const RunsListSchema = z.array(RunListItemSchema);
 
 export function runListItems(
   runs: RunRow[],
-  counts: { runId: string; condition: string; rollouts: number; successes: number }[],
+  counts: {
+    runId: string;
+    split: string;
+    condition: string;
+    rollouts: number;
+    successes: number;
+  }[],
 ): RunListItem[] {
   return runs.map(({ config: _config, owner: _owner, ...r }) => ({
     ...r,
     conditions: counts
       .filter((c) => c.runId === r.id)
       .map((c) => ({
+        split: c.split,
         condition: c.condition,
         rollouts: c.rollouts,
         successes: c.successes,
@@ -55,7 +64,8 @@ export function modelsText(models: Record<string, string>): string {
 const COLUMNS: Column<RunListItem>[] = [
   { key: 'id', label: 'run', value: (r) => r.id },
   { key: 'kind', label: 'kind', value: (r) => r.kind },
-  { key: 'bench', label: 'bench', value: (r) => r.bench, priority: 3 },
+  // Never dropped: runs of different benchmarks are not comparable (issue #24).
+  { key: 'bench', label: 'bench', value: (r) => r.bench },
   {
     key: 'models',
     label: 'models',
@@ -72,11 +82,8 @@ const COLUMNS: Column<RunListItem>[] = [
   {
     key: 'conditions',
     label: 'accuracy % (n)',
-    note: 'per condition, successes of its n rollouts',
-    value: (r) =>
-      r.conditions.length === 0
-        ? '—'
-        : r.conditions.map((c) => `${c.condition} ${pct1(c.accuracy)} (${c.rollouts})`).join(' · '),
+    note: 'per split and condition, successes of its n rollouts (splits never pooled)',
+    value: (r) => (r.conditions.length === 0 ? '—' : accuracyText(r.conditions)),
     flex: true,
     minWidth: 30,
   },
@@ -89,4 +96,16 @@ export function runsListTable(items: RunListItem[], opts: FitOptions = {}): stri
   const { text, notes } = fitTable(items, COLUMNS, opts);
   const foot = wrapNotes([...notes, 'drill down: acon runs show <run>'], limit);
   return `${text}${foot.join('\n')}\n`;
+}
+
+/** `dev: raw 86.1 (36) · naive 40.0 (36); test: raw 85.0 (40)`: one group per split. */
+function accuracyText(conditions: RunListItem['conditions']): string {
+  const splits = [...new Set(conditions.map((c) => c.split))];
+  return splits
+    .map((split) => {
+      const here = conditions.filter((c) => c.split === split);
+      const list = here.map((c) => `${c.condition} ${pct1(c.accuracy)} (${c.rollouts})`);
+      return `${split}: ${list.join(' · ')}`;
+    })
+    .join('; ');
 }

@@ -86,7 +86,13 @@ export interface RunStore extends CallStore {
   claimRun(id: string): RunRow;
   heartbeat(id: string): void;
   rollout(idOrPrefix: string): RolloutRow;
-  conditionCounts(): { runId: string; condition: string; rollouts: number; successes: number }[];
+  conditionCounts(): {
+    runId: string;
+    split: string;
+    condition: string;
+    rollouts: number;
+    successes: number;
+  }[];
   usageByRole(runId: string): {
     role: string;
     calls: number;
@@ -581,12 +587,24 @@ export class SqliteRunStore implements RunStore {
     );
   }
 
-  /** Rollouts and successes per condition of each run (for `acon runs`), in one query. */
-  conditionCounts(): { runId: string; condition: string; rollouts: number; successes: number }[] {
+  /** Rollouts and successes per split and condition of each run (for `acon runs`), in one query. */
+  conditionCounts(): {
+    runId: string;
+    split: string;
+    condition: string;
+    rollouts: number;
+    successes: number;
+  }[] {
     return this.sql(
-      `SELECT run_id AS runId, condition, COUNT(*) AS rollouts, SUM(success) AS successes
-         FROM rollouts GROUP BY run_id, condition ORDER BY run_id, MIN(rowid)`,
-    ).all() as { runId: string; condition: string; rollouts: number; successes: number }[];
+      `SELECT run_id AS runId, split, condition, COUNT(*) AS rollouts, SUM(success) AS successes
+         FROM rollouts GROUP BY run_id, split, condition ORDER BY run_id, MIN(rowid)`,
+    ).all() as {
+      runId: string;
+      split: string;
+      condition: string;
+      rollouts: number;
+      successes: number;
+    }[];
   }
 
   /** LLM calls of a run by role: calls, tokens and cost (the report's cost-by-role view). */

@@ -1,0 +1,33 @@
+// node examples/langchain.mjs (npm install langchain @langchain/openai): a LangChain v1 agent
+// whose model calls are compressed by acon's middleware.
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent, tool } from 'langchain';
+import { z } from 'zod';
+import { aconMiddleware } from 'acon/langchain';
+import { bigRecords, env, makeCompressor } from './common.mjs';
+
+const agent = createAgent({
+  model: new ChatOpenAI({
+    model: env.agentModel,
+    apiKey: env.apiKey,
+    configuration: { baseURL: env.baseURL },
+  }),
+  systemPrompt: 'You are a bookkeeping agent.',
+  tools: [
+    tool(async ({ page }) => bigRecords(page), {
+      name: 'list_records',
+      description: 'One page (0-4) of the records',
+      schema: z.object({ page: z.number() }),
+    }),
+  ],
+  middleware: [aconMiddleware(await makeCompressor())],
+});
+const state = await agent.invoke({
+  messages: [
+    {
+      role: 'user',
+      content: 'Read pages 0 to 4 of the records and report the id with the largest amount.',
+    },
+  ],
+});
+console.log(state.messages.at(-1)?.text);
