@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conditionList, registerExport } from '../src/cli/export.js';
 import { exportDataset, type ExportOptions } from '../src/export/index.js';
-import { buildFixture, type Fixture } from './export-fixture.js';
+import { buildFixture, RUN_ID, type Fixture } from './export-fixture.js';
 
 let fx: Fixture | null = null;
 afterEach(() => {
@@ -64,6 +64,25 @@ describe('acon export: the clean teacher set by default', () => {
     const cand = await exp(f, { guidelines: ['hist-0002'], out: join(f.dir, 'c.jsonl') });
     expect(tasksOf(cand.out)).toEqual(new Set(['t6']));
     expect(cand.meta.sources.guidelines).toEqual({ 'hist-0002': 1 });
+  });
+
+  it('exports the UT versions with --from ut (the paper distils UT), the final ones by default', async () => {
+    const f = mixed();
+    // As optimize records it: hist-0002 after the utility phase, hist-0001 at the end.
+    f.store.setRunStatus(RUN_ID, 'finished', {
+      ut: { obs: 'obs-0002', hist: 'hist-0002' },
+      final: { obs: 'obs-0001', hist: 'hist-0001' },
+    });
+    const ut = await exp(f, { from: 'ut', out: join(f.dir, 'ut.jsonl') });
+    expect(tasksOf(ut.out)).toEqual(new Set(['t6']));
+    expect(ut.meta.sources.guidelines).toEqual({ 'hist-0002': 1 });
+    const final = await exp(f, { out: join(f.dir, 'final.jsonl') });
+    expect(tasksOf(final.out)).toEqual(new Set(['t1', 't2', 't3', 't4']));
+  });
+
+  it('refuses --from ut for a run that recorded no UT versions, saying what to do', async () => {
+    const f = mixed();
+    await expect(exp(f, { from: 'ut' })).rejects.toThrow(/recorded no UT guidelines.*--from final/);
   });
 
   it('accepts a condition label that contains a comma', async () => {

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError, InterruptedError } from '../src/errors.js';
 import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
-import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
-import { simBackedHandler } from './fakes/sim-backed-handler.js';
+import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
+import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
 import { makeEnv, taskResolver } from './helpers/env.js';
 
 const PARAMS: OptimizeParams = {
@@ -184,6 +184,72 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     expect(file.status).toBe('rejected');
     expect(r.tables[0]!.provenance.simulated).toBe(false);
   });
+
+  it('sends each updater call its own analyses, the CO analyzer the reasoning after each event, and no KEEP/DROP/MAX_ITEMS', async () => {
+    // A real model writes prose: the fake updater does too (the sim's own updater writes
+    // directive lines, and its analyses quote them: those are a model's words, so they are
+    // rewritten to prose here; what is checked is what acon itself sends).
+    const prose = (text: string) => text.replace(/\((KEEP|DROP|MAX_ITEMS):[^)]*\)/g, '(as listed)');
+    const probe = makeEnv({ shortTasks: true, provider: 'sim' });
+    const taskOf = await taskResolver(probe.bench);
+    const sim = simBackedHandler({ taskOf, planFor: (id) => probe.bench.referencePlan!(id) });
+    server = await FakeOpenAiServer.start({
+      handler: async (req) => {
+        const role = req.body ? roleOf(req) : 'agent';
+        if (role === 'updater') {
+          const user = req.body!.messages.find((m) => m.role === 'user')!.content as string;
+          const n = /^Candidate: (\d+)/m.exec(user)?.[1] ?? '?';
+          return reply.json({
+            guideline:
+              `Keep every identifier, credential and amount a later step may need (variant ${n}).\n\n` +
+              '| Variable | What it is | Why the agent needs it |\n|---|---|---|\n' +
+              '| access token | the login result | every later call of the app |',
+            rationale: 'prose',
+          });
+        }
+        const answer = await sim(req);
+        return role === 'analyzer' && answer.kind === 'completion'
+          ? { ...answer, content: prose(answer.content ?? '') }
+          : answer;
+      },
+    });
+    const env = makeEnv({
+      shortTasks: true,
+      provider: 'openai',
+      baseUrl: server.url,
+      config: { optimize: { feedback_sample: 1 } },
+    });
+    const r = await run(env, PARAMS);
+    const bodies = server.requests.filter((q) => q.body).map((q) => ({ role: roleOf(q), q }));
+    const text = (q: FakeRequest) => q.body!.messages.map((m) => m.content ?? '').join('\n');
+
+    // The K updater calls of the utility stage each got their own sample of the analyses.
+    expect(r.stages[0]!.analyses).toBeGreaterThan(1);
+    const analysesOf = (q: FakeRequest) => /<analyses>([\s\S]*)<\/analyses>/.exec(text(q))![1];
+    const updaters = bodies.filter((b) => b.role === 'updater').map((b) => b.q);
+    const utUpdaters = updaters.slice(0, PARAMS.candidates);
+    expect(new Set(utUpdaters.map(analysesOf)).size).toBeGreaterThan(1);
+    expect(utUpdaters.every((q) => q.body!.temperature === 1)).toBe(true);
+
+    // The CO analyzer reads, per compression event, the agent's reasoning written after it.
+    const co = bodies
+      .filter((b) => b.role === 'analyzer' && text(b.q).includes('<compression_events>'))
+      .map((b) => text(b.q));
+    expect(co.length).toBeGreaterThan(0);
+    const reasoningAfter = co.some((t) =>
+      t.split(/^\[event \d+\]/m).some((block) => {
+        const at = Number(/compression at step (\d+)/.exec(block)?.[1] ?? NaN);
+        const turns = block.split('NEXT TURNS:')[1] ?? '';
+        return [...turns.matchAll(/^\[step (\d+)\] THOUGHT \S/gm)].some((m) => Number(m[1]) >= at);
+      }),
+    );
+    expect(reasoningAfter).toBe(true);
+
+    // No request of the whole optimize carries the sim's directive grammar.
+    expect(bodies.length).toBeGreaterThan(100);
+    const directive = /\b(KEEP|DROP|MAX_ITEMS)\s*:/;
+    expect(bodies.filter((b) => directive.test(text(b.q))).map((b) => b.role)).toEqual([]);
+  }, 600_000);
 
   it('stops cleanly at --budget-usd and finishes when resumed with a larger budget', async () => {
     const srv = await fakeModel();

@@ -18,6 +18,7 @@ type ExportRaw = {
   includeFailed?: boolean;
   condition?: string[];
   guidelines?: string;
+  from: 'ut' | 'final';
   valRatio?: string;
   maxTokens?: string;
   overflow: 'drop' | 'truncate';
@@ -63,6 +64,14 @@ export function registerExport(program: Command): void {
       "export the teacher's compressor calls (or agent turns) of a run as a fine-tuning set for a student model",
     );
   addExportOptions(cmd);
+  cmd.addOption(
+    new Option(
+      '--from <versions>',
+      'which versions of the optimize run: final (after the compression phase) or ut (after the utility phase; the paper distils the UT guidelines)',
+    )
+      .choices(['ut', 'final'])
+      .default('final'),
+  );
   cmd.action(exportAction);
 }
 

@@ -20,7 +20,7 @@ import {
   type TrainingExample,
 } from './schema.js';
 import { scrubMessages, scrubTools } from './scrub.js';
-import { activePair, defaultSourceRun, finalOf, noSourceRunError } from './source-run.js';
+import { activePair, defaultSourceRun, finalOf, noSourceRunError, utOf } from './source-run.js';
 import type { ExportSource, GuidelineFilter, RolloutFilter } from './source.js';
 import { validationTasks } from './split.js';
 import { emptySummary, type ExportSummary, type TaskCount } from './summary.js';
@@ -227,6 +227,19 @@ function guidelineFilter(
     return { obs: obs.length > 0 ? obs : null, hist: hist.length > 0 ? hist : null };
   }
   if (ranTeacher) return null;
+  if (opts.from === 'ut') {
+    const ut = utOf(run);
+    if (!ut) {
+      throw new UsageError(
+        `run ${run.id} recorded no UT guidelines (an optimize run made before they were recorded, or not an optimize run); use --from final, or --guidelines obs-N,hist-N`,
+      );
+    }
+    // The UT versions' train rollouts: the compression phase's train rollouts ran them.
+    return {
+      obs: opts.role === 'hist' ? null : [ut.obs],
+      hist: opts.role === 'obs' ? null : [ut.hist],
+    };
+  }
   const final = finalOf(run) ?? active?.() ?? null;
   if (!final) return null;
   return {

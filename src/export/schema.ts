@@ -63,6 +63,12 @@ export const ExportOptionsSchema = z
       .min(1)
       .nullable()
       .optional(),
+    /**
+     * Which versions of an optimize run are exported by default: `final` (after the compression
+     * phase) or `ut` (after the utility phase: the paper distils the UT guidelines).
+     * @default 'final'
+     */
+    from: z.enum(['ut', 'final']).default('final'),
     /** Share of tasks (not examples) held out for validation. @default 0 */
     valRatio: z.number().min(0).max(0.9).default(0),
     /** Tokens per example (o200k_base, chat framing and tools included). @default no limit */

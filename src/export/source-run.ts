@@ -11,6 +11,14 @@ export function finalOf(run: RunRow): { obs: string; hist: string } | null {
     : null;
 }
 
+/** The versions an optimize run recorded after its utility phase (`ut: {obs, hist}`). */
+export function utOf(run: RunRow): { obs: string; hist: string } | null {
+  const ut = (run.summary as { ut?: { obs?: unknown; hist?: unknown } } | null)?.ut;
+  return typeof ut?.obs === 'string' && typeof ut.hist === 'string'
+    ? { obs: ut.obs, hist: ut.hist }
+    : null;
+}
+
 /** The run an export reads without `--run`, and a note when the choice is not the obvious one. */
 export type SourceRunChoice = { run: RunRow; note: string | null };
 
