@@ -164,7 +164,7 @@ describe('createLlmClient with the openai provider', () => {
     await llm.chat(ask('q'), ctx);
     await llm.chat({ ...ask('q'), temperature: 0.9 }, ctx);
     await llm.chat({ ...ask('q'), seed: 3 }, ctx);
-    await llm.chat(ask('q'), { ...ctx, role: 'updater' }); // same model and defaults as agent
+    await llm.chat(ask('q'), { ...ctx, role: 'analyzer' }); // same model and defaults as agent
     expect(server.requestCount).toBe(3);
   });
 
