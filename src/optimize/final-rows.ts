@@ -1,8 +1,7 @@
 import type { GuidelinePair } from '../agent/context/options.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
 import { makeCondition, type Condition } from './condition.js';
-import type { OptimizeParams } from './params.js';
-import { kindsOf } from './plan.js';
+import { kindsOf, type OptimizeParams } from './params.js';
 
 /** One row of the final table: a name a reader knows, the condition it ran, and a remark. */
 export type FinalRow = { version: string; condition: Condition; note?: string };

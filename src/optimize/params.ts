@@ -33,3 +33,8 @@ export const OptimizeParamsSchema = z.object({
   selection: SelectionModeSchema.default('heldout'),
 });
 export type OptimizeParams = z.infer<typeof OptimizeParamsSchema>;
+
+/** The guideline kinds an optimize of this target tunes, obs first. */
+export function kindsOf(target: OptimizeParams['target']): ('obs' | 'hist')[] {
+  return target === 'both' ? ['obs', 'hist'] : [target];
+}

@@ -1,7 +1,7 @@
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
 import { BASELINES } from './final-rows.js';
-import type { OptimizeParams } from './params.js';
+import { kindsOf, type OptimizeParams } from './params.js';
 
 /** What an optimize run will do and roughly cost, printed before it starts (`--dry-run`: only this). */
 export type OptimizePlan = {
@@ -22,10 +22,6 @@ const ASSUMED_COMPRESSOR_PROMPT = 2_500;
 const ASSUMED_COMPRESSOR_ANSWER = 500;
 const ASSUMED_ANALYZER_PROMPT = 20_000;
 const ASSUMED_UPDATER_PROMPT = 8_000;
-
-export function kindsOf(target: OptimizeParams['target']): ('obs' | 'hist')[] {
-  return target === 'both' ? ['obs', 'hist'] : [target];
-}
 
 /** Stages in order: every kind's utility phase first, then every kind's compression phase. */
 export function stagesOf(
