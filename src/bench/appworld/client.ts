@@ -1,5 +1,6 @@
 import { connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
+import { systemClock } from '../../llm/clock.js';
 import {
   AppWorldBusyError,
   AppWorldInitializeError,
@@ -72,17 +73,7 @@ export type AppWorldTimers = {
 
 export const systemTimers: AppWorldTimers = {
   timeout: (ms) => AbortSignal.timeout(ms),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-      function done() {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-    }),
+  sleep: (ms, signal) => systemClock.sleep(ms, signal),
 };
 
 /** AppWorld's own per-execution limit when `/initialize` does not set one (AppWorldInitDefaults). */
