@@ -269,6 +269,8 @@ describe('acon compare and optimize --bench appworld', () => {
         'appworld',
         '--provider',
         'openai',
+        // A paid-run estimate above $5 asks first (issue #24); the fake model costs nothing.
+        '--yes',
         '--tasks',
         'fake_song_1,fake_count_1,fake_note_1',
         '--train-split',
@@ -301,8 +303,11 @@ describe('acon compare and optimize --bench appworld', () => {
     );
     expect(res.stdout).toContain('appworld/x · provider openai');
     expect(res.stdout).toMatch(/^raw\s+raw\s+3\s+66\.7 \[/m);
-    expect(res.stdout).toMatch(/^v0\s+acon\[obs-0000,hist-0000\]\s+3\s+33\.3 \[/m);
-    expect(res.stdout).toMatch(/^UT\s+acon\[obs-0001,hist-0000\]\s+3\s+66\.7 \[/m);
+    // Each compressor alone, then both together (issue #23); a phase that accepted nothing
+    // shares its row with the version before it (A=B).
+    expect(res.stdout).toMatch(/^v0 obs\s+acon\[obs-0000,-\]\s+3\s+33\.3 \[/m);
+    expect(res.stdout).toMatch(/^v0 both\s+acon\[obs-0000,hist-0000\]\s+3\s+33\.3 \[/m);
+    expect(res.stdout).toMatch(/^UT both=UTCO both\s+acon\[obs-0001,hist-0000\]\s+3\s+66\.7 \[/m);
     expect(res.stdout).toContain('final guidelines: obs-');
     expect(world.overlaps).toBe(0);
     const formats = new Set(

@@ -194,6 +194,8 @@ describe('acon optimize --bench appworld', () => {
         'appworld',
         '--provider',
         'openai',
+        // A paid-run estimate above $5 asks first (issue #24); the fake model costs nothing.
+        '--yes',
         '--candidates',
         '2',
         '--appworld-url',
