@@ -245,12 +245,17 @@ describe('apptown episode', () => {
     const [passwords, login, account, complete] = plan.steps;
     expect(passwords?.needs).toEqual([]);
     // The password comes from step 0; the username is the email the prompt gives.
-    expect(login?.needs).toEqual([
+    // Each need also says how the agent finds its record (sim v3, issue #22); here only what
+    // is copied and from where is checked.
+    expect(login?.needs).toMatchObject([
       { value: (login?.args.args as { password: string }).password, fromStep: 0 },
     ]);
+    expect(login?.needs).toHaveLength(1);
     const token = (account?.args.args as { access_token: string }).access_token;
-    expect(account?.needs).toEqual([{ value: token, fromStep: 1 }]);
-    expect(complete?.needs).toEqual([{ value: complete?.args.answer, fromStep: 2 }]);
+    expect(account?.needs).toMatchObject([{ value: token, fromStep: 1 }]);
+    expect(account?.needs).toHaveLength(1);
+    expect(complete?.needs).toMatchObject([{ value: complete?.args.answer, fromStep: 2 }]);
+    expect(complete?.needs).toHaveLength(1);
   });
 
   it('lists values an agent reads out of text as needs too', async () => {
