@@ -213,7 +213,9 @@ describe('acon optimize through an OpenAI-compatible server', () => {
           : answer;
       },
     });
-    const env = makeEnv({
+    // From a v0 that leaves out ids, as the other optimize tests: the short tasks then give
+    // contrastive pairs (the generic v0 of sim v3 loses little on them, issue #22).
+    const env = lossyEnv({
       shortTasks: true,
       provider: 'openai',
       baseUrl: server.url,
