@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { TaskFileError, UsageError } from '../errors.js';
 import type { Benchmark, TaskInfo } from './types.js';
 
 /** At most this many valid values are listed in an "unknown …" message (the rest are counted). */
@@ -50,9 +50,15 @@ async function tasksById(
   if (all.length === 0) return Promise.all(ids.map((id) => bench.getTask(id)));
   const byId = new Map(all.map((t) => [t.id, t]));
   const inSplit = all.filter((t) => t.split === split).map((t) => t.id);
-  return ids.map((id) => {
-    const t = byId.get(id);
-    if (!t) throw unknownName('task', id, inSplit, `tasks of ${split}; all: acon tasks list`);
-    return t;
-  });
+  return Promise.all(
+    ids.map(async (id) => {
+      const t = byId.get(id);
+      if (t) return t;
+      // A task whose file is invalid is not listed; naming it says what is wrong with its file.
+      return bench.getTask(id).catch((err: unknown) => {
+        if (err instanceof TaskFileError) throw err;
+        throw unknownName('task', id, inSplit, `tasks of ${split}; all: acon tasks list`);
+      });
+    }),
+  );
 }
