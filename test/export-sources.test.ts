@@ -139,7 +139,10 @@ describe('acon export CLI', () => {
 
   it('takes --condition labels with commas and prints a warning line only for dev data', async () => {
     const f = mixed();
+    // The run named: the folder's active hist (the seed) is not the run's final version, which
+    // would add a note about the default choice (issue #24), not what this test is about.
     const base = ['export', '--role', 'hist', '--format', 'openai', '--db', f.dbPath, '--json'];
+    base.push('--run', RUN_ID);
     const clean = await acon([...base, '--out', join(f.dir, 'a.jsonl')]);
     expect(clean.err).toBe('');
     const label = await acon([

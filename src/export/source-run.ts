@@ -46,6 +46,8 @@ export function defaultSourceRun(
   if (matching) return { run: matching, note: null };
   const newest = runs[0];
   if (!newest) return null;
+  // Without active versions to compare with (a library caller), the newest run is the choice.
+  if (!active) return { run: newest, note: null };
   const final = kinds.map((k) => finalOf(newest)![k]).join(', ');
   const activeText = active ? kinds.map((k) => active[k]).join(', ') : 'unknown';
   return {
