@@ -4,7 +4,7 @@ import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
 import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
 import { seededRandom } from '../src/seeded-random.js';
-import { makeEnv } from './helpers/env.js';
+import { lossyEnv, makeEnv } from './helpers/env.js';
 
 /**
  * Issue 17: whatever moment a run is killed at, `--resume` ends with exactly what an
@@ -100,30 +100,10 @@ function outcome(env: Env, r: OptimizeResult) {
   };
 }
 
-/**
- * An env whose active obs guideline leaves out ids, as in test/optimize.test.ts: under sim v3
- * the generic v0 loses too little on the short tasks to give contrastive pairs (issue #22).
- */
-function lossyEnv(): Env {
-  const env = makeEnv({ shortTasks: true, provider: 'sim' });
-  env.guidelines.ensureSeed('obs');
-  const v0 = env.guidelines.get('obs-0000');
-  const lossy = env.guidelines.write({
-    kind: 'obs',
-    parent: v0.id,
-    phase: 'manual',
-    run: null,
-    text: `${v0.text.trim()} Leave out identifiers.`,
-    slug: 'lossy-v0',
-  });
-  env.guidelines.promote(lossy.id);
-  return env;
-}
-
 describe('kill and resume of optimize at random points', () => {
   it('ends with the uninterrupted numbers, guideline files and active versions', async () => {
     let events = 0;
-    const refEnv = lossyEnv();
+    const refEnv = lossyEnv({ shortTasks: true, provider: 'sim' });
     const reference = outcome(refEnv, await optimizeOnce(refEnv, undefined, () => (events += 1)));
     expect(reference.files.length).toBeGreaterThan(0);
 
@@ -156,7 +136,7 @@ describe('kill and resume of optimize at random points', () => {
       },
     ];
     for (const kill of kills) {
-      const env = lossyEnv();
+      const env = lossyEnv({ shortTasks: true, provider: 'sim' });
       await expect(optimizeOnce(env, undefined, kill.arm(env)), kill.name).rejects.toThrow();
       const runId = env.store.listRuns('optimize')[0]!.id;
       env.store.close();

@@ -4,7 +4,7 @@ import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
 import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
-import { makeEnv, taskResolver } from './helpers/env.js';
+import { lossyEnv, makeEnv, taskResolver } from './helpers/env.js';
 
 const PARAMS: OptimizeParams = {
   bench: 'apptown',
@@ -22,27 +22,6 @@ const PARAMS: OptimizeParams = {
   selectTasks: null,
   selection: 'heldout',
 };
-
-/**
- * An environment whose active obs guideline is the shipped v0 told to leave out identifiers: on
- * the short tasks the generic v0 alone loses too little for a 12-task optimize to find pairs
- * (issue 22: it degrades instead of dropping every id), and these tests are about the pipeline.
- */
-function lossyEnv(opts: Parameters<typeof makeEnv>[0]) {
-  const env = makeEnv(opts);
-  env.guidelines.ensureSeed('obs');
-  const v0 = env.guidelines.get('obs-0000');
-  const lossy = env.guidelines.write({
-    kind: 'obs',
-    parent: v0.id,
-    phase: 'manual',
-    run: null,
-    text: `${v0.text.trim()} Leave out identifiers.`,
-    slug: 'lossy-v0',
-  });
-  env.guidelines.promote(lossy.id);
-  return env;
-}
 
 async function run(env: ReturnType<typeof makeEnv>, params: OptimizeParams, resume?: string) {
   const out = await optimize(env, params, { command: 'test', resume });

@@ -107,3 +107,23 @@ export async function taskResolver(bench: Benchmark): Promise<(firstUser: string
     return hit.id;
   };
 }
+
+/**
+ * A makeEnv whose active obs guideline leaves out ids: under sim v3 the generic v0 loses too
+ * little on the short tasks to give contrastive pairs (issue #22).
+ */
+export function lossyEnv(opts: Parameters<typeof makeEnv>[0]): ReturnType<typeof makeEnv> {
+  const env = makeEnv(opts);
+  env.guidelines.ensureSeed('obs');
+  const v0 = env.guidelines.get('obs-0000');
+  const lossy = env.guidelines.write({
+    kind: 'obs',
+    parent: v0.id,
+    phase: 'manual',
+    run: null,
+    text: `${v0.text.trim()} Leave out identifiers.`,
+    slug: 'lossy-v0',
+  });
+  env.guidelines.promote(lossy.id);
+  return env;
+}
