@@ -1,5 +1,4 @@
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -399,8 +398,13 @@ export class GuidelineStore {
     if (this.localFiles(kindDir).some((f) => f.n === 0)) return;
     const seed = this.packageSeed(kind);
     if (!seed) return;
-    mkdirSync(kindDir, { recursive: true });
-    copyFileSync(seed.path, join(kindDir, basename(seed.path)));
+    // Linked in whole from a temp copy: another process may be listing this folder, or
+    // seeding it at the same moment (the first link wins, the same text either way).
+    try {
+      writeNew(join(kindDir, basename(seed.path)), readFileSync(seed.path, 'utf8'));
+    } catch (err) {
+      if (!(err instanceof GuidelineError && err.field === 'id')) throw err;
+    }
   }
 
   /** Where a path sits relative to the working directory (for messages and tables). */
