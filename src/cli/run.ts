@@ -281,6 +281,11 @@ async function runAction(
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
       process.stdout.write(verdictText(result.verdict, fit));
+      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const resume = `acon ${kind} --resume ${result.provenance.runId}`;
+      process.stdout.write(
+        infraFailureLines(result.infraFailures, resume, fit.wide ? Infinity : fit.width),
+      );
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {
