@@ -50,8 +50,8 @@ export const RunShowSchema = z.object({
     task: z.string().nullable(),
   }),
   rollouts: z.array(RolloutSummarySchema),
-  /** Rollouts the infrastructure failed: not stored as rollouts, run again by --resume. */
-  infraFailures: z.array(InfraFailureSchema).default([]),
+  /** Rollouts the infrastructure failed: not stored as rollouts, run again by --resume. Absent: none. */
+  infraFailures: z.array(InfraFailureSchema).optional(),
 });
 export type RunShow = z.infer<typeof RunShowSchema>;
 
@@ -122,7 +122,10 @@ export function runShow(
       (filters.condition === null || f.condition === filters.condition) &&
       (filters.task === null || f.taskId === filters.task),
   );
-  return { run: runInfo(run), filters, rollouts: keep.map(summarizeRollout), infraFailures };
+  const rollouts = keep.map(summarizeRollout);
+  return infraFailures.length > 0
+    ? { run: runInfo(run), filters, rollouts, infraFailures }
+    : { run: runInfo(run), filters, rollouts };
 }
 
 /** A filter value the run does not have is an error listing the ones it has (exit 2), never "0 rollouts". */
@@ -192,7 +195,11 @@ export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
   ].flatMap((l) => wrapLine(l, limit));
   const ok = show.rollouts.filter((x) => x.success).length;
   const count = `${show.rollouts.length} rollouts shown, ${ok} succeeded, ${show.rollouts.length - ok} failed`;
-  const infra = infraFailureLines(show.infraFailures, `acon ${r.kind} --resume ${r.id}`, limit);
+  const infra = infraFailureLines(
+    show.infraFailures ?? [],
+    `acon ${r.kind} --resume ${r.id}`,
+    limit,
+  );
   if (show.rollouts.length === 0) return `${[...head, count].join('\n')}\n${infra}`;
   const { text, notes } = fitTable(show.rollouts, COLUMNS, opts);
   const full = fullReasons(show.rollouts, text, limit);

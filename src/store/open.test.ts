@@ -33,6 +33,31 @@ describe('openDatabase', () => {
     expect(openError(file, 'read').message).toContain('not an SQLite database');
   });
 
+  it('refuses an SQLite file of another program in every mode, naming it, and adds nothing to it', () => {
+    const d = dir();
+    const file = join(d, 'notes.db');
+    const other = new Database(file);
+    other.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine')",
+    );
+    other.close();
+    const before = readFileSync(file);
+    for (const mode of ['write', 'read'] as const) {
+      expect(openError(file, mode).message).toBe(
+        `${file}: is an SQLite database of another program (it has tables but not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
+      );
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(existsSync(`${file}-shm`)).toBe(false);
+    // Another program's application id is refused too, even with no table yet.
+    const tagged = join(d, 'tagged.db');
+    const t = new Database(tagged);
+    t.pragma('application_id = 1234');
+    t.close();
+    expect(openError(tagged).message).toContain('of another program');
+  });
+
   it('says a folder given as the database is a folder, and how to name a file in it', () => {
     const folder = dir();
     for (const mode of ['write', 'read'] as const) {

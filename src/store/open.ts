@@ -2,7 +2,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { createSchema, fileSchema, legacySchema, newerSchema, SCHEMA_VERSION } from './schema.js';
+import {
+  createSchema,
+  fileSchema,
+  foreignFile,
+  legacySchema,
+  newerSchema,
+  SCHEMA_VERSION,
+} from './schema.js';
 
 /** `write` creates the file and its tables; `read` never changes it (list, show, export). */
 export type OpenMode = 'write' | 'read';
@@ -36,6 +43,9 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       timeout: BUSY_TIMEOUT_MS,
     });
     const opened = db;
+    // Before anything is written (the switch to WAL rewrites the header): another program's
+    // database stays as it is.
+    if (retryWhileBusy(() => fileSchema(opened)).foreign) throw foreignFile(file);
     if (mode === 'write') {
       // Only before writing: the check reads every page (1.5 s on a 1.4 GB store, issue #16), and
       // a read-only command changes nothing; SQLite reports a damaged page it reads anyway.
