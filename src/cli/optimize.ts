@@ -178,6 +178,15 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
+    // Splits and the starting guideline versions fail before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      const { tasksOfSplit } = await import('../bench/task-filter.js');
+      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
+        await tasksOfSplit(bench, split, null);
+      }
+      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+    },
   });
   const release = onInterrupt(session.abort);
   const err = process.stderr;

@@ -180,7 +180,8 @@ async function runAction(
   typed: Set<string>,
 ) {
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
-  const { runConditions, RunParamsSchema } = await import('../optimize/run-conditions.js');
+  const { runConditions, conditionsFor, selectTasks, RunParamsSchema } =
+    await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
@@ -260,6 +261,16 @@ async function runAction(
       compressorKeyEnv: opts.compressorKeyEnv,
     },
     qaData: opts.qaData,
+    roles: ['agent', 'obs_compressor', 'hist_compressor'],
+    // A guideline version that does not exist fails before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+      await conditionsFor(
+        params.strategies,
+        params.guidelineVersions ?? params.guidelines,
+        guidelines,
+      );
+    },
   });
   const release = onInterrupt(session.abort);
   try {
