@@ -54,7 +54,7 @@ only its own compressor runs (config optimize.isolate, default true). The run en
 final guidelines on the train split: the default set of \`acon export\`.
 
 The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
-temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+temperature 1.0; the paper (v3) uses o3 as its optimizer. For a paper-faithful run set
 roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
 
 Examples:
