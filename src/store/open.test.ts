@@ -1,11 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
-import { explainDatabaseError } from './open.js';
+import { explainDatabaseError, openForReading } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
 
@@ -145,5 +153,41 @@ describe('openDatabase', () => {
     expect(() => store.setRunStatus('run-0', 'failed')).toThrow(/readonly/);
     store.close();
     expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  it('leaves no -wal or -shm beside a database it only read, in either way of reading', () => {
+    const d = dir();
+    const file = join(d, 'acon.db');
+    storeWithRuns(file, 2);
+    const bytes = readFileSync(file);
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    // The store's read mode (a writable folder), then the in-memory copy read-only media get.
+    const store = new SqliteRunStore(file, { mode: 'read' });
+    expect(store.listRuns()).toHaveLength(2);
+    store.close();
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    const copy = openForReading(file, false);
+    expect(copy.readonly).toBe(true);
+    expect(copy.prepare('SELECT COUNT(*) FROM runs').pluck().get()).toBe(2);
+    copy.close();
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  // As root, chmod does not stop writes; the test above covers the read-only way for root.
+  it.skipIf(process.getuid?.() === 0)('reads a database in a read-only folder', () => {
+    const d = dir();
+    const file = join(d, 'acon.db');
+    storeWithRuns(file, 2);
+    chmodSync(file, 0o444);
+    chmodSync(d, 0o555);
+    try {
+      const store = new SqliteRunStore(file, { mode: 'read' });
+      expect(store.listRuns()).toHaveLength(2);
+      store.close();
+      expect(readdirSync(d)).toEqual(['acon.db']);
+    } finally {
+      chmodSync(d, 0o755);
+    }
   });
 });
