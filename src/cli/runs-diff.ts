@@ -33,7 +33,7 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
-      const { resultTable, runIdLine } = await import('../report/table.js');
+      const { modelLabel, resultTable, runIdLine } = await import('../report/table.js');
       const { terminalWidth } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
@@ -51,7 +51,7 @@ Examples:
           return;
         }
         const who = (tag: string, r: typeof a) =>
-          `${tag}: ${r.simulated ? 'SIMULATED — ' : ''}${r.id} · ${r.bench} · agent ${r.models.agent ?? '?'} · compressor ${r.models.obs_compressor ?? '?'}`;
+          `${tag}: ${r.simulated ? 'SIMULATED — ' : ''}${r.id} · ${r.bench} · agent ${modelLabel(r.models.agent ?? '?')} · compressor ${modelLabel(r.models.obs_compressor ?? '?')}`;
         const fit = { width: terminalWidth(), wide: opts.wide };
         process.stdout.write(`${who('A', a)}\n${who('B', b)}\n`);
         process.stdout.write(resultTable(rows, runDiffColumns(), null, fit));

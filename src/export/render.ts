@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import { fitTable, type Column, type FitOptions } from '../report/fit-table.js';
+import { modelLabel } from '../report/table.js';
 import type { LintReport } from './lint/lint.js';
 import type { ExportSummary } from './summary.js';
 
@@ -27,7 +28,7 @@ export function renderExportSummary(
   const lines: string[] = [];
   const tag = s.simulated ? `${c.yellow('SIMULATED')} — ` : '';
   lines.push(
-    `${tag}run ${s.runId} (${s.runKind}, ${s.bench}) · provider ${s.provider} · ${s.llmRole} ${s.models[s.llmRole] ?? '?'}`,
+    `${tag}run ${s.runId} (${s.runKind}, ${s.bench}) · provider ${s.provider} · ${s.llmRole} ${modelLabel(s.models[s.llmRole] ?? '?')}`,
   );
   if (s.simulated) {
     lines.push(

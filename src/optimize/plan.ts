@@ -1,17 +1,26 @@
+import { z } from 'zod';
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
 import { BASELINES } from './final-rows.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 
 /** What an optimize run will do and roughly cost, printed before it starts (`--dry-run`: only this). */
-export type OptimizePlan = {
-  stages: string[];
-  rollouts: number;
-  calls: { agent: number; compressor: number; analyzer: number; updater: number };
-  costUsd: number;
-  simulated: boolean;
-  tasks: { train: number; select: number; eval: number };
-};
+export const OptimizePlanSchema = z.object({
+  stages: z.array(z.string()),
+  /** Rollouts at most (no cache hits, no early drops). */
+  rollouts: z.number().int(),
+  calls: z.object({
+    agent: z.number(),
+    compressor: z.number(),
+    analyzer: z.number(),
+    updater: z.number(),
+  }),
+  /** Estimated USD at most, from the configured models' prices (0 under the sim provider). */
+  costUsd: z.number(),
+  simulated: z.boolean(),
+  tasks: z.object({ train: z.number().int(), select: z.number().int(), eval: z.number().int() }),
+});
+export type OptimizePlan = z.infer<typeof OptimizePlanSchema>;
 
 /** Mean agent prompt and answer sizes assumed by the estimate (no cache hits, no early drops). */
 const ASSUMED_PROMPT_TOKENS = 6_000;

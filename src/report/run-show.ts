@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unknownName } from '../bench/task-filter.js';
 import type { RolloutRow, RunRow } from '../store/run-store.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import { int, SIMULATED_NOTE, usd } from './table.js';
+import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
 
 /** One rollout as `acon runs show` lists it (and as its `--json` prints it). */
 export const RolloutSummarySchema = z.object({
@@ -176,7 +176,7 @@ const COLUMNS: Column<RolloutSummary>[] = [
 export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const r = show.run;
-  const models = [...new Set(Object.values(r.models))].join(', ');
+  const models = modelsText(r.models);
   const head = [
     `${r.simulated ? 'SIMULATED — ' : ''}run ${r.id} · ${r.kind} · ${r.bench} · ${r.status}`,
     `provider ${r.provider} · models ${models}`,
