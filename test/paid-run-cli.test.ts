@@ -26,3 +26,18 @@ describe('acon optimize on a paid provider', () => {
     expect(res.stderr).not.toContain('no terminal');
   });
 });
+
+/** Issue #24 item 9: AppWorld tasks named with --tasks stand for every split. */
+describe('acon optimize --bench appworld --tasks', () => {
+  it('warns on stderr that the same tasks train, select and evaluate (the table is not held out)', async () => {
+    const cwd = tempDir();
+    const res = await runAcon(
+      ['optimize', '--bench', 'appworld', '--tasks', '50e1ac9_1,fac291d_2', '--dry-run'],
+      { cwd, env: { APPWORLD_ROOT: '' } },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('tasks: 2 train, 2 selection, 2 evaluation');
+    expect(res.stderr).toMatch(/^warning: the same tasks serve several roles \(2 in train/m);
+    expect(res.stderr).toContain('not held out');
+  });
+});

@@ -194,6 +194,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         if (!opts.json) progress.log(line);
       },
       progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
+      warn: (line) => err.write(`warning: ${line}\n`),
       onPlan: async (plan) => {
         if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
         else if (!opts.json || opts.dryRun)

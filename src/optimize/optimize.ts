@@ -11,7 +11,13 @@ import type { RunEnv } from './env.js';
 import type { OptimizeParams } from './params.js';
 import { runPhase } from './phase.js';
 import { StageResultSchema, type StageResult } from './stage.js';
-import { OptimizePlanSchema, planOptimize, stagesOf, type OptimizePlan } from './plan.js';
+import {
+  OptimizePlanSchema,
+  planOptimize,
+  sharedTasksWarning,
+  stagesOf,
+  type OptimizePlan,
+} from './plan.js';
 import { finalCondition, finalRows } from './final-rows.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
@@ -59,6 +65,8 @@ export type OptimizeHooks = {
     total: number,
     outcome?: { success: boolean } | null,
   ) => void;
+  /** One line the user must see even with --json (stderr): the run goes on. */
+  warn?: (line: string) => void;
   /** Shown the plan before anything runs; return false to stop (used by --dry-run). */
   onPlan?: (plan: OptimizePlan) => boolean | Promise<boolean>;
 };
@@ -87,6 +95,8 @@ export async function optimize(
     eval: limit(await selectTasks(env, params.evalSplit, null)),
   };
   const plan = planOptimize(params, config, tasks, env.simulated);
+  const shared = sharedTasksWarning(params, tasks);
+  if (shared) opts.warn?.(shared);
   // Planning reads task lists only; the environment is contacted once the run really starts.
   if (opts.onPlan && !(await opts.onPlan(plan))) return { plan, dryRun: true };
   await env.bench.connect?.();

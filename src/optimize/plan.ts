@@ -45,6 +45,36 @@ export function stagesOf(
   return out;
 }
 
+/**
+ * The split discipline (ARCHITECTURE §4) needs different tasks for training, selection and the
+ * final table. Tasks named with --tasks (AppWorld without APPWORLD_ROOT) stand for every split, so
+ * the same tasks would train, select and be "held out" (issue #24): this says so, naming how many.
+ */
+export function sharedTasksWarning(
+  params: Pick<OptimizeParams, 'trainSplit' | 'selectSplit' | 'evalSplit'>,
+  tasks: { train: { id: string }[]; select: { id: string }[]; eval: { id: string }[] },
+): string | null {
+  const ids = (xs: { id: string }[]) => new Set(xs.map((t) => t.id));
+  const [train, select, evalIds] = [ids(tasks.train), ids(tasks.select), ids(tasks.eval)];
+  const both = (a: Set<string>, b: Set<string>) => [...a].filter((id) => b.has(id)).length;
+  const pairs = [
+    [`train (${params.trainSplit})`, `selection (${params.selectSplit})`, both(train, select)],
+    [`train (${params.trainSplit})`, `evaluation (${params.evalSplit})`, both(train, evalIds)],
+    [
+      `selection (${params.selectSplit})`,
+      `evaluation (${params.evalSplit})`,
+      both(select, evalIds),
+    ],
+  ] as const;
+  const overlaps = pairs.filter(([, , n]) => n > 0).map(([a, b, n]) => `${n} in ${a} and ${b}`);
+  if (overlaps.length === 0) return null;
+  return (
+    `the same tasks serve several roles (${overlaps.join('; ')}), so the final table is not ` +
+    'held out. Tasks named with --tasks or --task-file stand for every split; give each split ' +
+    "its own tasks (AppWorld: set APPWORLD_ROOT to use the install's split lists)"
+  );
+}
+
 export function planOptimize(
   params: OptimizeParams,
   config: Config,
