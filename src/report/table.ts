@@ -174,7 +174,7 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'compressorCostShare',
       label: 'comp%',
-      note: '% of cost spent by the compressors',
+      note: '% of the cost spent by the compressors (of full$; of billed$ where full$ is unknown)',
       value: (r) => pct1(r.compressorCostShare),
       align: 'right',
       priority: 4,
