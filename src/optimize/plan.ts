@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
+import { estimateCostUsd, meanStepsOf, rolloutCalls } from './estimate.js';
 import { BASELINES } from './final-rows.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 
@@ -21,16 +22,6 @@ export const OptimizePlanSchema = z.object({
   tasks: z.object({ train: z.number().int(), select: z.number().int(), eval: z.number().int() }),
 });
 export type OptimizePlan = z.infer<typeof OptimizePlanSchema>;
-
-/** Mean agent prompt and answer sizes assumed by the estimate (no cache hits, no early drops). */
-const ASSUMED_PROMPT_TOKENS = 6_000;
-const ASSUMED_ANSWER_TOKENS = 300;
-/** Compressor calls per agent step, and their sizes. */
-const COMPRESSIONS_PER_STEP = 0.5;
-const ASSUMED_COMPRESSOR_PROMPT = 2_500;
-const ASSUMED_COMPRESSOR_ANSWER = 500;
-const ASSUMED_ANALYZER_PROMPT = 20_000;
-const ASSUMED_UPDATER_PROMPT = 8_000;
 
 /** Stages in order: every kind's utility phase first, then every kind's compression phase. */
 export function stagesOf(
@@ -96,26 +87,18 @@ export function planOptimize(
   const scopes = kindsOf(params.target).length + (params.target === 'both' ? 1 : 0);
   rollouts += (select + evalN) * (BASELINES.length + scopes * (1 + params.phases.length));
   rollouts += train; // the teacher's train rollouts with the final guidelines (for acon export)
-  const meanSteps =
-    mean([...tasks.train, ...tasks.select].map((t) => t.referenceLength || 20)) * 1.2 + 1;
-  const agent = Math.round(rollouts * meanSteps);
-  const compressor = Math.round(agent * COMPRESSIONS_PER_STEP);
-  const updater = stages.length * k;
-  const price = (role: keyof Config['roles'], input: number, output: number) => {
-    const p = config.prices[config.roles[role].model];
-    return p ? (input * p.input + output * p.output) / 1e6 : 0;
-  };
-  const costUsd = simulated
-    ? 0
-    : agent * price('agent', ASSUMED_PROMPT_TOKENS, ASSUMED_ANSWER_TOKENS) +
-      compressor * price('obs_compressor', ASSUMED_COMPRESSOR_PROMPT, ASSUMED_COMPRESSOR_ANSWER) +
-      analyzer * price('analyzer', ASSUMED_ANALYZER_PROMPT, 600) +
-      updater * price('updater', ASSUMED_UPDATER_PROMPT, 1_000);
+  // Every rollout is counted as compressing: an upper estimate (the baselines call none).
+  const { agent, compressor } = rolloutCalls(
+    rollouts,
+    rollouts,
+    meanStepsOf([...tasks.train, ...tasks.select]),
+  );
+  const calls = { agent, compressor, analyzer, updater: stages.length * k };
   return {
     stages: stages.map((s) => `${s.phase}:${s.kind}:r${s.round}`),
     rollouts,
-    calls: { agent, compressor, analyzer, updater },
-    costUsd,
+    calls,
+    costUsd: simulated ? 0 : estimateCostUsd(calls, config),
     simulated,
     tasks: { train, select, eval: evalN },
   };
@@ -133,8 +116,4 @@ export function formatPlan(plan: OptimizePlan): string {
     `  LLM calls (estimate): agent ${c.agent}, compressors ${c.compressor}, analyzer ${c.analyzer}, updater ${c.updater}`,
     `  cost (estimate): ${cost}`,
   ].join('\n');
-}
-
-function mean(xs: number[]): number {
-  return xs.length === 0 ? 20 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
