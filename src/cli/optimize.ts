@@ -173,6 +173,15 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
+    // Splits and the starting guideline versions fail before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      const { tasksOfSplit } = await import('../bench/task-filter.js');
+      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
+        await tasksOfSplit(bench, split, null);
+      }
+      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+    },
   });
   const release = onInterrupt(session.abort);
   const err = process.stderr;
@@ -207,10 +216,17 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     }).finally(() => progress.stop());
     if ('dryRun' in result) return;
     if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else
+    else {
       process.stdout.write(
         optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
       );
+      // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
+      const { infraFailures } = await import('../optimize/infra-failures.js');
+      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const failures = infraFailures(session.store, result.runId);
+      const resume = `acon optimize --resume ${result.runId}`;
+      process.stdout.write(infraFailureLines(failures, resume, terminalWidth()));
+    }
   } finally {
     release();
     await session.close();

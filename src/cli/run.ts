@@ -182,7 +182,7 @@ async function runAction(
   typed: Set<string>,
 ) {
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
-  const { runConditions, RunParamsSchema, formatRunEstimate } =
+  const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
     await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
@@ -263,6 +263,16 @@ async function runAction(
       compressorKeyEnv: opts.compressorKeyEnv,
     },
     qaData: opts.qaData,
+    roles: ['agent', 'obs_compressor', 'hist_compressor'],
+    // A guideline version that does not exist fails before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+      await conditionsFor(
+        params.strategies,
+        params.guidelineVersions ?? params.guidelines,
+        guidelines,
+      );
+    },
   });
   const release = onInterrupt(session.abort);
   try {
@@ -290,6 +300,11 @@ async function runAction(
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
       process.stdout.write(verdictText(result.verdict, fit));
+      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const resume = `acon ${kind} --resume ${result.provenance.runId}`;
+      process.stdout.write(
+        infraFailureLines(result.infraFailures, resume, fit.wide ? Infinity : fit.width),
+      );
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {

@@ -108,14 +108,20 @@ Examples:
     .action(async (runId: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { runShow, runShowTable } = await import('../report/run-show.js');
+      const { infraFailures } = await import('../optimize/infra-failures.js');
       const { store } = await openStore(opts, 'read');
       try {
         const run = store.getRun(runId);
-        const show = runShow(run, store.rollouts(runId), {
-          failed: opts.failed === true,
-          condition: opts.condition ?? null,
-          task: opts.task ?? null,
-        });
+        const show = runShow(
+          run,
+          store.rollouts(runId),
+          {
+            failed: opts.failed === true,
+            condition: opts.condition ?? null,
+            task: opts.task ?? null,
+          },
+          infraFailures(store, runId),
+        );
         if (opts.json) process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
         else process.stdout.write(runShowTable(show, { width: await width(), wide: opts.wide }));
       } finally {

@@ -14,6 +14,8 @@ import { summarizeRun } from '../report/summarize.js';
 import { conditionsVerdict } from '../report/verdict.js';
 import { ProvenanceSchema, type Provenance } from '../report/table.js';
 import { makeCondition, type Condition } from './condition.js';
+import { InfraFailureSchema } from '../domain/infra-failure.js';
+import { infraFailures } from './infra-failures.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
@@ -41,6 +43,8 @@ export const RunConditionsResultSchema = z.object({
   warnings: z.array(z.string()).default([]),
   /** One line naming the Pareto-optimal conditions and how acon compares with raw (verdict.ts). */
   verdict: z.string().default(''),
+  /** Rollouts the infrastructure failed: not in the accuracies above; --resume runs them again. */
+  infraFailures: z.array(InfraFailureSchema).default([]),
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
 
@@ -204,5 +208,11 @@ export async function runConditions(opts: {
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
   const verdict = conditionsVerdict(params.split, metrics);
-  return { provenance, conditions: metrics, warnings: warning ? [warning] : [], verdict };
+  return {
+    provenance,
+    conditions: metrics,
+    warnings: warning ? [warning] : [],
+    verdict,
+    infraFailures: infraFailures(store, runId),
+  };
 }
