@@ -7,6 +7,7 @@ import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
+import { addConfirmOptions, confirmFromFlags, type ConfirmFlags } from './confirm.js';
 
 const list = (s: string) =>
   s
@@ -36,7 +37,8 @@ type RawOpts = {
   db?: string;
   skipInvalidTasks?: boolean;
   allowTaskChanges?: boolean;
-} & CompressorFlags;
+} & CompressorFlags &
+  ConfirmFlags;
 
 const DEFAULT_STRATEGIES = 'raw,fifo,masking,summary,naive,acon';
 
@@ -46,7 +48,7 @@ export function explicitFlags(cmd: Command): Set<string> {
 }
 
 function commonOptions(cmd: Command): Command {
-  return cmd
+  return addConfirmOptions(cmd)
     .option(
       '--bench <name>',
       'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
@@ -180,7 +182,7 @@ async function runAction(
   typed: Set<string>,
 ) {
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
-  const { runConditions, conditionsFor, selectTasks, RunParamsSchema } =
+  const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
     await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
@@ -283,6 +285,12 @@ async function runAction(
       command: `acon ${process.argv.slice(2).join(' ')}`,
       concurrency: positiveInt(opts.concurrency, '--concurrency'),
       warn: (line) => process.stderr.write(`warning: ${line}\n`),
+      // A paid run prints its estimate and asks above --confirm-above, as optimize does.
+      onEstimate: async (estimate) => {
+        if (estimate.simulated) return;
+        if (!opts.json) process.stderr.write(`${formatRunEstimate(estimate)}\n`);
+        await confirmFromFlags(opts, estimate);
+      },
       onProgress: (done, total, info, outcome) =>
         progress.update('rollouts', done, total, outcome, info),
     }).finally(() => progress.stop());

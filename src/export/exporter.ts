@@ -134,6 +134,7 @@ export async function exportDataset(
       await (split === 'val' ? val! : train).write(spec.line(ex));
       s.examples[split]++;
       s.tokens[split] += fit.tokens;
+      s.tokens.longest = Math.max(s.tokens.longest, fit.tokens);
       sources.splits[ex.split] = (sources.splits[ex.split] ?? 0) + 1;
       sources.guidelines[ex.guideline] = (sources.guidelines[ex.guideline] ?? 0) + 1;
       const t = byTask.get(ex.taskId) ?? { taskId: ex.taskId, split, examples: 0, tokens: 0 };
@@ -187,6 +188,7 @@ export async function exportDataset(
       sidecars: sidecars.map((f) => f.path),
     },
     ...s,
+    maxTokens: opts.maxTokens,
     byTask: [...byTask.values()],
   };
   writeText(

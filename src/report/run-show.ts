@@ -4,7 +4,7 @@ import { InfraFailureSchema, type InfraFailure } from '../domain/infra-failure.j
 import type { RolloutRow, RunRow } from '../store/run-store.js';
 import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import { int, SIMULATED_NOTE, usd } from './table.js';
+import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
 
 /** One rollout as `acon runs show` lists it (and as its `--json` prints it). */
 export const RolloutSummarySchema = z.object({
@@ -188,7 +188,7 @@ const COLUMNS: Column<RolloutSummary>[] = [
 export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const r = show.run;
-  const models = [...new Set(Object.values(r.models))].join(', ');
+  const models = modelsText(r.models);
   const head = [
     `${r.simulated ? 'SIMULATED — ' : ''}run ${r.id} · ${r.kind} · ${r.bench} · ${r.status}`,
     `provider ${r.provider} · models ${models}`,
