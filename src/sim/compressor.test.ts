@@ -332,6 +332,14 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
     const lines = text.split('\n').filter((l) => l.includes('id=48211'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/title=Mix 1 \| .*price=9\.99/);
+    // A line that lost its id is the same record by its title.
+    const byTitle = withPrevious(
+      'Keep ids, titles and prices.',
+      'FACTS:\n[music.list]\n- title=Mix 2',
+    );
+    expect(byTitle.split('\n').filter((l) => l.includes('title=Mix 2'))).toEqual([
+      expect.stringMatching(/id=48212/) as string,
+    ]);
   });
 
   it('leaves out what was read for an app the agent acted on and left, when asked to', () => {

@@ -225,15 +225,29 @@ function addOnce(list: string[], line: string): void {
 
 /**
  * A fact about a record: one line per record, as a summary writes it. What the summary already
- * says about the record with the same `id` from the same call is merged in (the new values win),
- * so reading a record again completes its line instead of adding a second, partial one.
+ * says about the same record from the same call (the same `id`, or else the same name, title,
+ * path, email or phone number) is merged in (the new values win), so reading a record again
+ * completes its line instead of adding a second, partial one.
  */
+const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
+
 function addFact(list: string[], group: readonly Fact[], source: string | undefined): void {
-  const id = group.find((f) => f.key === 'id')?.value;
-  if (id !== undefined && source !== undefined) {
+  const keys = group.filter((f) => IDENTIFYING.includes(f.key) && f.value.length >= 2);
+  if (keys.length > 0 && source !== undefined) {
     const at = list.findIndex((line) => {
       const old = parseSourcedFactLine(line);
-      return old?.source === source && old.facts.some((f) => f.key === 'id' && f.value === id);
+      if (old?.source !== source) return false;
+      const same = (key: string) => {
+        const mine = keys.find((f) => f.key === key)?.value;
+        const theirs = old.facts.find((f) => f.key === key)?.value;
+        return mine !== undefined && theirs !== undefined ? mine === theirs : undefined;
+      };
+      // The same record: the first identifying field both lines show agrees.
+      for (const key of IDENTIFYING) {
+        const verdict = same(key);
+        if (verdict !== undefined) return verdict;
+      }
+      return false;
     });
     if (at !== -1) {
       const merged = new Map(parseSourcedFactLine(list[at]!)!.facts.map((f) => [f.key, f.value]));
