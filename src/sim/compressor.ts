@@ -311,9 +311,11 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
  */
 function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
   let call = '';
+  let about: string | undefined;
   let observation: string[] | undefined;
+  const read: { text: string; call: string; about: string | undefined }[] = [];
   const flush = () => {
-    if (observation !== undefined) readObservation(observation.join('\n'), call, policy, memory);
+    if (observation !== undefined) read.push({ text: observation.join('\n'), call, about });
     observation = undefined;
   };
   for (const line of text.split(/\r?\n/)) {
@@ -332,6 +334,7 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     if (line.startsWith('Action:')) {
       flush();
       call = actionName(line.slice(7).trim());
+      about = documentedApi(line.slice(7).trim());
       called(memory, call);
       continue;
     }
@@ -344,6 +347,22 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     observation?.push(line);
   }
   flush();
+  for (const r of read) {
+    // "Details that no longer matter": the documentation of an API the agent has since called
+    // (its own call shows how, and the summary names it).
+    if (policy.reading.stale && r.about !== undefined && memory.apis.includes(r.about)) continue;
+    readObservation(r.text, r.call, policy, memory);
+  }
+}
+
+/** `app.api` whose documentation an `api_docs.show_api_doc` action reads. */
+function documentedApi(action: string): string | undefined {
+  const m = /^([\w.-]+)\((.*)\)$/s.exec(action);
+  if (!m) return undefined;
+  const { call, args } = callOf(m[1] ?? '', m[2] ?? '');
+  if (call !== 'api_docs.show_api_doc') return undefined;
+  const { app_name: app, api_name: api } = args;
+  return typeof app === 'string' && typeof api === 'string' ? `${app}.${api}` : undefined;
 }
 
 /** `call_api({"app":"music","api":"login",…})` → `music.login`. */
