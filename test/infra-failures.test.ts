@@ -53,7 +53,7 @@ async function envThrough(handler: FakeHandler, dir?: string) {
   const endpoint = {
     base_url: server.url,
     api_key_env: 'ACON_TEST_KEY',
-    max_retries: 4,
+    max_retries: 5,
     concurrency: 6,
   };
   return makeEnv({
@@ -101,7 +101,7 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
       new Set(params.tasks),
     );
     expect(stored.length + failed.length).toBe(12);
-    for (const f of failed) expect(f.error).toMatch(/gave up after 5 attempts/);
+    for (const f of failed) expect(f.error).toMatch(/gave up after 6 attempts/);
     expect(noisy.store.getRun(runId).status).toBe('finished');
     // Accuracy counts the rollouts that ran, not the ones the infrastructure lost.
     const raw = result.conditions.find((c) => c.condition === 'raw')!;
