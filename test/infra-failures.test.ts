@@ -149,4 +149,23 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
     expect(env.store.getRun(runId).status).toBe('failed');
     expect(infraFailures(env.store, runId)).toEqual([]);
   }, 60_000);
+
+  it('still stops the run when no server answers at the endpoint (connection refused)', async () => {
+    const server = await FakeOpenAiServer.start({ handler: sim });
+    const url = server.url;
+    await server.close();
+    const env = makeEnv({
+      provider: 'openai',
+      baseUrl: url,
+      config: {
+        endpoints: { default: { base_url: url, api_key_env: 'ACON_TEST_KEY', max_retries: 1 } },
+      },
+      clock: instantClock,
+    });
+    const run = runConditions({ session: env, kind: 'compare', params, command: 'test' });
+    await expect(run).rejects.toThrow(/ECONNREFUSED|cannot connect/);
+    const runId = env.store.listRuns()[0]!.id;
+    expect(env.store.getRun(runId).status).toBe('failed');
+    expect(infraFailures(env.store, runId)).toEqual([]);
+  }, 60_000);
 });
