@@ -125,3 +125,32 @@ export class RunBusyError extends AconError {
   override name = 'RunBusyError';
   override readonly exitCode = 2;
 }
+
+/**
+ * A file acon was asked to write (a report, an export) could not be written: names the file,
+ * what the system said, and the fix. Node's write errors (ENOSPC from a write) name no path.
+ */
+export class OutputFileError extends AconError {
+  override name = 'OutputFileError';
+  constructor(
+    readonly file: string,
+    readonly code: string,
+    detail: string,
+    opts?: ErrorOptions,
+  ) {
+    super(`${file}: ${detail}`, opts);
+  }
+
+  /** The error for a failed write of `file`, with the fix for its cause. */
+  static of(file: string, err: unknown): OutputFileError {
+    const code = String((err as { code?: unknown } | null)?.code ?? '');
+    const what = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const fix =
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'the disk is full; free space on it, or write the file to another disk'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'the folder is not writable; write the file to a folder you can write'
+          : 'write the file to another path';
+    return new OutputFileError(file, code, `cannot write it (${what}); ${fix}`, { cause: err });
+  }
+}

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
+import { OptimizeResultSchema } from '../src/optimize/optimize.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { SHORT_TASKS_DIR, SHORT_TASKS_ENV, taskResolver } from './helpers/env.js';
@@ -190,9 +191,8 @@ describe('acon end to end, as a user runs it', () => {
       env: shortEnv,
     });
     expect(json.code, json.stderr).toBe(0);
-    const result = JSON.parse(json.stdout) as {
-      tables: { split: string; rows: { version: string; condition: string }[] }[];
-    };
+    // `acon schema optimize` prints this schema: the output must parse with it.
+    const result = OptimizeResultSchema.parse(JSON.parse(json.stdout));
     const jsonTest = result.tables.find((t) => t.split === 'test')!;
     expect(jsonTest.rows.flatMap((r) => r.version.split('='))).toEqual(
       expect.arrayContaining([

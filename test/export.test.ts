@@ -6,6 +6,7 @@ import { countMessageTokens } from '../src/llm/tokenizer.js';
 import {
   exportDataset,
   lintFile,
+  renderExportSummary,
   type ExportFormat,
   type ExportOptions,
   type ExportRole,
@@ -170,6 +171,25 @@ describe('exportDataset', () => {
       expect(countMessageTokens(messages)).toBeLessThanOrEqual(1000);
     }
     expect((await lintFile(cut.out, { format: 'openai', maxTokens: 1000 })).problems).toEqual([]);
+  });
+
+  it('names its longest example, so a trainer’s max length can be set to hold it', async () => {
+    const f = fixture();
+    const all = await run(f, { format: 'openai', role: 'obs' });
+    const longest = Math.max(
+      ...lines(all.out).map((l) =>
+        countMessageTokens(
+          (JSON.parse(l) as { messages: Parameters<typeof countMessageTokens>[0] }).messages,
+        ),
+      ),
+    );
+    expect(all.summary.tokens.longest).toBe(longest);
+    const text = renderExportSummary(all.summary, { color: false });
+    expect(text).toContain(`longest example ${longest.toLocaleString('en-US')} tokens`);
+    expect(text).toContain('--max-tokens');
+    // Over the limit, lint finds exactly the examples the export would have dropped.
+    const report = await lintFile(all.out, { format: 'openai', maxTokens: longest - 1 });
+    expect(report.problems.map((p) => p.rule)).toEqual(['tooLong']);
   });
 
   it('never writes an API key, an Authorization header or a Bearer token, in any file', async () => {

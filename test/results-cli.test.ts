@@ -98,7 +98,8 @@ describe('seeing the results (issue 15), as a user runs it', () => {
     const res = await runAcon(['runs'], { cwd, env: { COLUMNS: '100' } });
     expect(res.stderr).toBe('');
     expect(widest(res.stdout)).toBeLessThanOrEqual(100);
-    expect(res.stdout).toContain('sim/gpt-4.1*');
+    expect(res.stdout).toMatch(/ sim\* /);
+    expect(res.stdout).not.toContain('sim/gpt-4.1');
     expect(res.stdout).toMatch(/raw \d+\.\d \(\d+\)/);
     const json = RunsListSchema.parse(
       JSON.parse((await runAcon(['runs', '--json'], { cwd })).stdout),
@@ -195,6 +196,13 @@ describe('acon schema', () => {
     expect(schema.properties.rollouts.type).toBe('array');
     const bad = await runAcon(['schema', 'nope'], { cwd });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('use one of: runs, runs-show, rollout-show, compare, report-data');
+    expect(bad.stderr).toContain(
+      'use one of: runs, runs-show, rollout-show, compare, optimize, optimize-plan, report-data',
+    );
+    const optimize = await runAcon(['schema', 'optimize'], { cwd });
+    expect(optimize.code, optimize.stderr).toBe(0);
+    const o = JSON.parse(optimize.stdout) as { required: string[]; description: string };
+    expect(o.required).toEqual(expect.arrayContaining(['runId', 'plan', 'stages', 'tables']));
+    expect(o.description).toBe('acon optimize --json');
   });
 });

@@ -111,7 +111,7 @@ describe('acon runs diff', () => {
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stderr).toBe('');
     expect(diff.stdout).toContain(`A: SIMULATED — ${a}`);
-    expect(diff.stdout).toContain('compressor sim/student');
+    expect(diff.stdout).toContain('compressor sim (priced as student)');
     expect(diff.stdout).toMatch(/retain%/);
     expect(diff.stdout).toMatch(/^naive\s+2\s/m);
     expect(diff.stdout.split('\n').every((l) => [...l].length <= 100)).toBe(true);

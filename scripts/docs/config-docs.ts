@@ -307,10 +307,11 @@ with \`--resume\` keeps what it recorded ([reliability.md](reliability.md#resume
 Environment variables: \`OPENAI_BASE_URL\` (\`endpoints.default.base_url\`), \`ACON_PROVIDER\`,
 \`ACON_MODEL\` (every role), \`ACON_DB\` (\`run.db\`), and \`ACON_<SECTION>__<KEY>\` for any key
 (e.g. \`ACON_CONTEXT__T_OBS=512\`). Other \`ACON_\` variables are not config and are left alone;
-\`ACON_VERBOSE=1\` turns on \`--verbose\`. \`OPENAI_API_KEY\` (or the variable an endpoint's
-\`api_key_env\` names) is read only when a role uses the \`openai\` provider; its presence alone
-never switches away from \`sim\`, and keys are never stored. A bad setting stops the command with
-one line naming the file, the field and the fix.
+\`ACON_VERBOSE=1\` turns on \`--verbose\`; \`ACON_PROGRESS_INTERVAL=SECONDS\` sets how often a
+progress line goes to a stderr that is not a terminal (default 10; 0 prints none).
+\`OPENAI_API_KEY\` (or the variable an endpoint's \`api_key_env\` names) is read only when a role
+uses the \`openai\` provider; its presence alone never switches away from \`sim\`, and keys are
+never stored. A bad setting stops the command with one line naming the file, the field and the fix.
 `;
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { confirmPaidRun, type ConfirmIo } from './confirm.js';
+import { confirmFromFlags, confirmPaidRun, type ConfirmIo } from './confirm.js';
 
 function io(interactive: boolean, answer = '') {
   const asked: string[] = [];
@@ -45,5 +45,31 @@ describe('confirmPaidRun (issue #24: paid runs ask)', () => {
     const t = io(false);
     await confirmPaidRun({ ...base, ...patch, io: t.fake });
     expect(t.asked).toEqual([]);
+  });
+});
+
+describe('confirmFromFlags (optimize, run and compare share it)', () => {
+  const paid = { costUsd: 12, simulated: false };
+
+  it('asks above the default $5, not below --confirm-above', async () => {
+    const t = io(true, 'yes');
+    await confirmFromFlags({}, paid, t.fake);
+    expect(t.asked).toHaveLength(1);
+    const quiet = io(true, 'n');
+    await confirmFromFlags({ confirmAbove: '20' }, paid, quiet.fake);
+    expect(quiet.asked).toEqual([]);
+  });
+
+  it('starts without asking with --yes, and never asks for a simulated run', async () => {
+    const t = io(false);
+    await confirmFromFlags({ yes: true }, paid, t.fake);
+    await confirmFromFlags({}, { costUsd: 0, simulated: true }, t.fake);
+    expect(t.asked).toEqual([]);
+  });
+
+  it('refuses a bad --confirm-above with exit 2', async () => {
+    await expect(confirmFromFlags({ confirmAbove: 'lots' }, paid, io(true).fake)).rejects.toThrow(
+      UsageError,
+    );
   });
 });

@@ -1,5 +1,7 @@
+import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../errors.js';
+import { positiveNumber } from './numbers.js';
 
 /** What asking needs from the terminal; tests pass a fake. */
 export type ConfirmIo = {
@@ -48,4 +50,33 @@ export async function confirmPaidRun(opts: {
   if (!/^y(es)?$/i.test(answer.trim())) {
     throw new UsageError(`not started (answered "${answer.trim()}"); nothing was spent`);
   }
+}
+
+/** The flags of a command that may start a paid run (optimize, run, compare). */
+export type ConfirmFlags = { confirmAbove?: string; yes?: boolean };
+
+/** Adds --confirm-above and --yes to a command that may start a paid run. */
+export function addConfirmOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--confirm-above <usd>',
+      `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
+    )
+    .option('--yes', 'start a paid run without asking, whatever its estimate');
+}
+
+/** Asks (or refuses) before a paid run of `estimateUsd`, as the flags say (see confirmPaidRun). */
+export async function confirmFromFlags(
+  flags: ConfirmFlags,
+  estimate: { costUsd: number; simulated: boolean },
+  io: ConfirmIo = terminalIo,
+): Promise<void> {
+  await confirmPaidRun({
+    estimateUsd: estimate.costUsd,
+    simulated: estimate.simulated,
+    confirmAbove:
+      positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
+    yes: flags.yes === true,
+    io,
+  });
 }

@@ -333,6 +333,7 @@ async function teacherRunner(
       db,
       bench: raw.bench,
       qaData: raw.qaData,
+      roles: ['agent', 'obs_compressor', 'hist_compressor'],
     });
     const release = onInterrupt(session.abort);
     try {

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
-import { confirmPaidRun, DEFAULT_CONFIRM_ABOVE_USD, terminalIo } from './confirm.js';
+import { addConfirmOptions, confirmFromFlags } from './confirm.js';
 import { createProgress } from './progress.js';
 import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
@@ -54,7 +54,7 @@ only its own compressor runs (config optimize.isolate, default true). The run en
 final guidelines on the train split: the default set of \`acon export\`.
 
 The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
-temperature 1.0; the paper uses o3 (its ablation: UT 51.2 with o3, 47.6 with gpt-4.1). Set
+temperature 1.0; the paper (v3) uses o3 as its optimizer. For a paper-faithful run set
 roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
 
 Examples:
@@ -128,7 +128,7 @@ function addMethodOptions(cmd: Command): void {
 
 /** How the run goes: provider, budget, resume, environments, output. */
 function addRunOptions(cmd: Command): void {
-  cmd
+  addConfirmOptions(cmd)
     .option('--dry-run', 'print the plan and cost estimate, run nothing')
     .option('--budget-usd <usd>', 'stop cleanly once this much is spent (resume with a higher one)')
     .addOption(
@@ -152,11 +152,6 @@ function addRunOptions(cmd: Command): void {
       '--resume <run>',
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
-    .option(
-      '--confirm-above <usd>',
-      `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
-    )
-    .option('--yes', 'start a paid run without asking, whatever its estimate')
     .option('--json', 'print the result as JSON')
     .option('--wide', WIDE);
 }
@@ -178,6 +173,15 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       refuseChangedParams(run.id, given, params, typed, refuseConflicts);
       return undefined;
     },
+    // Splits and the starting guideline versions fail before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      const { tasksOfSplit } = await import('../bench/task-filter.js');
+      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
+        await tasksOfSplit(bench, split, null);
+      }
+      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+    },
   });
   const release = onInterrupt(session.abort);
   const err = process.stderr;
@@ -194,6 +198,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         if (!opts.json) progress.log(line);
       },
       progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
+      warn: (line) => err.write(`warning: ${line}\n`),
       onPlan: async (plan) => {
         if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
         else if (!opts.json || opts.dryRun)
@@ -205,23 +210,23 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         }
         progress.setPlannedTotal(plan.rollouts);
         if (opts.dryRun) return false;
-        await confirmPaidRun({
-          estimateUsd: plan.costUsd,
-          simulated: plan.simulated,
-          confirmAbove:
-            positiveNumber(opts.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
-          yes: opts.yes === true,
-          io: terminalIo,
-        });
+        await confirmFromFlags(opts, plan);
         return true;
       },
     }).finally(() => progress.stop());
     if ('dryRun' in result) return;
     if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else
+    else {
       process.stdout.write(
         optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
       );
+      // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
+      const { infraFailures } = await import('../optimize/infra-failures.js');
+      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const failures = infraFailures(session.store, result.runId);
+      const resume = `acon optimize --resume ${result.runId}`;
+      process.stdout.write(infraFailureLines(failures, resume, terminalWidth()));
+    }
   } finally {
     release();
     await session.close();

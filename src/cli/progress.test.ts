@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createProgress, progressText, type ProgressClock } from './progress.js';
+import { ConfigError } from '../errors.js';
+import {
+  createProgress,
+  progressIntervalSec,
+  progressText,
+  type ProgressClock,
+} from './progress.js';
 
 /** A clock tests advance by hand; `every` fires when time passes its interval. */
 function fakeClock() {
@@ -139,6 +145,29 @@ describe('createProgress when stderr is not a terminal', () => {
     expect(lines).toEqual([
       'compare 51/100 (51%) · 0:10 elapsed · ETA 4:00 · $0.0000 · acc 100.0% · rollouts',
     ]);
+  });
+
+  it('prints no periodic line with interval 0, but still the lines it is given', () => {
+    const clock = fakeClock();
+    const { stream, lines } = pipe();
+    const p = createProgress({ label: 'x', stream, clock, intervalSec: 0 });
+    p.update('s', 1, 2, { success: true });
+    clock.advance(600_000);
+    p.log('stage done');
+    p.stop();
+    expect(lines).toEqual(['stage done']);
+  });
+
+  it('takes its interval from ACON_PROGRESS_INTERVAL, and refuses a value that is not seconds', () => {
+    expect(progressIntervalSec({})).toBe(10);
+    expect(progressIntervalSec({ ACON_PROGRESS_INTERVAL: '0' })).toBe(0);
+    expect(progressIntervalSec({ ACON_PROGRESS_INTERVAL: ' 2.5 ' })).toBe(2.5);
+    for (const bad of ['-1', 'often', 'Infinity']) {
+      expect(() => progressIntervalSec({ ACON_PROGRESS_INTERVAL: bad })).toThrow(ConfigError);
+    }
+    expect(() => progressIntervalSec({ ACON_PROGRESS_INTERVAL: 'often' })).toThrow(
+      /ACON_PROGRESS_INTERVAL: expected a number of seconds from 0.*got "often"/,
+    );
   });
 
   it('prints nothing when silent', () => {

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { ConfigError } from '../errors.js';
 
 /** What the progress display needs from the world; tests pass a fake. */
 export type ProgressClock = {
@@ -132,9 +133,33 @@ export type ProgressOptions = {
   /** USD spent so far (the LLM client's running total). */
   spentUsd?: () => number;
   clock?: ProgressClock;
-  /** Seconds between lines when the stream is not a terminal. @default 10 */
+  /**
+   * Seconds between lines when the stream is not a terminal; 0 prints none.
+   * @default ACON_PROGRESS_INTERVAL from the environment, else 10
+   */
   intervalSec?: number;
 };
+
+const DEFAULT_INTERVAL_SEC = 10;
+
+/**
+ * `ACON_PROGRESS_INTERVAL=SECONDS`: how often a non-terminal stderr gets a progress line; 0 turns
+ * the periodic line off. A command's output must not depend on how long it ran: tests (and scripts
+ * that compare stderr) set 0, so a slow machine cannot make an expected-empty stderr non-empty.
+ */
+export function progressIntervalSec(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.ACON_PROGRESS_INTERVAL?.trim();
+  if (!text) return DEFAULT_INTERVAL_SEC;
+  const sec = Number(text);
+  if (!Number.isFinite(sec) || sec < 0) {
+    throw new ConfigError(
+      'environment',
+      'ACON_PROGRESS_INTERVAL',
+      `expected a number of seconds from 0 (0 prints no periodic line), got "${text}"`,
+    );
+  }
+  return sec;
+}
 
 /**
  * One progress display per command, across its stages: a bar on a terminal, else one line every
@@ -220,11 +245,13 @@ export function createProgress(opts: ProgressOptions): Progress {
     }
   };
   // Not a terminal: a line every interval (the first after one interval, so quick commands print none).
-  const cancel = tty
-    ? () => {}
-    : clock.every((opts.intervalSec ?? 10) * 1000, () => {
-        if (stages.size > 0) stream.write(`${progressText(state())}\n`);
-      });
+  const intervalSec = opts.intervalSec ?? progressIntervalSec();
+  const cancel =
+    tty || intervalSec === 0
+      ? () => {}
+      : clock.every(intervalSec * 1000, () => {
+          if (stages.size > 0) stream.write(`${progressText(state())}\n`);
+        });
 
   return {
     update(stage, done, total, outcome, info) {

@@ -92,7 +92,8 @@ export function registerProxy(program: Command): void {
         new GuidelineStore({ dir: opts.guidelinesDir }),
       );
       const log = (line: string) => void process.stderr.write(`${line}\n`);
-      // Loaded here: the proxy's modules (client, tokenizer) cost every other command 0.2 s.
+      // Loaded here: the proxy brings the openai client and the tokenizer, which every other
+      // command's start would otherwise pay for (issue #28).
       const { startProxy } = await import('../runtime/proxy/start-proxy.js');
       const proxy = await startProxy({
         config,

@@ -7,6 +7,7 @@ import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
+import { addConfirmOptions, confirmFromFlags, type ConfirmFlags } from './confirm.js';
 
 const list = (s: string) =>
   s
@@ -36,7 +37,8 @@ type RawOpts = {
   db?: string;
   skipInvalidTasks?: boolean;
   allowTaskChanges?: boolean;
-} & CompressorFlags;
+} & CompressorFlags &
+  ConfirmFlags;
 
 const DEFAULT_STRATEGIES = 'raw,fifo,masking,summary,naive,acon';
 
@@ -46,7 +48,7 @@ export function explicitFlags(cmd: Command): Set<string> {
 }
 
 function commonOptions(cmd: Command): Command {
-  return cmd
+  return addConfirmOptions(cmd)
     .option(
       '--bench <name>',
       'benchmark: apptown (offline), appworld, qa (offline) or mcp (MCP servers)',
@@ -180,7 +182,8 @@ async function runAction(
   typed: Set<string>,
 ) {
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
-  const { runConditions, RunParamsSchema } = await import('../optimize/run-conditions.js');
+  const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
+    await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
@@ -260,6 +263,16 @@ async function runAction(
       compressorKeyEnv: opts.compressorKeyEnv,
     },
     qaData: opts.qaData,
+    roles: ['agent', 'obs_compressor', 'hist_compressor'],
+    // A guideline version that does not exist fails before the database is touched.
+    validate: async ({ bench, guidelines }) => {
+      await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+      await conditionsFor(
+        params.strategies,
+        params.guidelineVersions ?? params.guidelines,
+        guidelines,
+      );
+    },
   });
   const release = onInterrupt(session.abort);
   try {
@@ -272,6 +285,12 @@ async function runAction(
       command: `acon ${process.argv.slice(2).join(' ')}`,
       concurrency: positiveInt(opts.concurrency, '--concurrency'),
       warn: (line) => process.stderr.write(`warning: ${line}\n`),
+      // A paid run prints its estimate and asks above --confirm-above, as optimize does.
+      onEstimate: async (estimate) => {
+        if (estimate.simulated) return;
+        if (!opts.json) process.stderr.write(`${formatRunEstimate(estimate)}\n`);
+        await confirmFromFlags(opts, estimate);
+      },
       onProgress: (done, total, info, outcome) =>
         progress.update('rollouts', done, total, outcome, info),
     }).finally(() => progress.stop());
@@ -281,6 +300,11 @@ async function runAction(
       const fit = { width: terminalWidth(), wide: opts.wide };
       process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
       process.stdout.write(verdictText(result.verdict, fit));
+      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const resume = `acon ${kind} --resume ${result.provenance.runId}`;
+      process.stdout.write(
+        infraFailureLines(result.infraFailures, resume, fit.wide ? Infinity : fit.width),
+      );
       process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
     }
   } finally {

@@ -33,8 +33,8 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
-      const { resultTable, runIdLine } = await import('../report/table.js');
-      const { terminalWidth } = await import('../report/fit-table.js');
+      const { modelLabel, resultTable, runIdLine } = await import('../report/table.js');
+      const { terminalWidth, wrapLine } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
       const store = openRunStore(path, { mode: 'read' });
@@ -50,10 +50,14 @@ Examples:
           process.stdout.write(`${JSON.stringify({ a: a.id, b: b.id, rows }, null, 2)}\n`);
           return;
         }
-        const who = (tag: string, r: typeof a) =>
-          `${tag}: ${r.simulated ? 'SIMULATED — ' : ''}${r.id} · ${r.bench} · agent ${r.models.agent ?? '?'} · compressor ${r.models.obs_compressor ?? '?'}`;
+        const who = (tag: string, r: typeof a) => [
+          `${tag}: ${r.simulated ? 'SIMULATED — ' : ''}${r.id} · ${r.bench}`,
+          `   agent ${modelLabel(r.models.agent ?? '?')} · compressor ${modelLabel(r.models.obs_compressor ?? '?')}`,
+        ];
         const fit = { width: terminalWidth(), wide: opts.wide };
-        process.stdout.write(`${who('A', a)}\n${who('B', b)}\n`);
+        const limit = opts.wide ? Number.POSITIVE_INFINITY : fit.width;
+        const head = [...who('A', a), ...who('B', b)].flatMap((l) => wrapLine(l, limit));
+        process.stdout.write(`${head.join('\n')}\n`);
         process.stdout.write(resultTable(rows, runDiffColumns(), null, fit));
         process.stdout.write(runIdLine(`${a.id} vs ${b.id}`, path, fit));
       } finally {

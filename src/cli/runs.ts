@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { RunBusyError, UsageError } from '../errors.js';
 import { positiveInt } from './numbers.js';
 
 type StoreOpts = { config?: string; db?: string };
@@ -108,14 +108,20 @@ Examples:
     .action(async (runId: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { runShow, runShowTable } = await import('../report/run-show.js');
+      const { infraFailures } = await import('../optimize/infra-failures.js');
       const { store } = await openStore(opts, 'read');
       try {
         const run = store.getRun(runId);
-        const show = runShow(run, store.rollouts(runId), {
-          failed: opts.failed === true,
-          condition: opts.condition ?? null,
-          task: opts.task ?? null,
-        });
+        const show = runShow(
+          run,
+          store.rollouts(runId),
+          {
+            failed: opts.failed === true,
+            condition: opts.condition ?? null,
+            task: opts.task ?? null,
+          },
+          infraFailures(store, runId),
+        );
         if (opts.json) process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
         else process.stdout.write(runShowTable(show, { width: await width(), wide: opts.wide }));
       } finally {
@@ -129,12 +135,17 @@ function registerRunsRm(runs: Command): void {
     .command('rm')
     .description('delete runs with their rollouts, steps, compression events and LLM calls')
     .argument('<run...>', 'run ids')
-    .option('--force', 'also delete a run whose status is still "running" (a killed process)')
+    .option(
+      '--force',
+      'accepted for old scripts and not needed: a run whose process is gone (killed, crashed) is deleted without it, and a run whose process is alive is never deleted, with or without it',
+    )
     .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(
       'after',
       `
 The LLM call cache and guideline versions are kept (other runs and guideline files use them).
+A run still being worked on is refused, naming its process: stop that process first (Ctrl-C),
+then delete the run. Deleting it under a live writer would make the writer fail.
 
 Examples:
   $ acon runs rm run-20261122-185444-e9wy
@@ -144,12 +155,14 @@ Examples:
       const opts = cmd.optsWithGlobals<RmOpts>();
       const { store, path } = await openStore(opts, 'write');
       try {
-        // Check every id first: a typo deletes nothing.
+        // Check every id first: a typo or a live run deletes nothing.
         const rows = ids.map((id) => store.getRun(id));
+        // getRun reads a run whose process is gone as interrupted: `running` is a live owner.
         const busy = rows.find((r) => r.status === 'running');
-        if (busy && !opts.force) {
-          throw new UsageError(
-            `run ${busy.id} is still marked running; if no acon process is working on it, pass --force`,
+        if (busy) {
+          const { pid, host } = busy.owner;
+          throw new RunBusyError(
+            `run ${busy.id} is being run by pid ${pid} on ${host}; stop that process first (Ctrl-C in its terminal, or kill ${pid}), then delete the run${opts.force ? ' (--force never deletes a live run)' : ''}`,
           );
         }
         for (const r of rows) {

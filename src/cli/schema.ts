@@ -12,11 +12,15 @@ async function schemas() {
   const { RolloutShowSchema } = await import('../report/rollout-view.js');
   const { RunConditionsResultSchema } = await import('../optimize/run-conditions.js');
   const { ReportDataSchema } = await import('../report/html/report-data.js');
+  const { OptimizeResultSchema } = await import('../optimize/optimize.js');
+  const { OptimizePlanSchema } = await import('../optimize/plan.js');
   return {
     runs: { schema: RunsListSchema, what: 'acon runs --json' },
     'runs-show': { schema: RunShowSchema, what: 'acon runs show RUN --json' },
     'rollout-show': { schema: RolloutShowSchema, what: 'acon rollout show ID --json' },
     compare: { schema: RunConditionsResultSchema, what: 'acon compare --json and acon run --json' },
+    optimize: { schema: OptimizeResultSchema, what: 'acon optimize --json' },
+    'optimize-plan': { schema: OptimizePlanSchema, what: 'acon optimize --dry-run --json' },
     'report-data': {
       schema: ReportDataSchema,
       what: 'the data embedded in acon report pages (<script id="acon-data">)',
@@ -28,7 +32,10 @@ export function registerSchema(program: Command): void {
   program
     .command('schema')
     .description('print the JSON Schema of a command’s --json output')
-    .argument('[name]', 'runs, runs-show, rollout-show, compare or report-data (omit to list them)')
+    .argument(
+      '[name]',
+      'runs, runs-show, rollout-show, compare, optimize, optimize-plan or report-data (omit to list them)',
+    )
     .addHelpText(
       'after',
       `

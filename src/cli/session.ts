@@ -37,6 +37,17 @@ export type SessionOptions = {
   onResume?: (run: RunRow) => OpenBenchOptions | undefined;
   /** Only plan (--dry-run): the database is opened read-only and nothing is written. */
   dryRun?: boolean;
+  /** The roles the command calls: their endpoints' keys must be set. @default every role */
+  roles?: readonly LlmRole[];
+  /**
+   * Checks the command's own inputs (the guideline versions it names) after config, benchmark
+   * and tasks validated and before the database is opened for writing.
+   */
+  validate?: (env: {
+    config: Config;
+    bench: Benchmark;
+    guidelines: GuidelineStore;
+  }) => Promise<void>;
   /** Run the valid tasks when some task files are invalid (instead of stopping). */
   skipInvalidTasks?: boolean;
   /** --allow-task-changes: a resumed run goes on when a task changed (it says which). */
@@ -61,7 +72,9 @@ export type Session = RunEnv & {
 export async function openSession(opts: SessionOptions): Promise<Session> {
   const loaded = loadConfig({ file: opts.config });
   const db = opts.db ?? loaded.config.run.db;
-  const store = openRunStore(db, { mode: opts.dryRun ? 'read' : 'write' });
+  // Read-only until every input has been validated: a bad config, task, guideline or QA file
+  // leaves no database behind (issue #31, item 9). A missing file reads as an empty store.
+  let store = openRunStore(db, { mode: 'read' });
   let bench: Benchmark | undefined;
   try {
     const { config, recorded, benchName, benchOpts } = sessionConfig(
@@ -85,6 +98,13 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       process.stderr.write(`${line}\n`),
     );
     const providers = sessionProviders(config, opened, simulated);
+    const guidelines = new GuidelineStore();
+    if (!opts.planOnly) checkEndpointKeys(config, providers.openai, opts.roles ?? LLM_ROLES);
+    await opts.validate?.({ config, bench: opened, guidelines });
+    if (!opts.dryRun) {
+      store.close();
+      store = openRunStore(db, { mode: 'write' });
+    }
     const abort = new AbortController();
     const priorSpentUsd = opts.resume ? store.callStats(opts.resume).costUsd : 0;
     const llm = createLlmClient({
@@ -99,27 +119,42 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     const models = Object.fromEntries(
       LLM_ROLES.map((r) => [r, `${providerOf(r)}/${config.roles[r].model}`]),
     );
+    const opener = store;
     return {
       config,
       configFile: loaded.file,
       recorded,
-      store,
+      store: opener,
       bench: opened,
       llm,
       simulated,
       models,
       provider: providerOf('agent'),
       abort,
-      guidelines: new GuidelineStore(),
+      guidelines,
       async close() {
         await opened.close?.();
-        store.close();
+        opener.close();
       },
     };
   } catch (err) {
     await bench?.close?.();
     store.close();
     throw err;
+  }
+}
+
+/**
+ * Every role sent to an HTTP endpoint has its key in the environment, checked before anything
+ * is stored (the provider would say the same at the first call, after the run was created).
+ */
+function checkEndpointKeys(
+  config: Config,
+  openai: OpenAiProvider,
+  roles: readonly LlmRole[],
+): void {
+  for (const role of roles) {
+    if (providerIn(config, role) === 'openai') openai.checkEndpoint(config.roles[role].endpoint);
   }
 }
 
@@ -162,8 +197,8 @@ function sessionProviders(
   config: Config,
   bench: Benchmark,
   simulated: boolean,
-): Partial<Record<ProviderName, LlmProvider>> {
-  const providers: Partial<Record<ProviderName, LlmProvider>> = {
+): Partial<Record<ProviderName, LlmProvider>> & { openai: OpenAiProvider } {
+  const providers: Partial<Record<ProviderName, LlmProvider>> & { openai: OpenAiProvider } = {
     openai: new OpenAiProvider({ endpoints: config.endpoints }),
   };
   if (simulated) {

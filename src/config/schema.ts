@@ -132,8 +132,8 @@ export const ConfigSchema = z.strictObject({
       hist_compressor: role('gpt-4.1'),
       analyzer: role('gpt-4.1'),
       /**
-       * The optimizer that rewrites guidelines. The paper uses o3 (its ablation: UT 47.6 with
-       * gpt-4.1 as optimizer, 51.2 with o3); set `model: o3` here for a paper-faithful run.
+       * The optimizer that rewrites guidelines. The paper (v3) uses o3 as its optimizer; acon
+       * defaults to gpt-4.1, so set `model: o3` here (and for the analyzer) for a paper-faithful run.
        * Temperature 1.0 (the reference samples its K candidates): each candidate also gets its
        * own sample of analyses.
        */

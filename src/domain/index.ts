@@ -4,6 +4,7 @@ export * from './compression-event.js';
 export * from './evaluation.js';
 export * from './guideline-text.js';
 export * from './guideline-update.js';
+export * from './infra-failure.js';
 export * from './message.js';
 export * from './rollout-metrics.js';
 export * from './step.js';

@@ -8,6 +8,8 @@ export const RoleUsageSchema = z.object({
   cachedTokens: z.number().int(),
   outputTokens: z.number().int(),
   costUsd: z.number(),
+  /** Full USD of the role's calls (as `RolloutMetrics.fullCostUsd`); null when unknown. */
+  fullCostUsd: z.number().nullable().default(null),
 });
 export type RoleUsage = z.infer<typeof RoleUsageSchema>;
 

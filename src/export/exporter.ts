@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError, OutputFileError, UsageError } from '../errors.js';
 import { countMessageTokens, countTokens, type TokenCounter } from '../llm/tokenizer.js';
 import type { RunRow } from '../store/run-store.js';
 import { fitExample } from './budget.js';
@@ -134,6 +134,7 @@ export async function exportDataset(
       await (split === 'val' ? val! : train).write(spec.line(ex));
       s.examples[split]++;
       s.tokens[split] += fit.tokens;
+      s.tokens.longest = Math.max(s.tokens.longest, fit.tokens);
       sources.splits[ex.split] = (sources.splits[ex.split] ?? 0) + 1;
       sources.guidelines[ex.guideline] = (sources.guidelines[ex.guideline] ?? 0) + 1;
       const t = byTask.get(ex.taskId) ?? { taskId: ex.taskId, split, examples: 0, tokens: 0 };
@@ -187,6 +188,7 @@ export async function exportDataset(
       sidecars: sidecars.map((f) => f.path),
     },
     ...s,
+    maxTokens: opts.maxTokens,
     byTask: [...byTask.values()],
   };
   writeText(
@@ -307,14 +309,14 @@ function exampleKey(ex: TrainingExample): string {
 
 /** Writes next to the target and renames: a reader never sees a half-written meta or sidecar. */
 function writeText(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   try {
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(tmp, text, 'utf8');
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw err;
+    throw OutputFileError.of(path, err);
   }
 }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { OutputFileError } from '../errors.js';
 
 /**
  * Writes lines to a file through a write stream, waiting for `drain` when the stream's buffer is
@@ -24,24 +25,40 @@ export class JsonlWriter {
   }
 
   static async open(file: string): Promise<JsonlWriter> {
-    const w = new JsonlWriter(file);
-    await once(w.stream, 'open');
-    return w;
+    try {
+      const w = new JsonlWriter(file);
+      await once(w.stream, 'open');
+      return w;
+    } catch (err) {
+      throw OutputFileError.of(file, err);
+    }
   }
 
   /** Writes one JSON value as a line. */
   async write(value: unknown): Promise<void> {
-    if (this.failure) throw this.failure;
+    if (this.failure) throw OutputFileError.of(this.file, this.failure);
     this.lines++;
-    if (!this.stream.write(`${JSON.stringify(value)}\n`)) await once(this.stream, 'drain');
+    if (!this.stream.write(`${JSON.stringify(value)}\n`)) await this.drained();
   }
 
   /** Flushes, closes and moves the file into place. */
   async close(): Promise<void> {
     this.stream.end();
-    await once(this.stream, 'close');
-    if (this.failure) throw this.failure;
-    renameSync(this.partial, this.file);
+    await once(this.stream, 'close').catch(() => undefined);
+    if (this.failure) throw OutputFileError.of(this.file, this.failure);
+    try {
+      renameSync(this.partial, this.file);
+    } catch (err) {
+      throw OutputFileError.of(this.file, err);
+    }
+  }
+
+  /** Waits for the buffer to empty; a write error (a full disk) ends the wait too. */
+  private async drained(): Promise<void> {
+    await Promise.race([once(this.stream, 'drain'), once(this.stream, 'close')]).catch(
+      () => undefined,
+    );
+    if (this.failure) throw OutputFileError.of(this.file, this.failure);
   }
 
   /** Closes and deletes the partial file (on error). */

@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import { fitTable, type Column, type FitOptions } from '../report/fit-table.js';
+import { modelLabel } from '../report/table.js';
 import type { LintReport } from './lint/lint.js';
 import type { ExportSummary } from './summary.js';
 
@@ -27,7 +28,7 @@ export function renderExportSummary(
   const lines: string[] = [];
   const tag = s.simulated ? `${c.yellow('SIMULATED')} — ` : '';
   lines.push(
-    `${tag}run ${s.runId} (${s.runKind}, ${s.bench}) · provider ${s.provider} · ${s.llmRole} ${s.models[s.llmRole] ?? '?'}`,
+    `${tag}run ${s.runId} (${s.runKind}, ${s.bench}) · provider ${s.provider} · ${s.llmRole} ${modelLabel(s.models[s.llmRole] ?? '?')}`,
   );
   if (s.simulated) {
     lines.push(
@@ -57,6 +58,10 @@ export function renderExportSummary(
   const k = s.skipped;
   lines.push(
     `by role: ${s.llmRole} ${int(s.examples.total)} examples, ${int(s.tokens.total)} tokens (of ${int(s.candidates)} calls considered)`,
+    `longest example ${int(s.tokens.longest)} tokens (o200k_base)` +
+      (s.examples.total > 0 && s.maxTokens === null
+        ? ": set the trainer's max length above it, or --max-tokens"
+        : ''),
     `left out: ${int(k.failedRollout)} failed rollouts, ${int(k.errored)} errored, ${int(k.malformed)} malformed, ` +
       `${int(k.failedEvent)} failed compressions, ${int(k.overLength)} over --max-tokens, ${int(k.duplicate)} duplicates`,
     `truncated: ${int(s.truncated)} · secrets scrubbed: ${int(s.scrubbed)}`,

@@ -34,7 +34,11 @@ export type ExportSummary = {
   /** Calls of the run's matching rollouts that were considered. */
   candidates: number;
   examples: { train: number; val: number; total: number };
-  tokens: { train: number; val: number; total: number };
+  /**
+   * Tokens written (o200k_base, chat framing included); `longest` is the longest example, which a
+   * trainer's maximum sequence length must hold or it cuts the example (issue #24).
+   */
+  tokens: { train: number; val: number; total: number; longest: number };
   byTask: TaskCount[];
   skipped: {
     /** Calls of rollouts that failed (kept with --include-failed). */
@@ -51,6 +55,8 @@ export type ExportSummary = {
     duplicate: number;
   };
   truncated: number;
+  /** The --max-tokens limit the export applied (null: none). */
+  maxTokens: number | null;
   /** Secret-looking spans replaced by [REDACTED]. */
   scrubbed: number;
 };
@@ -62,7 +68,7 @@ export function emptySummary(): Pick<
   return {
     candidates: 0,
     examples: { train: 0, val: 0, total: 0 },
-    tokens: { train: 0, val: 0, total: 0 },
+    tokens: { train: 0, val: 0, total: 0, longest: 0 },
     skipped: {
       failedRollout: 0,
       errored: 0,

@@ -102,6 +102,11 @@ export class OpenAiProvider implements LlmProvider {
     return out;
   }
 
+  /** Throws the ConfigError the first call would (unknown endpoint, its key not set). */
+  checkEndpoint(name: string): void {
+    this.endpointState(name);
+  }
+
   private endpointState(name: string): EndpointState {
     const known = this.states.get(name);
     if (known) return known;

@@ -1,43 +1,61 @@
 import type { GuidelinePair } from '../agent/context/options.js';
 import { summarizeRun } from '../report/summarize.js';
-import type { ConditionMetrics } from '../report/metrics.js';
-import type { Provenance } from '../report/table.js';
+import { ConditionMetricsSchema, type ConditionMetrics } from '../report/metrics.js';
+import { ProvenanceSchema } from '../report/table.js';
+import { GuidelineTextSchema } from '../domain/guideline-text.js';
 import { z } from 'zod';
 import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
 import type { RunEnv } from './env.js';
 import type { OptimizeParams } from './params.js';
-import { runPhase, type StageResult } from './phase.js';
-import { planOptimize, stagesOf, type OptimizePlan } from './plan.js';
+import { runPhase } from './phase.js';
+import { StageResultSchema, type StageResult } from './stage.js';
+import {
+  OptimizePlanSchema,
+  planOptimize,
+  sharedTasksWarning,
+  stagesOf,
+  type OptimizePlan,
+} from './plan.js';
 import { finalCondition, finalRows } from './final-rows.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 import { selectTasks } from './run-conditions.js';
 
-export type OptimizeResult = {
-  runId: string;
-  plan: OptimizePlan;
-  stages: StageResult[];
-  start: GuidelinePair;
-  ut: GuidelinePair;
-  final: GuidelinePair;
-  /** The condition the final guidelines are deployed as (one compressor alone when one was targeted). */
-  finalCondition: string;
-  /** Rows per split (final-rows.ts): the baselines, then v0, UT and UTCO per compressor scope. */
-  tables: {
-    split: string;
-    provenance: Provenance;
-    rows: (ConditionMetrics & { version: string; note?: string })[];
-  }[];
-  promoted: string[];
-  files: string[];
-};
+const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
 
-const PairSchema = z.object({
-  obs: z.object({ id: z.string(), text: z.string() }),
-  hist: z.object({ id: z.string(), text: z.string() }),
+/** `acon optimize --json` (`acon schema optimize`). */
+export const OptimizeResultSchema = z.object({
+  runId: z.string(),
+  plan: OptimizePlanSchema,
+  stages: z.array(StageResultSchema),
+  /** The guidelines the run started from, the utility phase's and the final ones. */
+  start: PairSchema,
+  ut: PairSchema,
+  final: PairSchema,
+  /** The condition the final guidelines are deployed as (one compressor alone when one was targeted). */
+  finalCondition: z.string(),
+  /** Rows per split (final-rows.ts): the baselines, then v0, UT and UTCO per compressor scope. */
+  tables: z.array(
+    z.object({
+      split: z.string(),
+      provenance: ProvenanceSchema,
+      rows: z.array(
+        ConditionMetricsSchema.extend({
+          /** The row's name in the table (`UT obs`, or `A=B` where a phase accepted nothing). */
+          version: z.string(),
+          /** Why rows were merged, e.g. which phase accepted nothing. */
+          note: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+  /** Versions made active at the end (empty with --no-promote). */
+  promoted: z.array(z.string()),
+  files: z.array(z.string()),
 });
+export type OptimizeResult = z.infer<typeof OptimizeResultSchema>;
 
 export type OptimizeHooks = {
   log?: (line: string) => void;
@@ -47,6 +65,8 @@ export type OptimizeHooks = {
     total: number,
     outcome?: { success: boolean } | null,
   ) => void;
+  /** One line the user must see even with --json (stderr): the run goes on. */
+  warn?: (line: string) => void;
   /** Shown the plan before anything runs; return false to stop (used by --dry-run). */
   onPlan?: (plan: OptimizePlan) => boolean | Promise<boolean>;
 };
@@ -75,6 +95,8 @@ export async function optimize(
     eval: limit(await selectTasks(env, params.evalSplit, null)),
   };
   const plan = planOptimize(params, config, tasks, env.simulated);
+  const shared = sharedTasksWarning(params, tasks);
+  if (shared) opts.warn?.(shared);
   // Planning reads task lists only; the environment is contacted once the run really starts.
   if (opts.onPlan && !(await opts.onPlan(plan))) return { plan, dryRun: true };
   await env.bench.connect?.();

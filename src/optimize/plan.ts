@@ -1,27 +1,27 @@
+import { z } from 'zod';
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
+import { estimateCostUsd, meanStepsOf, rolloutCalls } from './estimate.js';
 import { BASELINES } from './final-rows.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 
 /** What an optimize run will do and roughly cost, printed before it starts (`--dry-run`: only this). */
-export type OptimizePlan = {
-  stages: string[];
-  rollouts: number;
-  calls: { agent: number; compressor: number; analyzer: number; updater: number };
-  costUsd: number;
-  simulated: boolean;
-  tasks: { train: number; select: number; eval: number };
-};
-
-/** Mean agent prompt and answer sizes assumed by the estimate (no cache hits, no early drops). */
-const ASSUMED_PROMPT_TOKENS = 6_000;
-const ASSUMED_ANSWER_TOKENS = 300;
-/** Compressor calls per agent step, and their sizes. */
-const COMPRESSIONS_PER_STEP = 0.5;
-const ASSUMED_COMPRESSOR_PROMPT = 2_500;
-const ASSUMED_COMPRESSOR_ANSWER = 500;
-const ASSUMED_ANALYZER_PROMPT = 20_000;
-const ASSUMED_UPDATER_PROMPT = 8_000;
+export const OptimizePlanSchema = z.object({
+  stages: z.array(z.string()),
+  /** Rollouts at most (no cache hits, no early drops). */
+  rollouts: z.number().int(),
+  calls: z.object({
+    agent: z.number(),
+    compressor: z.number(),
+    analyzer: z.number(),
+    updater: z.number(),
+  }),
+  /** Estimated USD at most, from the configured models' prices (0 under the sim provider). */
+  costUsd: z.number(),
+  simulated: z.boolean(),
+  tasks: z.object({ train: z.number().int(), select: z.number().int(), eval: z.number().int() }),
+});
+export type OptimizePlan = z.infer<typeof OptimizePlanSchema>;
 
 /** Stages in order: every kind's utility phase first, then every kind's compression phase. */
 export function stagesOf(
@@ -34,6 +34,36 @@ export function stagesOf(
     }
   }
   return out;
+}
+
+/**
+ * The split discipline (ARCHITECTURE §4) needs different tasks for training, selection and the
+ * final table. Tasks named with --tasks (AppWorld without APPWORLD_ROOT) stand for every split, so
+ * the same tasks would train, select and be "held out" (issue #24): this says so, naming how many.
+ */
+export function sharedTasksWarning(
+  params: Pick<OptimizeParams, 'trainSplit' | 'selectSplit' | 'evalSplit'>,
+  tasks: { train: { id: string }[]; select: { id: string }[]; eval: { id: string }[] },
+): string | null {
+  const ids = (xs: { id: string }[]) => new Set(xs.map((t) => t.id));
+  const [train, select, evalIds] = [ids(tasks.train), ids(tasks.select), ids(tasks.eval)];
+  const both = (a: Set<string>, b: Set<string>) => [...a].filter((id) => b.has(id)).length;
+  const pairs = [
+    [`train (${params.trainSplit})`, `selection (${params.selectSplit})`, both(train, select)],
+    [`train (${params.trainSplit})`, `evaluation (${params.evalSplit})`, both(train, evalIds)],
+    [
+      `selection (${params.selectSplit})`,
+      `evaluation (${params.evalSplit})`,
+      both(select, evalIds),
+    ],
+  ] as const;
+  const overlaps = pairs.filter(([, , n]) => n > 0).map(([a, b, n]) => `${n} in ${a} and ${b}`);
+  if (overlaps.length === 0) return null;
+  return (
+    `the same tasks serve several roles (${overlaps.join('; ')}), so the final table is not ` +
+    'held out. Tasks named with --tasks or --task-file stand for every split; give each split ' +
+    "its own tasks (AppWorld: set APPWORLD_ROOT to use the install's split lists)"
+  );
 }
 
 export function planOptimize(
@@ -57,26 +87,18 @@ export function planOptimize(
   const scopes = kindsOf(params.target).length + (params.target === 'both' ? 1 : 0);
   rollouts += (select + evalN) * (BASELINES.length + scopes * (1 + params.phases.length));
   rollouts += train; // the teacher's train rollouts with the final guidelines (for acon export)
-  const meanSteps =
-    mean([...tasks.train, ...tasks.select].map((t) => t.referenceLength || 20)) * 1.2 + 1;
-  const agent = Math.round(rollouts * meanSteps);
-  const compressor = Math.round(agent * COMPRESSIONS_PER_STEP);
-  const updater = stages.length * k;
-  const price = (role: keyof Config['roles'], input: number, output: number) => {
-    const p = config.prices[config.roles[role].model];
-    return p ? (input * p.input + output * p.output) / 1e6 : 0;
-  };
-  const costUsd = simulated
-    ? 0
-    : agent * price('agent', ASSUMED_PROMPT_TOKENS, ASSUMED_ANSWER_TOKENS) +
-      compressor * price('obs_compressor', ASSUMED_COMPRESSOR_PROMPT, ASSUMED_COMPRESSOR_ANSWER) +
-      analyzer * price('analyzer', ASSUMED_ANALYZER_PROMPT, 600) +
-      updater * price('updater', ASSUMED_UPDATER_PROMPT, 1_000);
+  // Every rollout is counted as compressing: an upper estimate (the baselines call none).
+  const { agent, compressor } = rolloutCalls(
+    rollouts,
+    rollouts,
+    meanStepsOf([...tasks.train, ...tasks.select]),
+  );
+  const calls = { agent, compressor, analyzer, updater: stages.length * k };
   return {
     stages: stages.map((s) => `${s.phase}:${s.kind}:r${s.round}`),
     rollouts,
-    calls: { agent, compressor, analyzer, updater },
-    costUsd,
+    calls,
+    costUsd: simulated ? 0 : estimateCostUsd(calls, config),
     simulated,
     tasks: { train, select, eval: evalN },
   };
@@ -94,8 +116,4 @@ export function formatPlan(plan: OptimizePlan): string {
     `  LLM calls (estimate): agent ${c.agent}, compressors ${c.compressor}, analyzer ${c.analyzer}, updater ${c.updater}`,
     `  cost (estimate): ${cost}`,
   ].join('\n');
-}
-
-function mean(xs: number[]): number {
-  return xs.length === 0 ? 20 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }

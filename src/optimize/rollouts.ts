@@ -10,6 +10,7 @@ import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
 import { rolloutKey, type RunStore } from '../store/run-store.js';
 import type { Condition } from './condition.js';
+import { InfraFailureLog, isInfrastructureFailure } from './infra-failures.js';
 import { checkTaskDigests } from './task-digests.js';
 
 export type RolloutJob = { condition: Condition; task: TaskInfo };
@@ -63,6 +64,11 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
   });
   const finished = store.finishedKeys(runId);
   const todo = opts.jobs.filter((j) => !finished.has(rolloutKey(j.condition.label, j.task.id)));
+  const infra = new InfraFailureLog(
+    store,
+    runId,
+    new Set(todo.map((j) => rolloutKey(j.condition.label, j.task.id))),
+  );
   const total = opts.jobs.length;
   let done = total - todo.length;
   opts.onRollout?.(null, done, total);
@@ -84,8 +90,11 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
         opts.onRollout?.(null, done, total);
         return;
       }
+      // 64 random bits as 16 hex digits: unique in any store (a clash would fail the insert, not
+      // mix rows), and every step, compression event and call context repeats it (issue #16).
+      const rolloutId = randomBytes(8).toString('hex');
       try {
-        const ended = await runOne(job, opts);
+        const ended = await runOne(job, rolloutId, opts);
         if (opts.signal?.aborted) return;
         committer.add(() => {
           const outcome = commitRollout(ended, opts);
@@ -93,7 +102,17 @@ export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
           opts.onRollout?.(outcome, done, total);
         });
       } catch (err) {
-        // Budget, interruption and provider failures stop the whole run; finished rollouts stay stored.
+        if (isInfrastructureFailure(err) && !opts.signal?.aborted && stop === null) {
+          // A call that failed every attempt ends only its rollout: listed, not counted, and
+          // run again by --resume (issue #31, item 10).
+          const { label } = job.condition;
+          infra.add({ condition: label, taskId: job.task.id, rolloutId, error: err.message });
+          done += 1;
+          opts.onRollout?.(null, done, total);
+          return;
+        }
+        // Budget, interruption and configuration-like provider failures (401, 404) stop the
+        // whole run; finished rollouts stay stored.
         stop ??= err;
       }
     });
@@ -222,11 +241,12 @@ type EndedRollout = {
   finishedAt: Date;
 };
 
-async function runOne(job: RolloutJob, opts: RunRolloutsOptions): Promise<EndedRollout> {
+async function runOne(
+  job: RolloutJob,
+  rolloutId: string,
+  opts: RunRolloutsOptions,
+): Promise<EndedRollout> {
   const { config, runId } = opts;
-  // 64 random bits as 16 hex digits: unique in any store (a clash would fail the insert, not
-  // mix rows), and every step, compression event and call context repeats it (issue #16).
-  const rolloutId = randomBytes(8).toString('hex');
   const callCtx = { runId, rolloutId, taskId: job.task.id };
   const startedAt = new Date();
   const episode = await opts.bench.start(job.task.id, {

@@ -3,6 +3,8 @@ import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy
 import { hasScenarios } from '../bench/registry.js';
 import { tasksOfSplit } from '../bench/task-filter.js';
 import type { TaskInfo } from '../bench/types.js';
+import type { Config } from '../config/schema.js';
+import { estimateCostUsd, meanStepsOf, rolloutCalls, type CallEstimate } from './estimate.js';
 import type { RunEnv } from './env.js';
 import { foreignBenchWarning } from '../guidelines/bench-check.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
@@ -12,6 +14,8 @@ import { summarizeRun } from '../report/summarize.js';
 import { conditionsVerdict } from '../report/verdict.js';
 import { ProvenanceSchema, type Provenance } from '../report/table.js';
 import { makeCondition, type Condition } from './condition.js';
+import { InfraFailureSchema } from '../domain/infra-failure.js';
+import { infraFailures } from './infra-failures.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
@@ -39,8 +43,43 @@ export const RunConditionsResultSchema = z.object({
   warnings: z.array(z.string()).default([]),
   /** One line naming the Pareto-optimal conditions and how acon compares with raw (verdict.ts). */
   verdict: z.string().default(''),
+  /** Rollouts the infrastructure failed: not in the accuracies above; --resume runs them again. */
+  infraFailures: z.array(InfraFailureSchema).default([]),
 });
 export type RunConditionsResult = z.infer<typeof RunConditionsResultSchema>;
+
+/** What `acon run`/`compare` will run and roughly cost, shown before anything starts. */
+export type RunEstimate = {
+  rollouts: number;
+  calls: Pick<CallEstimate, 'agent' | 'compressor'>;
+  /** USD at most (estimate.ts, the cost model of optimize's plan); 0 when simulated. */
+  costUsd: number;
+  simulated: boolean;
+};
+
+/** Strategies that call a compressor LLM (summary folds history with the hist compressor). */
+const COMPRESSING: readonly StrategyName[] = ['summary', 'naive', 'acon'];
+
+/** The estimate of running `strategies` on `tasks` (every condition on every task). */
+export function estimateRun(
+  strategies: StrategyName[],
+  tasks: TaskInfo[],
+  config: Config,
+  simulated: boolean,
+): RunEstimate {
+  const rollouts = strategies.length * tasks.length;
+  const compressing = strategies.filter((s) => COMPRESSING.includes(s)).length * tasks.length;
+  const calls = rolloutCalls(rollouts, compressing, meanStepsOf(tasks));
+  const costUsd = simulated ? 0 : estimateCostUsd({ ...calls, analyzer: 0, updater: 0 }, config);
+  return { rollouts, calls, costUsd, simulated };
+}
+
+export function formatRunEstimate(e: RunEstimate): string {
+  return (
+    `estimate: ${e.rollouts} rollouts · LLM calls: agent ${e.calls.agent}, compressors ` +
+    `${e.calls.compressor} · cost ~$${e.costUsd.toFixed(2)} at most (list prices, no cache hits)`
+  );
+}
 
 /** Tasks of a split, narrowed to `ids` when given (an unknown split or id exits 2 listing the valid ones). */
 export async function selectTasks(
@@ -80,6 +119,11 @@ export async function runConditions(opts: {
   resume?: string;
   /** One line for the user (stderr), e.g. guidelines learned on another benchmark. */
   warn?: (line: string) => void;
+  /**
+   * Shown the estimate before the environment is contacted or anything is stored; throwing
+   * stops the run there (a paid run refused leaves nothing in the database).
+   */
+  onEstimate?: (estimate: RunEstimate) => void | Promise<void>;
   command: string;
   concurrency?: number;
   onProgress?: (
@@ -91,7 +135,6 @@ export async function runConditions(opts: {
 }): Promise<RunConditionsResult> {
   const { session, params } = opts;
   const { store, config } = session;
-  await session.bench.connect?.();
   // A resumed run uses the versions and tasks it recorded, not what `active` or the split
   // hold today.
   const conditions = await conditionsFor(
@@ -111,6 +154,8 @@ export async function runConditions(opts: {
       )
     : null;
   if (warning) opts.warn?.(warning);
+  await opts.onEstimate?.(estimateRun(params.strategies, tasks, config, session.simulated));
+  await session.bench.connect?.();
   const runId = startRun(session, {
     resume: opts.resume,
     kind: opts.kind,
@@ -163,5 +208,11 @@ export async function runConditions(opts: {
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
   const verdict = conditionsVerdict(params.split, metrics);
-  return { provenance, conditions: metrics, warnings: warning ? [warning] : [], verdict };
+  return {
+    provenance,
+    conditions: metrics,
+    warnings: warning ? [warning] : [],
+    verdict,
+    infraFailures: infraFailures(store, runId),
+  };
 }

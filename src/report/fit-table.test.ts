@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitTable, terminalWidth, wrapNotes, type Column } from './fit-table.js';
+import { fitTable, terminalWidth, wrapLine, wrapNotes, type Column } from './fit-table.js';
 
 type Row = { name: string; a: number; b: number; note: string };
 const rows: Row[] = [
@@ -70,5 +70,21 @@ describe('wrapNotes', () => {
     const lines = wrapNotes(['a = alpha', 'b = beta', 'c = a very long explanation of c'], 24);
     expect(lines[0]).toBe('a = alpha · b = beta');
     for (const l of lines) expect([...l].length).toBeLessThanOrEqual(24);
+  });
+});
+
+describe('wrapLine', () => {
+  it('keeps an indented line’s indentation on each of its pieces (rollout show of JSON)', () => {
+    const line = '    "description": "Documentation of every app and API: what exists"';
+    expect(wrapLine(line, 40)).toEqual([
+      '    "description": "Documentation of',
+      '    every app and API: what exists"',
+    ]);
+  });
+
+  it('leaves an unindented line flush left and every piece within the width', () => {
+    const lines = wrapLine('one two three four five six seven', 10);
+    expect(lines[0]).toBe('one two');
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(10);
   });
 });

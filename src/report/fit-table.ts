@@ -159,9 +159,17 @@ export function wrapNotes(parts: string[], limit: number): string[] {
   return lines.flatMap((l) => wrapLine(l, limit));
 }
 
-/** Breaks one over-long line at spaces. */
+/**
+ * Breaks one over-long line at spaces. A line's leading indentation (pretty-printed JSON in an
+ * observation) starts each of its pieces, so the nesting still reads (issue #24); an indent of
+ * half the width or more is not repeated.
+ */
 export function wrapLine(text: string, limit: number): string[] {
   if (width(text) <= limit) return [text];
+  const indent = /^ */.exec(text)![0];
+  if (indent.length > 0 && indent.length < limit / 2) {
+    return wrapLine(text.slice(indent.length), limit - indent.length).map((l) => indent + l);
+  }
   const out: string[] = [];
   let cur = '';
   for (const word of text.split(' ')) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimatedCachedTokens, fullCallCost } from './full-cost.js';
-import { rolloutMetrics } from './metrics.js';
+import { conditionMetrics, rolloutMetrics } from './metrics.js';
 
 const PRICES = { m: { input: 2, cached_input: 0.5, output: 8 } };
 
@@ -80,6 +80,30 @@ describe('rolloutMetrics: billed vs full cost, dependency', () => {
     });
     expect(m.dependency).toBe(((600 + 100) * 50) / 2 + ((2600 + 100) * 50) / 2);
     expect(m.fullCostUsd).toBeNull();
+  });
+
+  it('gives the compressors a share of the full cost when every call was billed $0 (sim, cache)', () => {
+    // Issue #24: naive's comp% was 0.0 under sim although its compressors cost most of full$.
+    const sim = rolloutMetrics({
+      ...base,
+      calls: [call(1, 'agent', 0, 1000), call(2, 'obs_compressor', 0, 3000)],
+      prices: PRICES,
+    });
+    expect(sim.byRole.obs_compressor!.fullCostUsd).toBeCloseTo((3000 * 2 + 50 * 8) / 1e6, 12);
+    const share = conditionMetrics('naive', [sim], { seed: 1 }).compressorCostShare;
+    expect(share).toBeCloseTo((3000 * 2 + 400) / (3000 * 2 + 400 + 1000 * 2 + 400), 12);
+  });
+
+  it('falls back to the billed share when a rollout has no full cost (no price, or stored before)', () => {
+    const billed = rolloutMetrics({
+      ...base,
+      calls: [call(1, 'agent', 0.03), call(2, 'hist_compressor', 0.01)],
+    });
+    expect(billed.byRole.agent!.fullCostUsd).toBeNull();
+    expect(conditionMetrics('acon', [billed], { seed: 1 }).compressorCostShare).toBeCloseTo(
+      0.25,
+      12,
+    );
   });
 
   it('leaves the system prompt and tools out of the peak; peak+sys is the largest prompt sent', () => {

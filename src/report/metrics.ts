@@ -66,30 +66,32 @@ export function rolloutMetrics(input: {
   qa?: { exactMatch: number; f1: number };
 }): RolloutMetrics {
   const byRole: Record<string, RoleUsage> = {};
+  let fullCost: number | null = input.prices ? 0 : null;
   for (const call of input.calls) {
+    const full = input.prices
+      ? fullCallCost(
+          { ...call, sharedPrefixTokens: input.sharedPrefixTokens?.get(call.id) ?? 0 },
+          input.prices,
+        )
+      : null;
     const u = (byRole[call.role] ??= {
       calls: 0,
       inputTokens: 0,
       cachedTokens: 0,
       outputTokens: 0,
       costUsd: 0,
+      fullCostUsd: input.prices ? 0 : null,
     });
     u.calls += 1;
     u.inputTokens += call.promptTokens;
     u.cachedTokens += call.cachedTokens;
     u.outputTokens += call.completionTokens;
     u.costUsd += call.costUsd;
+    // One unpriced call makes the role's (and the rollout's) full cost unknown.
+    u.fullCostUsd = u.fullCostUsd === null || full === null ? null : u.fullCostUsd + full;
+    fullCost = fullCost === null || full === null ? null : fullCost + full;
   }
   const ok = input.events.filter((e) => !e.failed);
-  let fullCost: number | null = input.prices ? 0 : null;
-  for (const call of input.calls) {
-    if (fullCost === null || !input.prices) break;
-    const c = fullCallCost(
-      { ...call, sharedPrefixTokens: input.sharedPrefixTokens?.get(call.id) ?? 0 },
-      input.prices,
-    );
-    fullCost = c === null ? null : fullCost + c;
-  }
   return {
     success: input.success,
     score: input.score,
@@ -141,7 +143,11 @@ export const ConditionMetricsSchema = z.object({
   meanTotalTokens: z.number().default(0),
   /** Mean dependency per task (paper v3 Eq. 12, in tokens²); null when a rollout has none. */
   meanDependency: z.number().nullable().default(null),
-  /** Share of the cost spent on the observation and history compressors. */
+  /**
+   * Share of the cost spent on the observation and history compressors: of the full cost when
+   * every rollout has one per role (the billed cost is $0 under sim and for cache hits, issue
+   * #24), else of the billed cost.
+   */
   compressorCostShare: z.number(),
   eventsPerTask: z.number(),
   /** QA: mean per-task exact match (each task averages its questions); null for other benchmarks. */
@@ -172,9 +178,6 @@ export function conditionMetrics(
   const meanPeak = mean(peaks);
   const meanSteps = mean(rollouts.map((r) => r.steps));
   const cost = sum(rollouts.map((r) => r.costUsd));
-  const compressorCost = sum(
-    rollouts.flatMap((r) => COMPRESSOR_ROLES.map((role) => r.byRole[role]?.costUsd ?? 0)),
-  );
   const raw = opts.raw && opts.raw.length > 0 ? opts.raw : undefined;
   const rawPeak = raw ? mean(raw.map((r) => r.peakInputTokens)) : 0;
   const rawSteps = raw ? mean(raw.map((r) => r.steps)) : 0;
@@ -194,11 +197,25 @@ export function conditionMetrics(
     fullCostPerTask: meanOrNull(rollouts.map((r) => r.fullCostUsd)),
     meanTotalTokens: mean(rollouts.map(totalTokens)),
     meanDependency: meanOrNull(rollouts.map((r) => r.dependency)),
-    compressorCostShare: cost > 0 ? compressorCost / cost : 0,
+    compressorCostShare: compressorShare(rollouts),
     eventsPerTask: mean(rollouts.map((r) => r.compressionEvents)),
     exactMatch: meanOf(rollouts.map((r) => r.exactMatch)),
     f1: meanOf(rollouts.map((r) => r.f1)),
   };
+}
+
+/**
+ * The compressors' share of the cost: full costs when every rollout and role has one (what the
+ * calls would cost if sent, so simulated and cached calls count), else billed costs.
+ */
+function compressorShare(rollouts: RolloutMetrics[]): number {
+  const full = rollouts.every(
+    (r) => r.fullCostUsd !== null && Object.values(r.byRole).every((u) => u.fullCostUsd !== null),
+  );
+  const of = (u: RoleUsage | undefined) => (full ? (u?.fullCostUsd ?? 0) : (u?.costUsd ?? 0));
+  const total = sum(rollouts.flatMap((r) => ROLLOUT_ROLES.map((role) => of(r.byRole[role]))));
+  const comp = sum(rollouts.flatMap((r) => COMPRESSOR_ROLES.map((role) => of(r.byRole[role]))));
+  return total > 0 ? comp / total : 0;
 }
 
 /** Mean of the defined values; null when no rollout has one (not a QA benchmark). */

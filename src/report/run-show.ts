@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { unknownName } from '../bench/task-filter.js';
+import { InfraFailureSchema, type InfraFailure } from '../domain/infra-failure.js';
 import type { RolloutRow, RunRow } from '../store/run-store.js';
+import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import { int, SIMULATED_NOTE, usd } from './table.js';
+import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
 
 /** One rollout as `acon runs show` lists it (and as its `--json` prints it). */
 export const RolloutSummarySchema = z.object({
@@ -48,6 +50,8 @@ export const RunShowSchema = z.object({
     task: z.string().nullable(),
   }),
   rollouts: z.array(RolloutSummarySchema),
+  /** Rollouts the infrastructure failed: not stored as rollouts, run again by --resume. Absent: none. */
+  infraFailures: z.array(InfraFailureSchema).optional(),
 });
 export type RunShow = z.infer<typeof RunShowSchema>;
 
@@ -96,24 +100,32 @@ export function summarizeRollout(r: RolloutRow): RolloutSummary {
 }
 
 /** Filters match exactly: a condition label, a task id; `failed` keeps only failures. */
-export function runShow(run: RunRow, rows: RolloutRow[], filters: RunShowFilters): RunShow {
-  checkFilter(
-    'condition',
-    filters.condition,
-    rows.map((r) => r.condition),
-  );
-  checkFilter(
-    'task',
-    filters.task,
-    rows.map((r) => r.task_id),
-  );
+export function runShow(
+  run: RunRow,
+  rows: RolloutRow[],
+  filters: RunShowFilters,
+  infra: readonly InfraFailure[] = [],
+): RunShow {
+  checkFilter('condition', filters.condition, [
+    ...rows.map((r) => r.condition),
+    ...infra.map((f) => f.condition),
+  ]);
+  checkFilter('task', filters.task, [...rows.map((r) => r.task_id), ...infra.map((f) => f.taskId)]);
   const keep = rows.filter(
     (r) =>
       (!filters.failed || !r.success) &&
       (filters.condition === null || r.condition === filters.condition) &&
       (filters.task === null || r.task_id === filters.task),
   );
-  return { run: runInfo(run), filters, rollouts: keep.map(summarizeRollout) };
+  const infraFailures = infra.filter(
+    (f) =>
+      (filters.condition === null || f.condition === filters.condition) &&
+      (filters.task === null || f.taskId === filters.task),
+  );
+  const rollouts = keep.map(summarizeRollout);
+  return infraFailures.length > 0
+    ? { run: runInfo(run), filters, rollouts, infraFailures }
+    : { run: runInfo(run), filters, rollouts };
 }
 
 /** A filter value the run does not have is an error listing the ones it has (exit 2), never "0 rollouts". */
@@ -176,14 +188,19 @@ const COLUMNS: Column<RolloutSummary>[] = [
 export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const r = show.run;
-  const models = [...new Set(Object.values(r.models))].join(', ');
+  const models = modelsText(r.models);
   const head = [
     `${r.simulated ? 'SIMULATED — ' : ''}run ${r.id} · ${r.kind} · ${r.bench} · ${r.status}`,
     `provider ${r.provider} · models ${models}`,
   ].flatMap((l) => wrapLine(l, limit));
   const ok = show.rollouts.filter((x) => x.success).length;
   const count = `${show.rollouts.length} rollouts shown, ${ok} succeeded, ${show.rollouts.length - ok} failed`;
-  if (show.rollouts.length === 0) return `${[...head, count].join('\n')}\n`;
+  const infra = infraFailureLines(
+    show.infraFailures ?? [],
+    `acon ${r.kind} --resume ${r.id}`,
+    limit,
+  );
+  if (show.rollouts.length === 0) return `${[...head, count].join('\n')}\n${infra}`;
   const { text, notes } = fitTable(show.rollouts, COLUMNS, opts);
   const full = fullReasons(show.rollouts, text, limit);
   const foot = wrapNotes(
@@ -191,7 +208,7 @@ export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
     limit,
   );
   if (r.simulated) foot.push(...wrapLine(SIMULATED_NOTE, limit));
-  return `${[...head, text.trimEnd(), count, ...full, ...foot].join('\n')}\n`;
+  return `${[...head, text.trimEnd(), count, ...full].join('\n')}\n${infra}${foot.join('\n')}\n`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RunRow } from '../store/run-store.js';
 import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import { pct1 } from './table.js';
+import { modelsText, pct1 } from './table.js';
 
 /** Accuracy of one condition of a run, from its stored rollouts. */
 export const ConditionCountSchema = z.object({
@@ -56,9 +56,13 @@ export function runListItems(
   }));
 }
 
-/** `sim/gpt-4.1` when every role uses it; else the distinct models, agent's first. */
-export function modelsText(models: Record<string, string>): string {
-  return [...new Set(Object.values(models))].join(', ');
+/**
+ * The models column: `sim` for a run whose every role is simulated (a priced-as model name there
+ * would read as if that model ran, issue #24); else the distinct models.
+ */
+function listedModels(models: Record<string, string>): string {
+  const all = Object.values(models);
+  return all.length > 0 && all.every((m) => m.startsWith('sim/')) ? 'sim' : modelsText(models);
 }
 
 const COLUMNS: Column<RunListItem>[] = [
@@ -69,8 +73,8 @@ const COLUMNS: Column<RunListItem>[] = [
   {
     key: 'models',
     label: 'models',
-    note: 'provider/model of each role; * SIMULATED (the offline sim provider, not a real model)',
-    value: (r) => `${modelsText(r.models)}${r.simulated ? '*' : ''}`,
+    note: 'provider/model of each role; * SIMULATED: the offline sim provider, no model ran (runs show names the models its calls are priced as)',
+    value: (r) => `${listedModels(r.models)}${r.simulated ? '*' : ''}`,
   },
   { key: 'status', label: 'status', value: (r) => r.status },
   {

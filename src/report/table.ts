@@ -13,9 +13,23 @@ export const ProvenanceSchema = z.object({
 });
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
+/**
+ * A recorded `provider/model` as people read it. The sim provider records the configured model
+ * (`sim/gpt-4.1`) only to price its calls; printed as such it reads as if GPT-4.1 ran (issue #24),
+ * so it prints `sim (priced as gpt-4.1)`.
+ */
+export function modelLabel(model: string): string {
+  return model.startsWith('sim/') ? `sim (priced as ${model.slice('sim/'.length)})` : model;
+}
+
+/** The distinct models of a run's roles as people read them, agent's first. */
+export function modelsText(models: Record<string, string>): string {
+  return [...new Set(Object.values(models))].map(modelLabel).join(', ');
+}
+
 export function provenanceLine(p: Provenance): string {
-  const agent = p.models.agent ?? '?';
-  const comp = p.models.obs_compressor ?? '?';
+  const agent = modelLabel(p.models.agent ?? '?');
+  const comp = modelLabel(p.models.obs_compressor ?? '?');
   const tag = p.simulated ? 'SIMULATED — ' : '';
   // The run id is printed after the table, so the same command twice prints the same table.
   return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}`;
@@ -160,7 +174,7 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'compressorCostShare',
       label: 'comp%',
-      note: '% of cost spent by the compressors',
+      note: '% of the cost spent by the compressors (of full$; of billed$ where full$ is unknown)',
       value: (r) => pct1(r.compressorCostShare),
       align: 'right',
       priority: 4,

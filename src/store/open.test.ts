@@ -1,11 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
-import { explainDatabaseError } from './open.js';
+import { explainDatabaseError, openForReading } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
 
@@ -31,6 +39,31 @@ describe('openDatabase', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe('x');
     expect(openError(file, 'read').message).toContain('not an SQLite database');
+  });
+
+  it('refuses an SQLite file of another program in every mode, naming it, and adds nothing to it', () => {
+    const d = dir();
+    const file = join(d, 'notes.db');
+    const other = new Database(file);
+    other.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine')",
+    );
+    other.close();
+    const before = readFileSync(file);
+    for (const mode of ['write', 'read'] as const) {
+      expect(openError(file, mode).message).toBe(
+        `${file}: is an SQLite database of another program (it has tables but not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
+      );
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(existsSync(`${file}-shm`)).toBe(false);
+    // Another program's application id is refused too, even with no table yet.
+    const tagged = join(d, 'tagged.db');
+    const t = new Database(tagged);
+    t.pragma('application_id = 1234');
+    t.close();
+    expect(openError(tagged).message).toContain('of another program');
   });
 
   it('says a folder given as the database is a folder, and how to name a file in it', () => {
@@ -140,5 +173,41 @@ describe('openDatabase', () => {
     expect(() => store.setRunStatus('run-0', 'failed')).toThrow(/readonly/);
     store.close();
     expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  it('leaves no -wal or -shm beside a database it only read, in either way of reading', () => {
+    const d = dir();
+    const file = join(d, 'acon.db');
+    storeWithRuns(file, 2);
+    const bytes = readFileSync(file);
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    // The store's read mode (a writable folder), then the in-memory copy read-only media get.
+    const store = new SqliteRunStore(file, { mode: 'read' });
+    expect(store.listRuns()).toHaveLength(2);
+    store.close();
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    const copy = openForReading(file, false);
+    expect(copy.readonly).toBe(true);
+    expect(copy.prepare('SELECT COUNT(*) FROM runs').pluck().get()).toBe(2);
+    copy.close();
+    expect(readdirSync(d)).toEqual(['acon.db']);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  // As root, chmod does not stop writes; the test above covers the read-only way for root.
+  it.skipIf(process.getuid?.() === 0)('reads a database in a read-only folder', () => {
+    const d = dir();
+    const file = join(d, 'acon.db');
+    storeWithRuns(file, 2);
+    chmodSync(file, 0o444);
+    chmodSync(d, 0o555);
+    try {
+      const store = new SqliteRunStore(file, { mode: 'read' });
+      expect(store.listRuns()).toHaveLength(2);
+      store.close();
+      expect(readdirSync(d)).toEqual(['acon.db']);
+    } finally {
+      chmodSync(d, 0o755);
+    }
   });
 });

@@ -1,8 +1,24 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { createSchema, fileSchema, legacySchema, newerSchema, SCHEMA_VERSION } from './schema.js';
+import {
+  createSchema,
+  fileSchema,
+  foreignFile,
+  legacySchema,
+  newerSchema,
+  SCHEMA_VERSION,
+} from './schema.js';
 
 /** `write` creates the file and its tables; `read` never changes it (list, show, export). */
 export type OpenMode = 'write' | 'read';
@@ -30,12 +46,11 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
     }
     if (mode === 'write') mkdirSync(dirname(file), { recursive: true });
     checkHeader(file);
-    db = new Database(file, {
-      readonly: mode === 'read',
-      fileMustExist: mode === 'read',
-      timeout: BUSY_TIMEOUT_MS,
-    });
+    db = mode === 'read' ? openForReading(file) : new Database(file, { timeout: BUSY_TIMEOUT_MS });
     const opened = db;
+    // Before anything is written (the switch to WAL rewrites the header): another program's
+    // database stays as it is.
+    if (retryWhileBusy(() => fileSchema(opened)).foreign) throw foreignFile(file);
     if (mode === 'write') {
       // Only before writing: the check reads every page (1.5 s on a 1.4 GB store, issue #16), and
       // a read-only command changes nothing; SQLite reports a damaged page it reads anyway.
@@ -63,6 +78,50 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
   } catch (err) {
     db?.close();
     throw asDatabaseError(err, file);
+  }
+}
+
+/**
+ * Opens an existing file so that nothing in it changes and nothing is left beside it (issue #31,
+ * item 7). SQLite's read-only open of a WAL file makes a `-wal` and `-shm` it cannot remove,
+ * and fails where it cannot make them (read-only media), so:
+ * - a `-wal` beside the file (a writer is running, or died): read-only, through it;
+ * - a writable file in a writable folder: read-write with `query_only`, so no statement can
+ *   write, and the last connection removes the `-wal`/`-shm` as it closes;
+ * - otherwise (read-only media; no writer can be running): a copy read into memory.
+ */
+export function openForReading(file: string, writable = canWrite(file)): Database.Database {
+  const options = { fileMustExist: true, timeout: BUSY_TIMEOUT_MS };
+  if (existsSync(`${file}-wal`)) {
+    try {
+      return new Database(file, { ...options, readonly: true });
+    } catch (err) {
+      if (writable) throw err;
+      throw new DatabaseError(
+        file,
+        `its -wal file holds changes not yet in the database, and its folder is read-only (${(err as Error).message}); open it once where it is writable (any acon command), or copy the database with its -wal and -shm files to a writable folder`,
+        { cause: err },
+      );
+    }
+  }
+  if (writable) {
+    const db = new Database(file, options);
+    db.pragma('query_only = ON');
+    return db;
+  }
+  const image = readFileSync(file);
+  // Bytes 18–19 say WAL (2); an in-memory copy has no WAL, so it reads as a rollback-journal file.
+  if (image[18] === 2) image.fill(1, 18, 20);
+  return new Database(image, { readonly: true });
+}
+
+function canWrite(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    accessSync(dirname(file), constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

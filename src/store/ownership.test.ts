@@ -46,6 +46,22 @@ describe('run ownership', () => {
     second.close();
   });
 
+  it('refuses to delete a run another live process owns, and deletes it once that one is gone', () => {
+    const w = world();
+    w.alive.add(100);
+    const writer = w.open({ pid: 100, host: 'h' });
+    writer.createRun(RUN);
+    const other = w.open({ pid: 200, host: 'h' });
+    expect(() => other.deleteRun('run-1')).toThrow(
+      'run run-1 is being run by pid 100 on h (last heartbeat 0s ago); stop that process first (Ctrl-C in its terminal, or kill 100), then delete the run',
+    );
+    writer.setState('run-1', 'k', 1);
+    w.alive.delete(100);
+    expect(other.deleteRun('run-1').rollouts).toBe(0);
+    writer.close();
+    other.close();
+  });
+
   it('shows a killed owner’s run as interrupted and lets another process resume it', () => {
     const w = world();
     w.alive.add(100);

@@ -608,7 +608,8 @@ export class SqliteRunStore implements RunStore {
   /**
    * Deletes a run and everything that belongs to it (rollouts and their documents, LLM calls
    * and the cache entries that point to them, checkpoints) in one transaction. Guideline
-   * versions stay: the guideline files on disk name them.
+   * versions stay: the guideline files on disk name them. A run another live process owns is
+   * refused (RunBusyError), whatever the caller says.
    */
   deleteRun(runId: string): { rollouts: number; calls: number } {
     this.getRun(runId);
@@ -616,6 +617,14 @@ export class SqliteRunStore implements RunStore {
     const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
     const deleted = this.db
       .transaction(() => {
+        // Checked in the transaction: a run resumed meanwhile is not pulled from under its
+        // writer (issue #31, item 6).
+        const row = this.getRun(runId);
+        if (row.status === 'running' && !isSelf(row.owner, this.probe)) {
+          throw new RunBusyError(
+            `run ${runId} is being run by ${describeOwner(row.owner, this.probe)}; stop that process first (Ctrl-C in its terminal, or kill ${row.owner.pid}), then delete the run`,
+          );
+        }
         this.sql(`DELETE FROM llm_cache WHERE call ${ofCalls}`).run(run);
         this.sql(`DELETE FROM journal WHERE call ${ofCalls}`).run(run);
         const calls = this.sql('DELETE FROM calls WHERE run = ?').run(run).changes;

@@ -134,13 +134,28 @@ export const APPLICATION_ID = 0x61636f6e;
  */
 export const SCHEMA_VERSION = 2;
 
-/** What a file holds: this store's schema, the store before it (legacy), or nothing yet. */
-export type FileSchema = { legacy: boolean; version: number };
+/**
+ * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
+ * program's data (foreign: tables but no acon schema version, or another application id).
+ */
+export type FileSchema = { legacy: boolean; version: number; foreign: boolean };
 
 export function fileSchema(db: Database.Database): FileSchema {
   const app = db.pragma('application_id', { simple: true }) as number;
   const version = db.pragma('user_version', { simple: true }) as number;
-  return { legacy: app !== APPLICATION_ID && version > 0, version };
+  const tables = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").pluck();
+  const foreign =
+    (app !== APPLICATION_ID && app !== 0) ||
+    (app === 0 && version === 0 && (tables.get() as number) > 0);
+  return { legacy: app === 0 && version > 0, version, foreign };
+}
+
+/** An SQLite file of another program: acon neither reads nor adds its tables to it (issue #31). */
+export function foreignFile(file: string): DatabaseError {
+  return new DatabaseError(
+    file,
+    "is an SQLite database of another program (it has tables but not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database",
+  );
 }
 
 /**
@@ -150,6 +165,7 @@ export function fileSchema(db: Database.Database): FileSchema {
 export function createSchema(db: Database.Database, file: string): void {
   const check = () => {
     const s = fileSchema(db);
+    if (s.foreign) throw foreignFile(file);
     if (s.legacy) throw legacySchema(file, s.version);
     if (s.version > SCHEMA_VERSION) throw newerSchema(file, s.version);
     return s.version;

@@ -17,14 +17,19 @@ export function tempDir(prefix = 'acon-e2e-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A clean environment: no keys or ACON_* overrides leak in from the developer's shell. */
+/**
+ * A clean environment: no keys or ACON_* overrides leak in from the developer's shell. The
+ * periodic progress line is off (ACON_PROGRESS_INTERVAL=0): it appears only when a command runs
+ * longer than its interval, so on a loaded machine it would break an expected-empty stderr; a
+ * test that wants it passes its own value.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith('ACON_') || k.startsWith('OPENAI_')) continue;
     env[k] = v;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  return { ...env, NO_COLOR: '1', ACON_PROGRESS_INTERVAL: '0', ...extra };
 }
 
 /** Runs `acon args…` in `cwd`; `onSpawn` gets the child (to send signals). */

@@ -1,4 +1,4 @@
-import { Faker, base, en } from '@faker-js/faker';
+import { englishFaker } from '../english-faker.js';
 import { seededRandom, type Random } from '../../seeded-random.js';
 
 /**
@@ -186,9 +186,7 @@ export function corpusFor(seed: number = DEFAULT_CORPUS_SEED): Corpus {
 
 /** Generates the corpus of a seed (use `corpusFor`, which remembers it). */
 export function generateCorpus(seed: number): Corpus {
-  // A fresh Faker per corpus: the shared singleton would leak state between seeds.
-  const f = new Faker({ locale: [en, base] });
-  f.seed(seed);
+  const f = englishFaker(seed);
   const r = seededRandom('qa-corpus', seed);
   const titles = new Set<string>();
   const unique = (make: () => string): string => {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packForPage } from './pack.js';
 import type { ReportData } from './report-data.js';
+import { modelLabel } from '../table.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
 // "files"); from both src/report/html and dist/report/html this is ../../../src/report/html/assets.
@@ -56,7 +57,7 @@ function pageData(data: ReportData) {
 export function renderReportHtml(data: ReportData): string {
   const r = data.run;
   const models = Object.entries(r.models)
-    .map(([role, m]) => `${role} <code>${escapeHtml(m)}</code>`)
+    .map(([role, m]) => `${role} <code>${escapeHtml(modelLabel(m))}</code>`)
     .join(' · ');
   const css = readFileSync(join(ASSETS, 'report.css'), 'utf8');
   const page = readFileSync(join(ASSETS, 'report-page.js'), 'utf8');

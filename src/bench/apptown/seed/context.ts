@@ -1,4 +1,5 @@
-import { Faker, base, en } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+import { englishFaker } from '../../english-faker.js';
 import { IdAllocator } from '../ids.js';
 import type { PersonRef, UserRef } from '../records.js';
 import { WORLD_NOW, isoSeconds } from '../world.js';
@@ -31,9 +32,7 @@ const DAY_MS = 86_400_000;
 const NOW_MS = Date.parse(WORLD_NOW);
 
 export function createSeedContext(seed: number): SeedContext {
-  // A fresh instance per world: the shared `faker` singleton would leak state between tasks.
-  const f = new Faker({ locale: [en, base] });
-  f.seed(seed);
+  const f = englishFaker(seed);
   f.setDefaultRefDate(WORLD_NOW);
   const ids = new IdAllocator(() => f.number.float({ min: 0, max: 1, fractionDigits: 8 }));
   const people = makePeople(f);

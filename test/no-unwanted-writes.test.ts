@@ -1,0 +1,110 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { runAcon, tempDir } from './helpers/cli.js';
+
+/**
+ * Issue #31, item 9: a command stopped by bad input writes nothing. The database (runs/acon.db,
+ * the default) is opened for writing only after the config, the benchmark's tasks, the
+ * guideline versions, the QA data and the endpoint keys are validated; an SQLite file of
+ * another program given as --db is refused and left as it was.
+ */
+
+/** The files under `dir`, relative, sorted (what a command left behind). */
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+const COMPARE = ['compare', '--bench', 'apptown', '--split', 'dev', '--strategies', 'raw'];
+
+describe('bad input leaves no database behind', () => {
+  it.each([
+    {
+      what: 'a config error',
+      setup: (cwd: string) =>
+        writeFileSync(join(cwd, 'acon.config.yaml'), 'run:\n  concurency: 2\n'),
+      args: COMPARE,
+      stderr: /concurency/,
+    },
+    {
+      what: 'a task file error',
+      setup: (cwd: string) => {
+        mkdirSync(join(cwd, 'tasks'));
+        writeFileSync(
+          join(cwd, 'tasks', 'dev-900-broken.yaml'),
+          'id: dev-900-broken\nsplit: dev\n',
+        );
+        writeFileSync(join(cwd, 'acon.config.yaml'), 'apptown:\n  tasks_dir: tasks\n');
+      },
+      args: COMPARE,
+      stderr: /dev-900-broken\.yaml/,
+    },
+    {
+      what: 'a guideline version that does not exist',
+      setup: () => {},
+      args: [
+        'run',
+        '--bench',
+        'apptown',
+        '--split',
+        'dev',
+        '--strategy',
+        'acon',
+        '--guidelines',
+        'obs@97,hist@0',
+      ],
+      stderr: /97/,
+    },
+    {
+      what: 'missing QA data',
+      setup: () => {},
+      args: ['compare', '--bench', 'qa', '--qa-data', 'nope.json', '--strategies', 'raw'],
+      stderr: /nope\.json/,
+    },
+    {
+      what: 'an unset API key',
+      setup: () => {},
+      args: [...COMPARE, '--provider', 'openai'],
+      stderr: /OPENAI_API_KEY is not set/,
+    },
+    {
+      what: 'an unknown optimize split',
+      setup: () => {},
+      args: ['optimize', '--bench', 'apptown', '--train-split', 'trian', '--max-tasks', '1'],
+      stderr: /trian/,
+    },
+  ])(
+    '$what stops the command and creates no file',
+    async ({ setup, args, stderr }) => {
+      const cwd = tempDir();
+      setup(cwd);
+      const before = files(cwd);
+      const r = await runAcon(args, { cwd });
+      expect(r.code, r.stderr).not.toBe(0);
+      expect(r.stderr).toMatch(stderr);
+      expect(files(cwd)).toEqual(before);
+    },
+    60_000,
+  );
+
+  it('refuses --db naming an SQLite file of another program, and leaves it as it was', async () => {
+    const cwd = tempDir();
+    const file = join(cwd, 'notes.db');
+    const db = new Database(file);
+    db.exec("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')");
+    db.close();
+    const bytes = readFileSync(file);
+    const r = await runAcon([...COMPARE, '--tasks', 'dev-001-phone-files-mail', '--db', file], {
+      cwd,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}: is an SQLite database of another program`);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const list = await runAcon(['runs', '--db', file], { cwd });
+    expect(list.code).toBe(2);
+    expect(list.stderr).toContain('of another program');
+    expect(files(cwd)).toEqual(['notes.db']);
+  }, 60_000);
+});
