@@ -9,9 +9,11 @@ import {
   reply,
   type FakeHandler,
   type FakeReply,
+  type FakeRequest,
 } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { makeEnv, taskResolver } from './helpers/env.js';
+import { expiringFetch, REQUEST_ID_HEADER } from './helpers/expiring-fetch.js';
 
 /**
  * Issue 17's fault campaign, kept: ≥100 rollouts through the fake model server while it answers
@@ -30,7 +32,13 @@ function unit(key: string): number {
   return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
 }
 
-function faultReply(fault: Fault): FakeReply {
+/**
+ * The requests of a run go through a fetch whose timer the test controls: a request the server
+ * answers "late" is timed out at once, as the client's timer would after `timeout_ms`.
+ */
+const timeouts = expiringFetch();
+
+function faultReply(fault: Fault, req: FakeRequest): FakeReply {
   switch (fault) {
     case '429':
       return reply.rateLimit({ retryAfterMs: 1 });
@@ -41,8 +49,10 @@ function faultReply(fault: Fault): FakeReply {
     case 'reset':
       return reply.reset();
     case 'timeout':
-      // Longer than the endpoint's timeout_ms below; the server's timers end with close().
-      return reply.text('late', { latencyMs: 60_000 });
+      // Later than the endpoint's timeout_ms below: the request's timer expires now (not after
+      // timeout_ms of real time); the server's timers end with close().
+      if (!timeouts.expire(req.headers[REQUEST_ID_HEADER])) throw new Error('no request to expire');
+      return reply.text('late', { latencyMs: 600_000 });
     case 'malformed':
       return reply.malformedJson();
     case 'context':
@@ -50,10 +60,7 @@ function faultReply(fault: Fault): FakeReply {
   }
 }
 
-/**
- * A fault kind for u in [0, 1). Timeouts are rarer than the others: each costs the endpoint's
- * timeout_ms of real time (the SDK's timer), the others cost nothing.
- */
+/** A fault kind for u in [0, 1). Timeouts are rarer than the others (as on a real endpoint). */
 function pick(kinds: readonly Fault[], u: number): Fault {
   const weight = (k: Fault) => (k === 'timeout' ? 1 : 4);
   const total = kinds.reduce((sum, k) => sum + weight(k), 0);
@@ -76,7 +83,7 @@ function faulty(inner: FakeHandler, kinds: readonly Fault[]) {
     if (n < 2 && roll < RATE) {
       const fault = pick(kinds, roll / RATE);
       injected.set(fault, (injected.get(fault) ?? 0) + 1);
-      return faultReply(fault);
+      return faultReply(fault, req);
     }
     return inner(req);
   };
@@ -93,7 +100,8 @@ const CONFIG = {
       api_key_env: 'ACON_TEST_KEY',
       max_retries: 4,
       concurrency: 8,
-      timeout_ms: 1500,
+      // Only the faults time out (see expiringFetch); an answer on a loaded machine never does.
+      timeout_ms: 120_000,
     },
   },
   run: { concurrency: 8 },
@@ -122,6 +130,7 @@ async function runThrough(handler: FakeHandler, opts: { stopAfter?: number; dir?
       endpoints: { default: { ...CONFIG.endpoints.default, base_url: server.url } },
     },
     clock: instantClock,
+    fetch: timeouts.fetch,
     ...(opts.dir && { dir: opts.dir }),
   });
   return { env, server };

@@ -76,3 +76,98 @@ describe('countMessageTokens', () => {
     expect(countMessageTokens([user], [])).toBe(countMessageTokens([user]));
   });
 });
+
+describe('counting a text line by line', () => {
+  /** A seeded generator (mulberry32): the same strings in every run. */
+  function rng(seed: number) {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  // Everything next to a line feed that the o200k split treats specially: whitespace of every
+  // kind, `/`, digits, contractions, letters of both cases, marks, emoji, punctuation.
+  const ALPHABET = [
+    '\n',
+    '\n',
+    '\n',
+    '\r',
+    ' ',
+    ' ',
+    '  ',
+    '\t',
+    '/',
+    '//',
+    'a',
+    'Z',
+    'Word',
+    'word',
+    "'s",
+    "'LL",
+    '1',
+    '42',
+    '1234',
+    '{',
+    '}',
+    '"',
+    ',',
+    ':',
+    '-',
+    '#',
+    'é',
+    'É',
+    '\u0301',
+    '中文',
+    '🙂',
+    '\u00a0',
+    '\u2028',
+    '\u3000',
+    '<|endoftext|>',
+    '.\n',
+    '}\n',
+    '/\n',
+    ' \n',
+    '\n\n',
+    '\r\n',
+  ];
+
+  it('gives exactly the count of the whole text, cut at every line it may be cut at', () => {
+    const random = rng(28);
+    // minPiece 1: every allowed cut is taken; a tiny cache also evicts all the time.
+    const counter = createTokenCounter(8, 200, 1);
+    for (let i = 0; i < 3000; i++) {
+      const parts: string[] = [];
+      const n = 1 + Math.floor(random() * 60);
+      for (let j = 0; j < n; j++) parts.push(ALPHABET[Math.floor(random() * ALPHABET.length)]!);
+      const text = parts.join('');
+      const expected = createTokenCounter(0, 0, Number.MAX_SAFE_INTEGER).countTokens(text);
+      expect({ text, n: counter.countTokens(text) }).toEqual({ text, n: expected });
+    }
+  });
+
+  it('counts pretty-printed JSON, prose and a repeated history the same as in one piece', () => {
+    const record = (i: number) =>
+      JSON.stringify(
+        { id: `acct-${i}`, amount: i * 12.5, note: `Paid for item ${i}'s order` },
+        null,
+        2,
+      );
+    const history = Array.from({ length: 40 }, (_, i) => `Step ${i}:\n${record(i)}\n`).join('\n');
+    const texts = [
+      history,
+      `Summary so far:\n- paid acct-1\n/ path line\n  indented\n${history}`,
+      history.replace(/\n/g, '\r\n'),
+    ];
+    const counter = createTokenCounter();
+    const whole = createTokenCounter(0, 0, Number.MAX_SAFE_INTEGER);
+    for (const text of texts) {
+      expect(counter.countTokens(text)).toBe(whole.countTokens(text));
+      // The second time its lines come from the cache.
+      expect(counter.countTokens(text)).toBe(whole.countTokens(text));
+    }
+  });
+});

@@ -13,8 +13,8 @@ setMergeCacheSize(10_000);
  * encoding of the GPT-4o/4.1 family. For other model families it is an estimate, which is all
  * the thresholds need.
  *
- * Called on every agent step over the whole history, so counts of longer strings are kept in
- * a small LRU: re-counting an unchanged history costs a few map look-ups.
+ * Called on every agent step over the whole history, so counts of longer strings (and lines) are
+ * kept in a bounded cache: re-counting an unchanged history costs a few map look-ups.
  */
 
 /**
@@ -46,36 +46,109 @@ export type TokenCounter = {
 };
 
 /**
+ * Whether a text may be cut before a character with this code, right after a line feed, so that
+ * the o200k count of the whole is the sum of the counts of the two sides. o200k_base first
+ * splits text with a regular expression (no look-behind; its only look-ahead is `\s+(?!\S)`)
+ * and counts each match on its own. A match that takes the line feed ends there unless the next
+ * character continues it: whitespace (`\s*[\r\n]+`, `\s+`) or `/` (`[^\s\p{L}\p{N}]+[\r\n/]*`).
+ * Before any other character the split of the whole is the split of the left side followed by
+ * the split of the right side, so each line of a text can be counted, and remembered, apart.
+ * Only printable ASCII is taken, the rest (other whitespace among it) never starts a cut.
+ */
+function startsPiece(code: number): boolean {
+  return code > 0x20 && code < 0x7f && code !== 0x2f;
+}
+
+/**
+ * A copy of `text` that holds no reference to the string it was sliced from: a cached slice would
+ * keep the whole prompt it came from alive.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
+/**
+ * The o200k count of `text` as the sum over its pieces (cut where `startsPiece` allows): pieces of
+ * at least `minPiece` characters are counted by `countPiece`, runs of shorter ones directly.
+ */
+function countByPieces(
+  text: string,
+  minPiece: number,
+  countPiece: (piece: string) => number,
+): number {
+  let total = 0;
+  // [start, cut) is the current piece; [pending, start) shorter pieces not counted yet.
+  let pending = 0;
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
+    const cut = nl + 1;
+    if (cut === text.length || !startsPiece(text.charCodeAt(cut))) continue;
+    if (cut - start >= minPiece) {
+      if (pending < start) total += countO200k(text.slice(pending, start), PLAIN_TEXT);
+      total += countPiece(text.slice(start, cut));
+      pending = cut;
+    }
+    start = cut;
+  }
+  if (start === 0) return countPiece(text);
+  if (text.length - start >= minPiece) {
+    if (pending < start) total += countO200k(text.slice(pending, start), PLAIN_TEXT);
+    return total + countPiece(text.slice(start));
+  }
+  return total + countO200k(text.slice(pending), PLAIN_TEXT);
+}
+
+/**
  * A counter with its own bounded cache.
- * @param cacheSize strings whose counts are remembered (least recently used are evicted)
+ *
+ * A text is counted line by line where the encoding allows it (`startsPiece`), and the counts of
+ * lines of at least `minPiece` characters are remembered: prompts repeat the same observations,
+ * summaries and instructions in new surroundings step after step, so a new prompt costs the
+ * tokenizer only its new lines (issue #28). The result is exactly the count of the whole text.
+ * @param cacheSize strings whose counts are remembered (the oldest are evicted first)
  * @param maxChars characters of those strings together, at most
+ * @param minPiece characters a line needs to be remembered on its own; shorter neighbouring lines
+ *   are counted together
  * @default cacheSize 16384
  * @default maxChars MAX_CACHED_CHARS (8 Mi)
+ * @default minPiece MIN_CACHED_LENGTH (64)
  */
-export function createTokenCounter(cacheSize = 16384, maxChars = MAX_CACHED_CHARS): TokenCounter {
+export function createTokenCounter(
+  cacheSize = 16384,
+  maxChars = MAX_CACHED_CHARS,
+  minPiece = MIN_CACHED_LENGTH,
+): TokenCounter {
   const cache = new Map<string, number>();
   let cachedChars = 0;
 
-  function countTokens(text: string): number {
-    if (text.length === 0) return 0;
-    if (text.length < MIN_CACHED_LENGTH) return countO200k(text, PLAIN_TEXT);
-    const hit = cache.get(text);
-    if (hit !== undefined) {
-      // Re-insert so the Map's insertion order doubles as recency order.
-      cache.delete(text);
-      cache.set(text, hit);
-      return hit;
-    }
-    const n = countO200k(text, PLAIN_TEXT);
-    if (text.length > maxChars / 4) return n;
-    cache.set(text, n);
+  function remember(text: string, n: number): void {
+    if (text.length > maxChars / 4) return;
+    cache.set(detached(text), n);
     cachedChars += text.length;
     for (const oldest of cache.keys()) {
       if (cache.size <= cacheSize && cachedChars <= maxChars) break;
       cache.delete(oldest);
       cachedChars -= oldest.length;
     }
+  }
+
+  /**
+   * A piece that stands alone in the count: from the cache, else counted and remembered (a copy
+   * of it: the piece may be a slice of a whole prompt). A hit is not re-inserted, so the oldest
+   * entries go first: re-inserting would key the entry by the new slice and keep its prompt alive.
+   */
+  function countPiece(piece: string): number {
+    const hit = cache.get(piece);
+    if (hit !== undefined) return hit;
+    const n = countO200k(piece, PLAIN_TEXT);
+    remember(piece, n);
     return n;
+  }
+
+  function countTokens(text: string): number {
+    if (text.length === 0) return 0;
+    if (text.length < minPiece) return countO200k(text, PLAIN_TEXT);
+    return countByPieces(text, minPiece, countPiece);
   }
 
   /**

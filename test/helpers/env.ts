@@ -41,6 +41,8 @@ export function makeEnv(opts: {
   shortTasks?: boolean;
   /** Backoff and latency clock (a test's fake skips the waits). @default the system clock */
   clock?: Clock;
+  /** The OpenAI provider's fetch (a test's may time requests out). @default acon's own */
+  fetch?: typeof fetch;
 }): RunEnv & { dir: string; dbPath: string; config: Config } {
   const dir = opts.dir ?? tempDir('acon-int-');
   const dbPath = join(dir, 'acon.db');
@@ -64,7 +66,11 @@ export function makeEnv(opts: {
   const llm = createLlmClient({
     config,
     providers: {
-      openai: new OpenAiProvider({ endpoints: config.endpoints, env: { ACON_TEST_KEY: TEST_KEY } }),
+      openai: new OpenAiProvider({
+        endpoints: config.endpoints,
+        env: { ACON_TEST_KEY: TEST_KEY },
+        ...(opts.fetch && { fetch: opts.fetch }),
+      }),
       sim: createSimProvider({
         seed: config.sim.seed,
         refetchLimit: config.sim.refetch_limit,

@@ -3,7 +3,7 @@ import { charTokens, pairingViolation, toolTurn } from '../../../test/fakes/scri
 import type { Trajectory } from '../../domain/trajectory.js';
 import { createStrategy } from './index.js';
 import { defaultContextOptions } from './options.js';
-import { RetrievalStrategy } from './retrieval.js';
+import { RetrievalStrategy, rankTurns, turnText } from './retrieval.js';
 import { ScriptedLlm } from '../../../test/fakes/scripted-llm.js';
 
 const results = [
@@ -69,5 +69,24 @@ describe('RetrievalStrategy', () => {
     expect(event).toMatchObject({ kind: 'reactive', failed: false });
     const view = await strategy.view(trajectory, 6);
     expect(view.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
+  });
+
+  it('shows at every step of a growing rollout the turns a fresh index of the older turns ranks', async () => {
+    const words = ['playlist', 'wallet', 'Road', 'Trip', 'song', 'balance', 'note', 'id', '48213'];
+    const growing: Trajectory = { system: 'SYSTEM', task: trajectory.task, turns: [] };
+    const strategy = new RetrievalStrategy({ topK: 3, recent: 2 }, charTokens);
+    for (let i = 0; i < 30; i++) {
+      const text = Array.from({ length: 4 }, (_, j) => words[(i * 7 + j * 3) % words.length]);
+      growing.turns.push(toolTurn(i + 1, text.join(' ')));
+      const n = growing.turns.length;
+      const older = Array.from({ length: Math.max(0, n - 2) }, (_, k) => k);
+      const query = `${growing.task}\n${turnText(growing.turns[n - 1]!)}`;
+      const expected = [
+        ...rankTurns(growing.turns, older, query, 3).sort((a, b) => a - b),
+        ...Array.from({ length: n - older.length }, (_, k) => older.length + k),
+      ];
+      expect(strategy.shownTurns(growing)).toEqual(expected);
+      await strategy.view(growing, i);
+    }
   });
 });

@@ -23,6 +23,25 @@ export function turnText(turn: Turn): string {
   return parts.join('\n');
 }
 
+type TurnIndex = MiniSearch<{ id: number; text: string }>;
+
+function newTurnIndex(): TurnIndex {
+  return new MiniSearch<{ id: number; text: string }>({
+    fields: ['text'],
+    searchOptions: { combineWith: 'OR' },
+  });
+}
+
+/** The `k` best of an index for `query`: BM25 order, ties to the newer turn. */
+function best(index: TurnIndex, query: string, k: number): number[] {
+  return index
+    .search(query)
+    .map((r) => ({ id: Number(r.id), score: r.score }))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, k)
+    .map((r) => r.id);
+}
+
 /**
  * The turns of `older` (indices) most relevant to `query` by BM25 (MiniSearch's BM25+), best
  * first, ties to the newer turn; turns that share no term with the query are never chosen.
@@ -34,17 +53,34 @@ export function rankTurns(
   k: number,
 ): number[] {
   if (k <= 0 || older.length === 0) return [];
-  const index = new MiniSearch<{ id: number; text: string }>({
-    fields: ['text'],
-    searchOptions: { combineWith: 'OR' },
-  });
+  const index = newTurnIndex();
   index.addAll(older.map((i) => ({ id: i, text: turnText(turns[i]!) })));
-  return index
-    .search(query)
-    .map((r) => ({ id: Number(r.id), score: r.score }))
-    .sort((a, b) => b.score - a.score || b.id - a.id)
-    .slice(0, k)
-    .map((r) => r.id);
+  return best(index, query, k);
+}
+
+/**
+ * The index of a trajectory's first `count` turns, grown as turns become older: a rollout's
+ * older turns only ever grow, and a turn never changes once it is in the trajectory, so adding
+ * the new ones gives the index `rankTurns` would build from scratch at every step (the same
+ * documents in the same order), without indexing the whole history again (issue #28).
+ */
+class OlderTurns {
+  private index = newTurnIndex();
+  private trajectory: Trajectory | null = null;
+  private size = 0;
+
+  rank(trajectory: Trajectory, count: number, query: string, k: number): number[] {
+    if (k <= 0 || count === 0) return [];
+    if (trajectory !== this.trajectory || count < this.size) {
+      this.index = newTurnIndex();
+      this.trajectory = trajectory;
+      this.size = 0;
+    }
+    for (; this.size < count; this.size++) {
+      this.index.add({ id: this.size, text: turnText(trajectory.turns[this.size]!) });
+    }
+    return best(this.index, query, k);
+  }
 }
 
 /**
@@ -57,6 +93,7 @@ export class RetrievalStrategy implements ContextStrategy {
   readonly name = 'retrieval' as const;
   /** Older turns left out in the view before (an event is recorded when this set changes). */
   private hidden = '';
+  private readonly older = new OlderTurns();
 
   constructor(
     private settings: RetrievalSettings,
@@ -67,11 +104,10 @@ export class RetrievalStrategy implements ContextStrategy {
   shownTurns(trajectory: Trajectory): number[] {
     const n = trajectory.turns.length;
     const firstRecent = Math.max(0, n - this.settings.recent);
-    const older = Array.from({ length: firstRecent }, (_, i) => i);
     const latest = n > 0 ? turnText(trajectory.turns[n - 1]!) : '';
-    const picked = rankTurns(
-      trajectory.turns,
-      older,
+    const picked = this.older.rank(
+      trajectory,
+      firstRecent,
       `${trajectory.task}\n${latest}`,
       this.settings.topK,
     );
