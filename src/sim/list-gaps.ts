@@ -199,20 +199,16 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     }
   }
   // Summary items without a field the choice reads, not seen whole in a response: the agent
-  // reads again the first page it cannot see whole.
+  // cannot tell which page they came from, so it reads again the pages it cannot see whole
+  //.
   const seenWhole = new Set(complete.flatMap((i) => identity(i, choice)));
   const blind = summaryItems.filter(
     (i) => lacking(choice, i).length > 0 && !identity(i, choice).some((v) => seenWhole.has(v)),
   );
   if (blind.length > 0) {
     const missing = [...new Set(blind.flatMap((i) => lacking(choice, i)))];
-    const page = sorted.find((k) => pages.get(k)?.whole !== true);
-    if (page !== undefined) {
-      add(
-        page,
-        `${blind.length} ${call} items in my summary have no ${missing.map((f) => `\`${f}\``).join(', ')}`,
-      );
-    }
+    const why = `${blind.length} ${call} items in my summary have no ${missing.map((f) => `\`${f}\``).join(', ')}`;
+    for (const k of sorted) if (pages.get(k)?.whole !== true) add(k, why);
   }
   return gaps.sort((a, b) => a.fromStep - b.fromStep);
 }

@@ -21,9 +21,9 @@ const ut = (fields: string[]): UtilityAnalysis => ({
   remediation: 'keep them',
 });
 
-const co = (unused: string[], needed: string[]): CompressionAnalysis => ({
+const co = (unused: string[], needed: string[], content: string[] = []): CompressionAnalysis => ({
   unused_fields: unused,
-  unused_content: [],
+  unused_content: content,
   needed_fields: needed,
   remediation: 'drop them',
 });
@@ -67,15 +67,22 @@ describe('simGuidelineUpdate', () => {
 
   it('leaves out unused fields in prose, never a needed or kept one', () => {
     const out = update('co', `${BASE}\n\nAlways keep \`id\` exactly.`, [
-      co(['description', 'id', 'created_at'], ['title']),
+      co(
+        ['description', 'id', 'created_at', 'url_path'],
+        ['title'],
+        ['long `description` texts such as "A very long text"'],
+      ),
       co(['title', 'url_path'], []),
     ]);
     expect(kept(out.guideline)).toEqual(['id']);
-    expect(dropped(out.guideline)).toEqual(['description', 'created_at', 'url_path']);
+    // Long unused material goes on one run's evidence; a short field only when more than one
+    // run left it unused (`created_at` was unused in one run only).
+    expect(dropped(out.guideline)).toEqual(['url_path', 'description']);
   });
 
   it('writes K distinct candidates, each the same for the same prompt', () => {
-    const analyses = [co(['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], [])];
+    const fields = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];
+    const analyses = [co(fields, []), co(fields, [])];
     const candidates = [0, 1, 2, 3, 4].map((k) => update('co', BASE, analyses, k).guideline);
     expect(new Set(candidates).size).toBe(5);
     expect(update('co', BASE, analyses, 3)).toEqual(update('co', BASE, analyses, 3));

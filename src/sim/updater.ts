@@ -149,10 +149,22 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
     new Set(),
   );
   const needed = new Set([...missing, ...analyses.compression.flatMap((a) => a.needed_fields)]);
+  // What can go, as the CO updater prompt asks: long unused material (the analyses'
+  // unused_content) on one run's evidence; a short field (a date, an amount, a name costs a few
+  // tokens and another task may compare on it) only when more than one run left it unused.
+  const long = new Set(
+    analyses.compression.flatMap((a) =>
+      a.unused_content.flatMap((c) => [...c.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!)),
+    ),
+  );
+  const unusedIn = new Map<string, number>();
+  for (const a of analyses.compression) {
+    for (const f of new Set(a.unused_fields)) unusedIn.set(f, (unusedIn.get(f) ?? 0) + 1);
+  }
   const unused = ranked(
     analyses.compression.map((a) => a.unused_fields),
     needed,
-  ).filter((f) => !kept(f));
+  ).filter((f) => !kept(f) && (long.has(f) || (unusedIn.get(f) ?? 0) >= 2));
 
   const allItems = missing.includes('items') && current.maxItems !== null;
   const keep = choose(
