@@ -8,7 +8,7 @@ import { countTokens } from '../src/llm/tokenizer.js';
 import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
 import { openRunStore } from '../src/store/open-run-store.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
-import { tempDir } from './helpers/cli.js';
+import { runAcon, tempDir } from './helpers/cli.js';
 import {
   bodyOf,
   compressorHandler,
@@ -172,6 +172,79 @@ describe('acon proxy', () => {
       expect(text).not.toContain(CLIENT_KEY);
       expect(text).not.toContain(COMPRESSOR_KEY);
     }
+  });
+
+  it('--record stores each conversation as a rollout that runs show, rollout show and export read', async () => {
+    const client = await start({ record: true });
+    await client.chat.completions.create({ model: 'gpt-4.1', messages: longConversation(12) });
+    await client.chat.completions.create({ model: 'gpt-4.1', messages: longConversation(13) });
+    const other = [
+      { role: 'system' as const, content: 'You are a careful agent.' },
+      { role: 'user' as const, content: 'Another task: say hello.' },
+    ];
+    await client.chat.completions.create({ model: 'gpt-4.1', messages: other });
+    const runId = proxy!.runId!;
+    await proxy!.close();
+    proxy = undefined;
+
+    const store = openRunStore(db, { mode: 'read' });
+    const rollouts = store.rollouts(runId);
+    const long = rollouts.find((r) => r.steps === 2)!;
+    const roles = store.callsOfRollout(long.id).map((c) => c.role);
+    const trajectory = store.trajectory(long.id);
+    const events = store.events(long.id);
+    store.close();
+    expect(rollouts).toHaveLength(2);
+    expect(long).toMatchObject({
+      run_id: runId,
+      split: 'proxy',
+      strategy: 'acon',
+      condition: 'acon[obs-0000,hist-0000]',
+      success: true,
+      status: 'completed',
+    });
+    // The compressor calls of the conversation are its rollout's, next to its two agent calls.
+    expect(roles.filter((r) => r === 'agent')).toHaveLength(2);
+    expect(roles).toContain('obs_compressor');
+    expect(roles).toContain('hist_compressor');
+    expect(trajectory.task).toBe('List every record and report the total.');
+    expect(trajectory.turns).toHaveLength(14);
+    expect(trajectory.turns.at(-1)!.assistant.content).toBe('the total is 42');
+    expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['obs', 'hist']));
+    expect(long.metrics.compressionEvents).toBe(events.length);
+
+    const cwd = tempDir('acon-proxy-cli-');
+    const show = await runAcon(['runs', 'show', runId, '--db', db, '--json'], { cwd });
+    expect(show.code, show.stderr).toBe(0);
+    expect((JSON.parse(show.stdout) as { rollouts: unknown[] }).rollouts).toHaveLength(2);
+    const one = await runAcon(['rollout', 'show', long.id, '--db', db, '--json'], { cwd });
+    expect(one.code, one.stderr).toBe(0);
+    expect((JSON.parse(one.stdout) as { steps: unknown[] }).steps).toHaveLength(2);
+    const out = join(cwd, 'hist.jsonl');
+    const hist = await runAcon(
+      [
+        'export',
+        '--run',
+        runId,
+        '--db',
+        db,
+        '--split',
+        'proxy',
+        '--role',
+        'hist',
+        '--format',
+        'openai',
+        '--out',
+        out,
+      ],
+      { cwd },
+    );
+    expect(hist.code, hist.stderr).toBe(0);
+    const page = join(cwd, 'report.html');
+    const report = await runAcon(['report', runId, '--db', db, '--html', page], { cwd });
+    expect(report.code, report.stderr).toBe(0);
+    expect(readFileSync(page, 'utf8')).toContain(long.id);
+    expect(readFileSync(out, 'utf8').trim().split('\n').length).toBeGreaterThan(0);
   });
 
   it('answers the requests in flight before it shuts down', async () => {

@@ -72,7 +72,10 @@ export function registerProxy(program: Command): void {
       '--compressor-key-env <var>',
       "variable holding the compressor server's key (default: OPENAI_API_KEY)",
     )
-    .option('--record', 'record compressor calls and proxied requests in the run database')
+    .option(
+      '--record',
+      'store each conversation as a rollout (steps, compressions, calls) in the run database',
+    )
     .option('--db <file>', "SQLite database for --record (default: the config's run.db)")
     .addHelpText('after', EXAMPLES)
     .action(async (_raw, cmd: Command) => {

@@ -216,7 +216,9 @@ export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
  * reason such as "1 row(s) added wher…" hides what went wrong).
  */
 function fullReasons(rows: RolloutSummary[], table: string, limit: number): string[] {
-  const cut = rows.filter((r) => r.reason !== null && !table.includes(r.reason));
+  // Row i is the table's line i + 2 (under the header and its rule).
+  const lines = table.split('\n');
+  const cut = rows.filter((r, i) => r.reason !== null && !lines[i + 2]!.includes(r.reason));
   if (cut.length === 0) return [];
   const hang = ' '.repeat(10);
   return [

@@ -7,6 +7,7 @@ import type {
 } from '../bench/types.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
+import { listGaps } from './list-gaps.js';
 import { callOf, itemsOf, visibleActions, visibleRecords, type VisibleRecord } from './records.js';
 import { clip, containsToken } from './text.js';
 
@@ -427,6 +428,10 @@ function viewStep(
   for (const choice of step.choices ?? []) {
     const got = chooseVisible(choice, choiceItems(plan, choice, seen));
     const source = choice.from[0];
+    // Pages of the list it knows it read but cannot see (whole) now: it reads them again.
+    for (const gap of listGaps(plan, choice, seen)) {
+      if (gap.fromStep < index) blockers.push(gap);
+    }
     if (got === undefined || !got.sure) {
       if (source !== undefined && source >= 0 && source < index) {
         blockers.push({

@@ -320,3 +320,85 @@ describe('simHistoryCompressor', () => {
     expect(text).toContain('id=48213');
   });
 });
+
+describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 22)', () => {
+  const withPrevious = (guideline: string, previous: string) =>
+    summaryText(simHistoryCompressor(histMessages(guideline, previous)));
+
+  it('merges what it reads again about a record into that record’s line', () => {
+    // The earlier summary lost the price of mix 1; the turns show mix 1 again, whole.
+    const previous = 'FACTS:\n[music.list]\n- id=48211 | title=Mix 1';
+    const text = withPrevious('Keep ids, titles and prices.', previous);
+    const lines = text.split('\n').filter((l) => l.includes('id=48211'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/title=Mix 1 \| .*price=9\.99/);
+  });
+
+  it('leaves out what was read for an app the agent acted on and left, when asked to', () => {
+    const previous = [
+      'PROGRESS:',
+      '- Called: shop.login, shop.search_products, shop.add_product_to_cart',
+      'FACTS:',
+      '[shop.login]',
+      '- access_token=tk_shop_0123456789abcdef',
+      '[shop.search_products]',
+      '- id=777 | name=Blue Kettle | price=12.5',
+    ].join('\n');
+    const guideline = 'Keep ids, names and prices. Record the progress.';
+    const kept = withPrevious(guideline, previous);
+    expect(kept).toContain('Blue Kettle');
+    const stale = withPrevious(`${guideline} Leave out details that no longer matter.`, previous);
+    // The shop part is finished (a cart change, then other apps): its search results go, its
+    // login stays, and what the agent is reading now (music.list) stays.
+    expect(stale).not.toContain('Blue Kettle');
+    expect(stale).toContain('tk_shop_0123456789abcdef');
+    expect(stale).toContain('title=Mix 3');
+  });
+
+  it('shortens long texts when told to be concise', () => {
+    const long = `${'A long note that goes on and on. '.repeat(8)}The end.`;
+    const observation = JSON.stringify({ items: [{ id: 5, content: long }] });
+    const compress = (guideline: string, task: string) =>
+      simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task,
+            session: '(none)',
+            observation,
+          }),
+        },
+      ]);
+    // A prompt whose seeded draw keeps the unnamed `content` field (same draw for both guidelines).
+    const task = Array.from({ length: 20 }, (_, i) => `Pin note ${i}.`).find((t) =>
+      compress('Keep the ids.', t).includes('The end.'),
+    )!;
+    expect(task).toBeDefined();
+    const concise = compress('Keep the ids. Be concise.', task);
+    expect(concise).toContain('A long note');
+    expect(concise).not.toContain('The end.');
+  });
+
+  it('lets API documentation go before the data the agent gathered when over its size', () => {
+    const docs = Array.from(
+      { length: 60 },
+      (_, i) => `- name=param_${i} | type=string | description=${'documented '.repeat(6)}${i}`,
+    );
+    // The oldest line is data the agent gathered; the documentation came after it.
+    const previous = [
+      'FACTS:',
+      '[files.show_directory]',
+      '- id=9911 | name=old.txt',
+      '[api_docs.show_api_doc]',
+      ...docs,
+    ].join('\n');
+    const text = withPrevious(
+      'Keep everything: ids, names, titles, prices, dates, tokens.',
+      previous,
+    );
+    expect(text).toContain('id=9911 | name=old.txt');
+    expect(text).toContain('access_token=tk_9f8e7d6c5b4a39281706f5e4d3');
+    expect(text).not.toContain('param_0 ');
+  });
+});

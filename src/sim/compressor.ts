@@ -7,6 +7,7 @@ import {
   filterLines,
   formatFactLine,
   parseSourcedFactLine,
+  type Fact,
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
@@ -99,16 +100,66 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
   readHistory(history, policy, memory);
 
+  if (reading.stale) dropFinished(memory);
   const budget = Math.floor(MAX_SUMMARY_SHARE * countTokens(previous + '\n' + history));
   const render = (facts: string[]) => renderSummary(structured, reading, task, memory, facts);
-  let facts = memory.facts;
+  const facts = memory.facts;
   let text = render(facts);
-  // Over the budget: the oldest facts go first (a summary is at most half of what it folds).
-  while (facts.length > 0 && countTokens(text) > budget) {
-    facts = facts.slice(Math.max(1, Math.floor(facts.length / 8)));
-    text = render(facts);
+  // Over the budget (a summary is at most half of what it folds), reference material goes
+  // before what the agent learned about its task: API documentation can be read again, the
+  // data it gathered only by redoing its work. Within each, the oldest facts go first.
+  let docs = facts.filter(isDocumentation);
+  let learned = facts.filter((f) => !isDocumentation(f));
+  const keep = () => facts.filter((f) => docs.includes(f) || learned.includes(f));
+  while (docs.length > 0 && countTokens(text) > budget) {
+    docs = docs.slice(Math.max(1, Math.floor(docs.length / 8)));
+    text = render(keep());
+  }
+  while (learned.length > 0 && countTokens(text) > budget) {
+    learned = learned.slice(Math.max(1, Math.floor(learned.length / 8)));
+    text = render(keep());
   }
   return text;
+}
+
+/** Records a call: the APIs called, the most recent last. */
+function called(memory: Memory, api: string): void {
+  const at = memory.apis.indexOf(api);
+  if (at !== -1) memory.apis.splice(at, 1);
+  memory.apis.push(api);
+}
+
+/** An API that reads (or logs in), as its name says; any other call acts on the app's data. */
+const READS = /^(show|search|get|list|find|read|login|logout)(_|$)/;
+const SERVICE_APPS = new Set(['api_docs', 'supervisor']);
+
+/**
+ * "Details that no longer matter" (issue 22): an app the agent acted on (a call that is not a
+ * read) and then left for another app is a finished part of the task; what it read there goes,
+ * except its login (a summarizer keeps credentials). Read from the calls alone, most recent last.
+ */
+function dropFinished(memory: Memory): void {
+  const appOf = (api: string) => api.split('.')[0] ?? api;
+  const work = memory.apis.filter((a) => !SERVICE_APPS.has(appOf(a)));
+  const finished = new Set<string>();
+  work.forEach((api, i) => {
+    const app = appOf(api);
+    const acted = work.some((a) => appOf(a) === app && !READS.test(a.split('.')[1] ?? ''));
+    const lastOfApp = work.map(appOf).lastIndexOf(app);
+    if (acted && lastOfApp === i && i < work.length - 1) finished.add(app);
+  });
+  if (finished.size === 0) return;
+  memory.facts = memory.facts.filter((line) => {
+    const source = parseSourcedFactLine(line)?.source;
+    if (!source) return true;
+    const [app, api] = source.split('.');
+    return !(finished.has(app ?? '') && !/^login$/.test(api ?? ''));
+  });
+}
+
+/** A fact read from the API documentation (`api_docs.*`), not from the agent's data. */
+function isDocumentation(line: string): boolean {
+  return parseSourcedFactLine(line)?.source?.startsWith('api_docs.') === true;
 }
 
 function renderSummary(
@@ -173,6 +224,34 @@ function addOnce(list: string[], line: string): void {
 }
 
 /**
+ * A fact about a record: one line per record, as a summary writes it. What the summary already
+ * says about the record with the same `id` from the same call is merged in (the new values win),
+ * so reading a record again completes its line instead of adding a second, partial one.
+ */
+function addFact(list: string[], group: readonly Fact[], source: string | undefined): void {
+  const id = group.find((f) => f.key === 'id')?.value;
+  if (id !== undefined && source !== undefined) {
+    const at = list.findIndex((line) => {
+      const old = parseSourcedFactLine(line);
+      return old?.source === source && old.facts.some((f) => f.key === 'id' && f.value === id);
+    });
+    if (at !== -1) {
+      const merged = new Map(parseSourcedFactLine(list[at]!)!.facts.map((f) => [f.key, f.value]));
+      for (const f of group) merged.set(f.key, f.value);
+      list.splice(at, 1);
+      list.push(
+        formatFactLine(
+          [...merged].map(([key, value]) => ({ key, value })),
+          source,
+        ),
+      );
+      return;
+    }
+  }
+  addOnce(list, formatFactLine(group, source));
+}
+
+/**
  * Folds a summary written by `simHistoryCompressor` back into memory: facts the guideline now
  * drops by name go, the rest is carried as it was.
  */
@@ -194,8 +273,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
     if (!line.startsWith('- ')) continue;
     if (heading === 'COMPLETED' || heading === 'PROGRESS') {
       if (line.startsWith('- Called: ')) {
-        for (const api of line.slice(10).split(', '))
-          if (!memory.apis.includes(api)) memory.apis.push(api);
+        for (const api of line.slice(10).split(', ')) called(memory, api);
       } else if (parseAgentMarker(line.slice(2))) {
         memory.lastStep = line;
       }
@@ -208,7 +286,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
     }
     // What an earlier summary kept is carried over, unless the guideline drops it by name.
     const kept = fact.facts.filter(({ key }) => verdictFor(key, policy.reading) !== 'drop');
-    if (kept.length > 0) addOnce(memory.facts, formatFactLine(kept, fact.source ?? source));
+    if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source);
   }
 }
 
@@ -240,7 +318,7 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     if (line.startsWith('Action:')) {
       flush();
       call = actionName(line.slice(7).trim());
-      if (!memory.apis.includes(call)) memory.apis.push(call);
+      called(memory, call);
       continue;
     }
     const o = /^Observation(?: \([^)]*\))?: ?(.*)$/.exec(line);
@@ -272,7 +350,7 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
   }
   for (const span of spans) {
     for (const group of factGroups(span, policy)) {
-      addOnce(memory.facts, formatFactLine(group, call === '' ? undefined : call));
+      addFact(memory.facts, group, call === '' ? undefined : call);
     }
   }
 }

@@ -180,6 +180,43 @@ describe('the simulated agent knows only what it reads (issue 22)', () => {
   });
 });
 
+describe('the simulated agent re-reads a list it knows it cannot see whole (issue 22)', () => {
+  /** The first answer to a call whose arguments match `args`, hidden as masking hides it. */
+  const hideFirst =
+    (api: string, page: number): View =>
+    (m) => {
+      const call = m.find(
+        (x) =>
+          x.role === 'assistant' &&
+          callOf(x).includes(`"api":"${api}"`) &&
+          callOf(x).includes(`"page_index":${page},`),
+      );
+      const id = call?.role === 'assistant' ? call.tool_calls?.[0]?.id : undefined;
+      return m.map((x) =>
+        x.role === 'tool' && x.tool_call_id === id
+          ? { ...x, content: 'Previous 40 lines omitted for brevity.' }
+          : x,
+      );
+    };
+
+  it('pages again through a page it read but cannot see before computing over the list', async () => {
+    const bench = createApptown();
+    const ids = (await bench.listTasks()).map((t) => t.id);
+    const taskId = ids.find((id) => id.startsWith('test-001'))!;
+    const { turns, evaluation } = await drive(taskId, hideFirst('search_products', 0));
+    const calls = turns.map((t) => callOf(t.message));
+    const page0 = calls.flatMap((c, i) =>
+      c.includes('"api":"search_products"') && c.includes('"page_index":0,') ? [i] : [],
+    );
+    const cart = calls.findIndex((c) => c.includes('"api":"add_product_to_cart"'));
+    // It read page 0 once, lost it, and read it again before choosing the cheapest product.
+    expect(page0.length).toBeGreaterThanOrEqual(2);
+    expect(page0[1]!).toBeLessThan(cart);
+    expect(turns[page0[1]!]!.message.content).toContain('page 0 of shop.search_products');
+    expect(evaluation.success).toBe(true);
+  });
+});
+
 /** The last `n` turns (an assistant message and what answers it). */
 function dropToTurns(rest: ChatMessage[], n: number): ChatMessage[] {
   const starts = rest.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));

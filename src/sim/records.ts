@@ -20,8 +20,11 @@ export type RecordSource =
 export type VisibleRecord = {
   fields: Item;
   source: RecordSource;
-  /** For an item of a list: the key the list is under and the item's position in it. */
-  list?: { key: string; position: number };
+  /**
+   * For an item of a list: the key the list is under, the item's position in it, and how many
+   * lists enclose that list (0: a list of the response itself, 1: a list inside its items).
+   */
+  list?: { key: string; position: number; depth: number };
 };
 
 /** `app.api` of an apptown call, else the tool name, and the API's own arguments. */
@@ -64,10 +67,11 @@ function walk(
   source: RecordSource,
   out: VisibleRecord[],
   list?: VisibleRecord['list'],
+  depth = 0,
 ): void {
   if (Array.isArray(value)) {
     value.forEach((v, i) =>
-      walk(v, source, out, list ? { key: list.key, position: i } : undefined),
+      walk(v, source, out, list ? { ...list, position: i } : undefined, depth),
     );
     return;
   }
@@ -76,9 +80,10 @@ function walk(
   if (Object.keys(fields).length > 0 && !isShapeItem(fields)) {
     out.push({ fields, source, ...(list ? { list } : {}) });
   }
+  const inner = list ? depth + 1 : depth;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (Array.isArray(v)) walk(v, source, out, { key: k, position: 0 });
-    else if (v !== null && typeof v === 'object') walk(v, source, out);
+    if (Array.isArray(v)) walk(v, source, out, { key: k, position: 0, depth: inner }, inner);
+    else if (v !== null && typeof v === 'object') walk(v, source, out, undefined, inner);
   }
 }
 

@@ -25,9 +25,11 @@ import { containsToken } from './text.js';
  * A field can also be named by its key in backticks (`` `play_count` ``) or as a bare key with an
  * underscore (`created_at`). Actions: keep / preserve / retain / include / copy / never drop …
  * (keep); omit / drop / remove / leave out / discard / exclude (drop); shorten / truncate
- * (shorten long texts); "at most N items" (cut every list). For history summaries, "progress" /
+ * (shorten long texts; "be concise" / "brief" / "succinct" anywhere also shortens long texts); "at most
+ * N items" (cut every list). For history summaries, "progress" /
  * "what has been done" / "completed steps" asks for a progress statement and "goal" / "what is
- * left to do" for the task's goal. A field both kept and dropped is kept.
+ * left to do" for the task's goal, and "details that no longer matter" drops what was read for a
+ * finished part of the task. A field both kept and dropped is kept.
  */
 
 export type FieldClass =
@@ -72,6 +74,9 @@ const NEGATED_DROP =
   /\b(never|do not|don't|must not|without|not)\b[^.;]*\b(drop|omit|remove|lose|leave out|discard|shorten|paraphrase|summari[sz]e|cut)\b/;
 const DROP = /\b(omit|drop|remove|leave out|leaves? out|discard|exclude|strip|delete|skip)\b/;
 const SHORTEN = /\b(shorten|truncate|abbreviate|trim)\b/;
+const STALE =
+  /\b(no longer (matter|matters|needed|relevant|useful)|(outdated|stale|obsolete) (details|facts|information))\b/;
+const CONCISE = /\b(concise|concisely|brief|briefly|succinct|succinctly)\b/;
 const KEEP = /\b(keep|keeps|preserve|retain|include|copy|carry|record|always)\b/;
 const MAX_ITEMS =
   /\b(?:at most|no more than|up to|only the first|the first)\s+(\d+)\s+(?:items|entries|results|records|rows|elements)\b/;
@@ -98,6 +103,11 @@ export type GuidelineReading = {
   maxItems: number | null;
   progress: boolean;
   goal: boolean;
+  /**
+   * "Leave out details that no longer matter": what the agent read for a part of the task it has
+   * finished (it acted on the data and moved on to another app) goes from a summary.
+   */
+  stale: boolean;
 };
 
 function sentences(text: string): string[] {
@@ -128,6 +138,7 @@ export function readGuideline(text: string): GuidelineReading {
     maxItems: null,
     progress: false,
     goal: false,
+    stale: false,
   };
   const d = parseDirectives(text);
   for (const f of d.keep) r.keepFields.add(f);
@@ -136,6 +147,9 @@ export function readGuideline(text: string): GuidelineReading {
   for (const raw of sentences(text)) {
     if (/^[-*+\s]*(KEEP|DROP|MAX_ITEMS)\s*:/i.test(raw)) continue;
     const s = raw.toLowerCase();
+    // "Be concise": a compressor told to be brief does not copy long free texts whole.
+    if (CONCISE.test(s) && !/\bnot\b[^.;]*\bconcise\b/.test(s)) r.shortenTexts = true;
+    if (STALE.test(s)) r.stale = true;
     const max = MAX_ITEMS.exec(s);
     if (max) r.maxItems = Number(max[1]);
     // A section heading in a prompt (`CURRENT_STATE: credentials, identifiers, …`) asks for what

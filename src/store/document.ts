@@ -2,14 +2,23 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 
 /**
  * A document is the JSON of its sections, one a line (JSON never holds a raw newline), brotli
- * compressed: a reader splits the lines and parses only the sections it needs. A rollout's
- * document holds, in this order: trajectory, steps (without prompts), prompts (one message list
- * a step), compression events, calls. A run's document holds only calls (the other lines are
- * `null`). A call is `{id, requestHash, taskId, createdAt, request, response}`; an agent call
- * whose messages are its step's prompt has the step's index in place of its messages.
+ * compressed; its first line names the sections that follow. A rollout's document holds the
+ * trajectory's system prompt and task (`head`), its steps without prompts, compression events,
+ * `values`, `turns`, `prompts` and `calls`. Every chat message of a prompt or of a call's request,
+ * and every tool list, is written once in `values` and referred to by its index there: a raw
+ * agent's 30th prompt repeats 29 earlier turns, which cost brotli few bytes but a reader 1.4 MB
+ * of text to decode on a 30-step rollout (issue #30). A turn equal to its step's answer and
+ * observations is `0`. A run's document holds only `values` and `calls`. A call is
+ * `{id, requestHash, taskId, createdAt, request, response}`.
  */
-export const SECTIONS = ['trajectory', 'steps', 'prompts', 'events', 'calls'] as const;
-export type Section = (typeof SECTIONS)[number];
+export const SECTIONS = ['head', 'steps', 'events', 'values', 'turns', 'prompts', 'calls'] as const;
+type Section = (typeof SECTIONS)[number] | 'trajectory';
+/**
+ * The sections of a document written before its first line named them (schema 1 until
+ * 2026-11-24): the whole trajectory first, prompts as message lists, and an agent call whose
+ * messages were its step's prompt has the step's index in their place.
+ */
+const UNNAMED: readonly Section[] = ['trajectory', 'steps', 'prompts', 'events', 'calls'];
 
 /** A call's payload as a document or the journal holds it. */
 export type CallPayload = {
@@ -53,36 +62,75 @@ export function decompress(data: Buffer): string {
   return brotliDecompressSync(data).toString('utf8');
 }
 
-/** The text of a document: each section's JSON on its own line. */
-export function documentText(sections: Partial<Record<Section, string>>): string {
-  return SECTIONS.map((s) => sections[s] ?? 'null').join('\n');
+/** Values written once in a document, by the index they are referred to by. */
+class Values {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  add(value: unknown): number {
+    const json = JSON.stringify(value);
+    let i = this.index.get(json);
+    if (i === undefined) {
+      i = this.list.push(json) - 1;
+      this.index.set(json, i);
+    }
+    return i;
+  }
+
+  /** A call as stored: its request's messages and tools by index (the keys keep their order). */
+  call(c: CallPayload): CallPayload {
+    const { messages, tools } = c.request;
+    const request = { ...c.request };
+    if (Array.isArray(messages)) request.messages = messages.map((m) => this.add(m));
+    if (Array.isArray(tools)) request.tools = this.add(tools);
+    return { ...c, request };
+  }
+}
+
+/** The text of a run's document: calls made outside rollouts. */
+export function callsDocument(calls: readonly CallPayload[]): string {
+  const values = new Values();
+  const stored = JSON.stringify(calls.map((c) => values.call(c)));
+  return documentText({ values: `[${values.list.join(',')}]`, calls: stored });
+}
+
+/** The text of a document: the names of the given sections, then each one's JSON on its own line. */
+function documentText(sections: Partial<Record<Section, string>>): string {
+  const names = SECTIONS.filter((s) => sections[s] !== undefined);
+  return [JSON.stringify(names), ...names.map((s) => sections[s])].join('\n');
 }
 
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
-export type DocumentStep = { prompt: unknown; callId: number | null };
+export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown };
+type Turn = { assistant: unknown; observations: unknown };
 
-/**
- * The text of a rollout's document. Every agent request is its step's prompt, so an agent
- * call whose messages are that prompt (checked) keeps the step's index in their place.
- */
+/** The text of a rollout's document. */
 export function rolloutDocument(
-  r: { trajectory: unknown; steps: readonly DocumentStep[]; events: unknown },
+  r: {
+    trajectory: { system: string; task: string; turns: readonly Turn[] };
+    steps: readonly DocumentStep[];
+    events: unknown;
+  },
   calls: readonly CallPayload[],
 ): string {
-  const prompts = r.steps.map((s) => JSON.stringify(s.prompt));
-  const stepOf = new Map(r.steps.map((s, i) => [s.callId, i]));
-  const stored = calls.map((call) => {
-    const i = stepOf.get(call.id);
-    const sent = call.request.messages;
-    if (i === undefined || (sent !== r.steps[i]!.prompt && JSON.stringify(sent) !== prompts[i]))
-      return call;
-    return { ...call, request: { ...call.request, messages: i } };
+  const values = new Values();
+  const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+  const turns = r.trajectory.turns.map((t, i) => {
+    const step = r.steps[i];
+    const plain =
+      step && same(t.assistant, step.assistant) && same(t.observations, step.observations);
+    return plain ? 0 : t;
   });
+  const prompts = r.steps.map((s) => s.prompt.map((m) => values.add(m)));
+  const stored = calls.map((c) => values.call(c));
+  const { system, task } = r.trajectory;
   return documentText({
-    trajectory: JSON.stringify(r.trajectory),
+    head: JSON.stringify({ system, task }),
     steps: JSON.stringify(r.steps.map(({ prompt: _, ...step }) => step)),
-    prompts: `[${prompts.join(',')}]`,
     events: JSON.stringify(r.events),
+    values: `[${values.list.join(',')}]`,
+    turns: JSON.stringify(turns),
+    prompts: JSON.stringify(prompts),
     calls: JSON.stringify(stored),
   });
 }
@@ -90,28 +138,57 @@ export function rolloutDocument(
 /** A decoded document; sections are parsed when first asked for. */
 export class Doc {
   private readonly lines: string[];
+  private readonly names: readonly Section[];
   private readonly parsed = new Map<Section, unknown>();
   private byId: Map<number, CallPayload> | undefined;
   readonly chars: number;
 
   constructor(text: string) {
-    this.lines = text.split('\n');
     this.chars = text.length;
-    if (this.lines.length !== SECTIONS.length) {
+    this.lines = text.split('\n');
+    this.names = this.lines[0]!.startsWith('[')
+      ? (JSON.parse(this.lines.shift()!) as Section[])
+      : UNNAMED;
+    if (this.lines.length !== this.names.length) {
       throw new Error(
-        `a stored document has ${this.lines.length} sections, not ${SECTIONS.length}`,
+        `a stored document has ${this.lines.length} sections, not ${this.names.length}`,
       );
     }
   }
 
-  /** The section's JSON as written (`null` when the document has none). */
-  text(section: Section): string {
-    return this.lines[SECTIONS.indexOf(section)]!;
+  /** A section's value; null when the document has none. */
+  get(section: Section): unknown {
+    if (!this.parsed.has(section)) {
+      const i = this.names.indexOf(section);
+      this.parsed.set(section, i < 0 ? null : JSON.parse(this.lines[i]!));
+    }
+    return this.parsed.get(section);
   }
 
-  get(section: Section): unknown {
-    if (!this.parsed.has(section)) this.parsed.set(section, JSON.parse(this.text(section)));
-    return this.parsed.get(section);
+  private value(i: number): unknown {
+    return (this.get('values') as unknown[])[i];
+  }
+
+  /** The trajectory's system prompt and task. */
+  head(): { system: string; task: string } {
+    const { system, task } = (this.get('head') ?? this.get('trajectory')) as Record<string, string>;
+    return { system: system!, task: task! };
+  }
+
+  trajectory(): unknown {
+    if (this.names === UNNAMED) return this.get('trajectory');
+    const steps = this.get('steps') as Turn[];
+    const turns = (this.get('turns') as (0 | Turn)[]).map((t, i) =>
+      t === 0 ? { assistant: steps[i]!.assistant, observations: steps[i]!.observations } : t,
+    );
+    return { ...this.head(), turns };
+  }
+
+  /** The messages sent to the agent at each step. */
+  prompts(): unknown[][] {
+    const prompts = this.get('prompts') as unknown[][];
+    if (this.names === UNNAMED) return prompts;
+    return prompts.map((p) => p.map((i) => this.value(i as number)));
   }
 
   call(id: number): CallPayload | undefined {
@@ -119,12 +196,16 @@ export class Doc {
     return this.byId.get(id);
   }
 
-  /** A call's request as written: an agent call's messages are its step's prompt. */
+  /** A call's request as it was recorded, in JSON. */
   requestJson(call: CallPayload): string {
-    const { messages } = call.request;
-    if (typeof messages !== 'number') return JSON.stringify(call.request);
-    const prompts = this.get('prompts') as unknown[];
-    return JSON.stringify({ ...call.request, messages: prompts[messages] });
+    const { messages, tools } = call.request;
+    const request = { ...call.request };
+    if (typeof messages === 'number') request.messages = this.prompts()[messages];
+    else if (this.names !== UNNAMED && Array.isArray(messages)) {
+      request.messages = messages.map((i) => this.value(i as number));
+      if (typeof tools === 'number') request.tools = this.value(tools);
+    }
+    return JSON.stringify(request);
   }
 }
 

@@ -190,7 +190,10 @@ export class LegacyBlobs {
   }
 
   /** A trajectory: a turn written 0 is the step at its position. */
-  trajectory(ref: string, steps: { assistant: string; observations: string }[]): unknown {
+  trajectory(
+    ref: string,
+    steps: { assistant: string; observations: string }[],
+  ): { system: string; task: string; turns: { assistant: unknown; observations: unknown }[] } {
     const t = JSON.parse(ref) as {
       system: string;
       task: string;

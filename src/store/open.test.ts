@@ -137,6 +137,26 @@ describe('openDatabase', () => {
     );
   });
 
+  it('reads a schema-1 file as it is and moves it to schema 2 when opened for writing', () => {
+    const file = join(dir(), 'acon.db');
+    storeWithRuns(file, 1);
+    const version = () => {
+      const db = new Database(file, { readonly: true });
+      const v = db.pragma('user_version', { simple: true });
+      db.close();
+      return v;
+    };
+    const db = new Database(file);
+    db.pragma('user_version = 1');
+    db.close();
+    const reader = new SqliteRunStore(file, { mode: 'read' });
+    expect(reader.listRuns().map((r) => r.id)).toEqual(['run-0']);
+    reader.close();
+    expect(version()).toBe(1);
+    new SqliteRunStore(file).close();
+    expect(version()).toBe(2);
+  });
+
   it('opens read-only without creating or changing the file', () => {
     const d = dir();
     const missing = join(d, 'runs', 'acon.db');

@@ -118,17 +118,36 @@ export type FinishedRollout = {
   episodeMeta?: Record<string, unknown> | null;
 };
 
-export type GuidelineVersionRow = {
-  id: string;
-  kind: 'obs' | 'hist';
-  parent: string | null;
-  phase: string;
-  runId: string | null;
-  status: string;
-  path: string;
-  text: string;
-  metrics: Record<string, unknown>;
-  createdAt: string;
+export const GuidelineVersionRowSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['obs', 'hist']),
+  parent: z.string().nullable(),
+  phase: z.string(),
+  runId: z.string().nullable(),
+  status: z.string(),
+  path: z.string(),
+  text: z.string(),
+  metrics: json(z.record(z.string(), z.unknown())),
+  createdAt: z.string(),
+});
+export type GuidelineVersionRow = z.output<typeof GuidelineVersionRowSchema>;
+
+/** Rollouts and successes of one condition on one split of a run (`acon runs`). */
+export type ConditionCount = {
+  runId: string;
+  split: string;
+  condition: string;
+  rollouts: number;
+  successes: number;
+};
+
+/** LLM calls of one role in a run: calls, tokens and cost (the report's cost-by-role view). */
+export type RoleUsageRow = {
+  role: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
 };
 
 /** One agent step as stored, in the shape `steps()` has always returned (JSON texts). */

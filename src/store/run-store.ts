@@ -10,7 +10,7 @@ import type { CallUsage } from '../domain/rollout-metrics.js';
 import {
   compress,
   decompress,
-  documentText,
+  callsDocument,
   DocCache,
   JOURNAL,
   rolloutDocument,
@@ -29,7 +29,10 @@ import {
   type OwnerProbe,
 } from './ownership.js';
 import {
+  GuidelineVersionRowSchema,
   RolloutRowSchema,
+  type ConditionCount,
+  type RoleUsageRow,
   RunRowSchema,
   type CallFilter,
   type FinishedRollout,
@@ -86,20 +89,8 @@ export interface RunStore extends CallStore {
   claimRun(id: string): RunRow;
   heartbeat(id: string): void;
   rollout(idOrPrefix: string): RolloutRow;
-  conditionCounts(): {
-    runId: string;
-    split: string;
-    condition: string;
-    rollouts: number;
-    successes: number;
-  }[];
-  usageByRole(runId: string): {
-    role: string;
-    calls: number;
-    inputTokens: number;
-    outputTokens: number;
-    costUsd: number;
-  }[];
+  conditionCounts(): ConditionCount[];
+  usageByRole(runId: string): RoleUsageRow[];
   guidelineVersions(runId: string): GuidelineVersionRow[];
   deleteRun(runId: string): { rollouts: number; calls: number };
   getState<T extends z.ZodType>(runId: string, key: string, schema: T): z.infer<T> | undefined;
@@ -323,7 +314,7 @@ export class SqliteRunStore implements RunStore {
       .all(run) as number[];
     if (ids.length > 0) {
       const calls = ids.map((id) => this.payload({ id, doc: null }));
-      this.writeDocument(run, ids, documentText({ calls: JSON.stringify(calls) }));
+      this.writeDocument(run, ids, callsDocument(calls));
     }
     // The journal's pages, free now, go back to the disk.
     if (all) this.db.pragma('incremental_vacuum');
@@ -588,64 +579,30 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** Rollouts and successes per split and condition of each run (for `acon runs`), in one query. */
-  conditionCounts(): {
-    runId: string;
-    split: string;
-    condition: string;
-    rollouts: number;
-    successes: number;
-  }[] {
+  conditionCounts(): ConditionCount[] {
     return this.sql(
       `SELECT run_id AS runId, split, condition, COUNT(*) AS rollouts, SUM(success) AS successes
          FROM rollouts GROUP BY run_id, split, condition ORDER BY run_id, MIN(rowid)`,
-    ).all() as {
-      runId: string;
-      split: string;
-      condition: string;
-      rollouts: number;
-      successes: number;
-    }[];
+    ).all() as ConditionCount[];
   }
 
   /** LLM calls of a run by role: calls, tokens and cost (the report's cost-by-role view). */
-  usageByRole(runId: string): {
-    role: string;
-    calls: number;
-    inputTokens: number;
-    outputTokens: number;
-    costUsd: number;
-  }[] {
+  usageByRole(runId: string): RoleUsageRow[] {
     return this.sql(
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ? GROUP BY c.role ORDER BY c.role`,
-    ).all(runId) as {
-      role: string;
-      calls: number;
-      inputTokens: number;
-      outputTokens: number;
-      costUsd: number;
-    }[];
+    ).all(runId) as RoleUsageRow[];
   }
 
   /** Guideline versions created by a run (its lineage), oldest first. */
   guidelineVersions(runId: string): GuidelineVersionRow[] {
     const rows = this.sql(
-      'SELECT * FROM guideline_versions WHERE run_id = ? ORDER BY created_at, id',
-    ).all(runId) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      id: r.id as string,
-      kind: r.kind as 'obs' | 'hist',
-      parent: (r.parent as string | null) ?? null,
-      phase: r.phase as string,
-      runId: (r.run_id as string | null) ?? null,
-      status: r.status as string,
-      path: r.path as string,
-      text: r.text as string,
-      metrics: JSON.parse(r.metrics as string) as Record<string, unknown>,
-      createdAt: r.created_at as string,
-    }));
+      `SELECT id, kind, parent, phase, run_id AS runId, status, path, text, metrics,
+           created_at AS createdAt FROM guideline_versions WHERE run_id = ? ORDER BY created_at, id`,
+    ).all(runId);
+    return rows.map((r) => GuidelineVersionRowSchema.parse(r));
   }
 
   /**
@@ -708,19 +665,18 @@ export class SqliteRunStore implements RunStore {
   }
 
   trajectory(rolloutId: string): Trajectory {
-    return TrajectorySchema.parse(this.doc(rolloutId).get('trajectory'));
+    return TrajectorySchema.parse(this.doc(rolloutId).trajectory());
   }
 
   /** The system prompt and task of a rollout (what a viewer shows above the steps). */
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'> {
-    const { system, task } = this.trajectory(rolloutId);
+    const { system, task } = this.doc(rolloutId).head();
     return { system, task };
   }
 
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
   steps(rolloutId: string): StepRow[] {
-    const doc = this.doc(rolloutId);
-    const prompts = doc.get('prompts') as unknown[];
+    const prompts = this.doc(rolloutId).prompts();
     return this.stepActions(rolloutId).map(({ idx, prompt_tokens, ...rest }, i) => ({
       idx,
       prompt_tokens,

@@ -127,7 +127,12 @@ CREATE TABLE run_state (
 /** PRAGMA application_id of a store v2 file: "acon" in ASCII. */
 export const APPLICATION_ID = 0x61636f6e;
 
-export const SCHEMA_VERSION = 1;
+/**
+ * 2: documents name their sections in a first line and write each message once (document.ts).
+ * Schema 1 has the same tables and documents this acon still reads, so opening one for writing
+ * only sets its version: an acon of schema 1 would not read the documents written since.
+ */
+export const SCHEMA_VERSION = 2;
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
@@ -167,8 +172,9 @@ export function createSchema(db: Database.Database, file: string): void {
   };
   if (check() === SCHEMA_VERSION) return;
   db.transaction(() => {
-    if (check() === SCHEMA_VERSION) return;
-    db.exec(SCHEMA);
+    const version = check();
+    if (version === SCHEMA_VERSION) return;
+    if (version === 0) db.exec(SCHEMA);
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).exclusive();

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { compress, documentText, rolloutDocument, type CallPayload } from './document.js';
+import { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
 import { asDatabaseError, checkHeader, openDatabase } from './open.js';
 import { hashKey, insertSql } from './run-store.js';
@@ -160,7 +160,7 @@ function convert(old: Database.Database, db: Database.Database): void {
     const rest = calls.filter((c) => c.rollout_id === null || !done.has(c.rollout_id));
     for (let i = 0; i < rest.length; i += RUN_DOCUMENT_CALLS) {
       const part = rest.slice(i, i + RUN_DOCUMENT_CALLS);
-      writeDoc(documentText({ calls: JSON.stringify(part.map(payload)) }), part);
+      writeDoc(callsDocument(part.map(payload)), part);
     }
   }
 }

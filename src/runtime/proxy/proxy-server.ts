@@ -1,14 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { applyPlan, type ContextCompressor } from '../context-compressor.js';
+import {
+  applyPlan,
+  type CompressionReport,
+  type ContextCompressor,
+} from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { formatReport } from './format-report.js';
 
 /** One proxied chat completion, for `--record`: the request as sent upstream and the answer. */
 export type ProxiedExchange = {
+  /** The messages as the client sent them (uncompressed). */
+  original: OpenAiMessage[];
   /** The body sent upstream (messages compressed). */
   body: Record<string, unknown>;
+  /** What the compression of this request did. */
+  report: CompressionReport;
   status: number;
   /** The answer body (for a stream, the raw event stream). */
   answer: string;
@@ -23,6 +31,8 @@ export type ProxyOptions = {
   log: (line: string) => void;
   /** Called after each chat completion was answered (`--record`). */
   onExchange?: (exchange: ProxiedExchange) => void;
+  /** Runs the compression of one request (`--record` attributes its compressor calls). */
+  within?: <T>(messages: OpenAiMessage[], compress: () => Promise<T>) => Promise<T>;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
 };
@@ -125,7 +135,8 @@ export class ProxyServer {
       return;
     }
     const messages = parsed.messages as unknown as OpenAiMessage[];
-    const plan = await this.opts.compressor.plan(messages);
+    const compress = () => this.opts.compressor.plan(messages);
+    const plan = await (this.opts.within ? this.opts.within(messages, compress) : compress());
     const { report } = plan;
     if (report.error) {
       this.opts.log(`compressor failed, request sent uncompressed: ${report.error.message}`);
@@ -134,7 +145,14 @@ export class ProxyServer {
     const streamed = parsed.stream === true;
     const answer = await this.forward(req, res, Buffer.from(JSON.stringify(body)), target);
     this.opts.log(`POST /v1/chat/completions ${answer.status} ${formatReport(report)}`);
-    this.opts.onExchange?.({ body, status: answer.status, answer: answer.text, streamed });
+    this.opts.onExchange?.({
+      original: messages,
+      body,
+      report,
+      status: answer.status,
+      answer: answer.text,
+      streamed,
+    });
   }
 
   /** Sends the request upstream and pipes the answer back as it arrives. */

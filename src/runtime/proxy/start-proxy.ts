@@ -11,7 +11,7 @@ import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
 import { MemoryCallStore } from '../memory-call-store.js';
 import { ProxyServer } from './proxy-server.js';
-import { recordExchange } from './record.js';
+import { ProxyRecorder } from './record.js';
 
 export type StartProxyOptions = {
   /** The loaded acon config: compressor roles, their endpoints, thresholds (`context:`), the db. */
@@ -22,7 +22,7 @@ export type StartProxyOptions = {
   guidelines: Guidelines;
   /** `--compressor-model`, `--compressor-base-url`, `--compressor-key-env`. */
   compressor: CompressorFlags;
-  /** Record the compressor calls and the proxied exchanges in this SQLite database. */
+  /** Record each conversation as a rollout (record.ts) in this SQLite database. */
   record?: string;
   log: (line: string) => void;
 };
@@ -92,9 +92,13 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
       config: config as unknown as Record<string, unknown>,
     });
   }
-  const llm = createLlmClient({ config, providers, store: store ?? new MemoryCallStore() });
+  const recorder =
+    store && runId
+      ? new ProxyRecorder({ store, runId, guidelines: opts.guidelines, prices: config.prices })
+      : undefined;
+  const client = createLlmClient({ config, providers, store: store ?? new MemoryCallStore() });
   const compressor = createContextCompressorWith({
-    llm,
+    llm: recorder ? recorder.llm(client) : client,
     guidelines: opts.guidelines,
     thresholds: {
       obs: config.context.t_obs,
@@ -108,7 +112,12 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     upstream: opts.upstream,
     compressor,
     log: opts.log,
-    ...(store && runId ? { onExchange: (x) => recordExchange(store, runId, x) } : {}),
+    ...(recorder
+      ? {
+          onExchange: (x) => recorder.exchange(x),
+          within: (messages, compress) => recorder.within(messages, compress),
+        }
+      : {}),
   });
   try {
     const url = await server.listen(opts.port, opts.host);
@@ -118,6 +127,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
       simulated,
       async close() {
         await server.close();
+        recorder?.close();
         if (store && runId) store.setRunStatus(runId, 'finished');
         store?.close();
       },

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { ReferencePlan } from '../bench/types.js';
+import type { ChatMessage } from '../llm/types.js';
+import { listGaps } from './list-gaps.js';
+import { visibleActions, visibleRecords } from './records.js';
+
+/** Contacts paged two at a time; step 2 texts the newest neighbor. */
+const page = (p: number) => ({
+  tool: 'call_api',
+  args: { app: 'phone', api: 'search_contacts', args: { relationship: 'neighbor', page_index: p } },
+  needs: [],
+});
+const CHOICE = {
+  value: '555-0103',
+  from: [0, 1],
+  op: 'max' as const,
+  by: 'created_at',
+  take: 'phone_number',
+  where: { relationship: 'neighbor' },
+};
+const PLAN: ReferencePlan = {
+  steps: [
+    page(0),
+    page(1),
+    {
+      tool: 'call_api',
+      args: { app: 'phone', api: 'send_text_message' },
+      needs: [],
+      choices: [CHOICE],
+    },
+  ],
+};
+
+const contact = (i: number, fields: Record<string, unknown> = {}) => ({
+  id: 900 + i,
+  name: `Neighbor ${i}`,
+  relationship: 'neighbor',
+  phone_number: `555-010${i}`,
+  created_at: `2024-0${i}-01`,
+  ...fields,
+});
+
+function call(id: string, p: number): ChatMessage {
+  return {
+    role: 'assistant',
+    content: `Step ${p + 1} of 3: calling phone.search_contacts.`,
+    tool_calls: [
+      {
+        id,
+        type: 'function',
+        function: { name: 'call_api', arguments: JSON.stringify(page(p).args) },
+      },
+    ],
+  };
+}
+
+function result(id: string, p: number, items: unknown[]): ChatMessage {
+  const body = { page_index: p, total_pages: 2, has_more: p === 0, items };
+  return { role: 'tool', tool_call_id: id, content: JSON.stringify(body) };
+}
+
+const gaps = (messages: ChatMessage[]) =>
+  listGaps(PLAN, CHOICE, {
+    records: () => visibleRecords(messages),
+    actions: () => visibleActions(messages),
+  });
+
+describe('listGaps', () => {
+  it('finds nothing to read again when every page is in view whole', () => {
+    const m = [
+      call('a', 0),
+      result('a', 0, [contact(1), contact(2)]),
+      call('b', 1),
+      result('b', 1, [contact(3)]),
+    ];
+    expect(gaps(m)).toEqual([]);
+  });
+
+  it('reads again a page it called but can no longer see', () => {
+    const m = [
+      call('a', 0),
+      {
+        role: 'tool' as const,
+        tool_call_id: 'a',
+        content: 'Previous 9 lines omitted for brevity.',
+      },
+      call('b', 1),
+      result('b', 1, [contact(3)]),
+    ];
+    expect(gaps(m).map((g) => g.fromStep)).toEqual([0]);
+  });
+
+  it('learns from has_more that a next page exists', () => {
+    const m = [call('a', 0), result('a', 0, [contact(1), contact(2)])];
+    expect(gaps(m).map((g) => g.fromStep)).toEqual([1]);
+  });
+
+  it('reads again a page whose items lost the field it compares on', () => {
+    const m = [
+      call('a', 0),
+      result('a', 0, [contact(1, { created_at: undefined }), contact(2)]),
+      call('b', 1),
+      result('b', 1, [contact(3)]),
+    ];
+    expect(gaps(m)).toEqual([{ fromStep: 0, why: expect.stringContaining('page 0') as string }]);
+  });
+
+  it('believes a summary that lists the items whole, and doubts one that lost the dates', () => {
+    const summary = (withDates: boolean) =>
+      [
+        '# History Summary',
+        'FACTS:',
+        '[phone.search_contacts]',
+        ...[1, 2].map(
+          (i) =>
+            `- id=${900 + i} | relationship=neighbor | phone_number=555-010${i}` +
+            (withDates ? ` | created_at=2024-0${i}-01` : ''),
+        ),
+      ].join('\n');
+    const tail = [call('b', 1), result('b', 1, [contact(3)])];
+    expect(gaps([{ role: 'user', content: summary(true) }, ...tail])).toEqual([]);
+    const doubted = gaps([{ role: 'user', content: summary(false) }, ...tail]);
+    expect(doubted.map((g) => g.fromStep)).toEqual([0]);
+    expect(doubted[0]!.why).toContain('`created_at`');
+  });
+});

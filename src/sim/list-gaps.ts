@@ -1,0 +1,224 @@
+import { choiceFields, type Item } from '../bench/choice.js';
+import type { ReferenceChoice, ReferencePlan } from '../bench/types.js';
+import { callOf, type VisibleRecord } from './records.js';
+
+/**
+ * Re-paging (issue 22): before it computes a value over a list (the largest, the newest, a sum),
+ * an agent checks that it can see the whole list, and reads again what it knows it read but can
+ * no longer see. This is what a real agent does when its context shows it paged further than the
+ * items it still has: it sees its own call of page 3 but not pages 0-2 (FIFO dropped them), a
+ * response says `has_more: true` or `total_pages: 4` and the next page is gone, a summary lists
+ * contacts without the dates it compares on, or a compressed page lost the field.
+ *
+ * It reads only its prompt: which pages exist it learns from its own calls, from the pagination
+ * fields of the responses and summary lines it sees, and from `page_index` 0 (every list starts
+ * there); the plan only says which call reads page k (the intent "page through this list").
+ * A summary that lists items of the call is believed for the pages it names (or for every page,
+ * when it names none): the agent cannot tell a silently shortened summary from a short list.
+ */
+
+/** A page of the list the agent must read again: the plan step that reads it and why. */
+export type ListGap = { fromStep: number; why: string };
+
+type Seen = {
+  records(): VisibleRecord[];
+  actions(): { call: string; args: Record<string, unknown> }[];
+};
+
+/** Arguments that choose which page, not which list. */
+const PAGE_ARGS = new Set(['page_index', 'page_limit']);
+
+function pageOf(args: Record<string, unknown>): number {
+  const p = Number(args.page_index ?? 0);
+  return Number.isInteger(p) && p >= 0 ? p : 0;
+}
+
+/** Same list: the same arguments apart from the page and the credentials. */
+function sameList(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    if (PAGE_ARGS.has(k) || /token|password/i.test(k)) continue;
+    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
+  }
+  return true;
+}
+
+/** Whether an item fails a condition on a field it shows (then it needs nothing more). */
+function excluded(choice: ReferenceChoice, item: Item): boolean {
+  for (const [f, cond] of Object.entries(choice.where ?? {})) {
+    const v = item[f];
+    if (v === undefined) continue;
+    if (typeof cond === 'string' || typeof cond === 'number') {
+      if (v.trim().toLowerCase() !== String(cond).trim().toLowerCase()) return true;
+    } else if ('prefix' in cond) {
+      if (!v.startsWith(cond.prefix)) return true;
+    }
+  }
+  return false;
+}
+
+/** The choice's fields the item lacks (none when a condition it shows rules it out). */
+function lacking(choice: ReferenceChoice, item: Item): string[] {
+  if (excluded(choice, item)) return [];
+  return choiceFields(choice).filter((f) => item[f] === undefined);
+}
+
+/** Response fields that say where in a list a page is, not what it holds. */
+const PAGING = ['page_index', 'page_limit', 'total_items', 'total_pages', 'has_more'];
+
+/**
+ * A summary line the agent reads as an item of the list: it shows a field the choice filters on,
+ * or (no filter) it is not a line about the paging itself.
+ */
+function summaryItem(choice: ReferenceChoice, item: Item): boolean {
+  const where = Object.keys(choice.where ?? {});
+  if (where.length > 0) return where.some((f) => item[f] !== undefined);
+  return !PAGING.some((f) => item[f] !== undefined);
+}
+
+/** Fields by which the agent recognises the same record in two places (a file by its path). */
+const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
+
+const identity = (item: Item, choice: ReferenceChoice): string[] =>
+  [...new Set([...IDENTIFYING, ...(choice.take ? [choice.take] : [])])].flatMap((k) =>
+    item[k] === undefined ? [] : [`${k}=${item[k]}`],
+  );
+
+/** What the agent's context shows of one list: its pages, and its items in a summary. */
+type ListView = {
+  /** Pages the agent knows exist. */
+  known: Set<number>;
+  /** Pages in view as responses (the newest of each), and whether their items are whole. */
+  pages: Map<number, { message: number; whole: boolean }>;
+  /** Items in view with every field the choice reads. */
+  complete: Item[];
+  /** Pages a summary names, and the list's items it holds. */
+  summaryPages: Set<number>;
+  summaryItems: Item[];
+};
+
+function readList(
+  choice: ReferenceChoice,
+  seen: Seen,
+  call: string,
+  listArgs: Record<string, unknown>,
+): ListView {
+  const known = new Set<number>([0]);
+  const upTo = (k: number) => {
+    for (let j = 0; j <= k; j++) known.add(j);
+  };
+  const paging = (fields: Item, page: number | undefined) => {
+    if (page !== undefined && fields.has_more === 'true') upTo(page + 1);
+    const total = Number(fields.total_pages);
+    if (Number.isInteger(total) && total > 0) upTo(total - 1);
+  };
+  for (const a of seen.actions()) {
+    if (a.call === call && sameList(a.args, listArgs)) upTo(pageOf(a.args));
+  }
+
+  const pages = new Map<number, { message: number; whole: boolean }>();
+  const complete: Item[] = [];
+  const summaryPages = new Set<number>();
+  const summaryItems: Item[] = [];
+  for (const r of seen.records()) {
+    const s = r.source;
+    if (s.kind === 'observation' && s.call === call && sameList(s.args, listArgs)) {
+      const page = pageOf(s.args);
+      upTo(page);
+      let p = pages.get(page);
+      if (p === undefined || p.message < s.message)
+        pages.set(page, (p = { message: s.message, whole: true }));
+      if (p.message !== s.message) continue;
+      if (r.list === undefined) paging(r.fields, page);
+      // Only the response's own list (a file's `shared_with` people are not files).
+      else if (r.list.depth > 0) continue;
+      else if (lacking(choice, r.fields).length > 0) p.whole = false;
+      else complete.push(r.fields);
+    } else if (s.kind === 'summary' && (s.call === null || s.call === call)) {
+      if (PAGING.some((f) => r.fields[f] !== undefined)) {
+        // A paging line without its page index still tells how many pages there are.
+        const page = r.fields.page_index === undefined ? undefined : pageOf(r.fields);
+        if (page !== undefined) {
+          upTo(page);
+          summaryPages.add(page);
+        }
+        paging(r.fields, page);
+      } else if (summaryItem(choice, r.fields)) {
+        summaryItems.push(r.fields);
+        if (lacking(choice, r.fields).length === 0) complete.push(r.fields);
+      }
+    }
+  }
+
+  return { known, pages, complete, summaryPages, summaryItems };
+}
+
+/**
+ * The pages of the list a choice is computed over that the agent knows it must read again,
+ * lowest first; empty when it can see the whole list as far as its context tells.
+ */
+export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): ListGap[] {
+  const from = choice.from.filter((i) => plan.steps[i] !== undefined);
+  const first = from[0];
+  if (first === undefined) return [];
+  const head = plan.steps[first]!;
+  const { call, args: listArgs } = callOf(head.tool, JSON.stringify(head.args));
+  const stepOfPage = new Map<number, number>();
+  for (const i of from) {
+    const s = plan.steps[i]!;
+    const c = callOf(s.tool, JSON.stringify(s.args));
+    if (c.call === call && sameList(c.args, listArgs)) stepOfPage.set(pageOf(c.args), i);
+  }
+
+  const { known, pages, complete, summaryPages, summaryItems } = readList(
+    choice,
+    seen,
+    call,
+    listArgs,
+  );
+  const gaps: ListGap[] = [];
+  const add = (page: number, why: string) => {
+    const step = stepOfPage.get(page);
+    if (step !== undefined && !gaps.some((g) => g.fromStep === step))
+      gaps.push({ fromStep: step, why });
+  };
+  const wholeInView = [...known].every((k) => pages.get(k)?.whole === true);
+  if (wholeInView) return [];
+
+  // A summary that lists items of the call but names no page is believed for every page.
+  const summaryCovers = (k: number) =>
+    summaryPages.has(k) || (summaryPages.size === 0 && summaryItems.length > 0);
+  const sorted = [...known].sort((a, b) => a - b);
+  const highest = sorted[sorted.length - 1] ?? 0;
+  for (const k of sorted) {
+    const p = pages.get(k);
+    if (p === undefined && !summaryCovers(k)) {
+      add(k, `page ${k} of ${call} is not in my context (I paged up to page ${highest})`);
+    } else if (p !== undefined && !p.whole) {
+      add(k, `some ${call} items of page ${k} have no ${fieldsText(choice)} in my context`);
+    }
+  }
+  // Summary items without a field the choice reads, not seen whole in a response: the agent
+  // reads again the first page it cannot see whole.
+  const seenWhole = new Set(complete.flatMap((i) => identity(i, choice)));
+  const blind = summaryItems.filter(
+    (i) => lacking(choice, i).length > 0 && !identity(i, choice).some((v) => seenWhole.has(v)),
+  );
+  if (blind.length > 0) {
+    const missing = [...new Set(blind.flatMap((i) => lacking(choice, i)))];
+    const page = sorted.find((k) => pages.get(k)?.whole !== true);
+    if (page !== undefined) {
+      add(
+        page,
+        `${blind.length} ${call} items in my summary have no ${missing.map((f) => `\`${f}\``).join(', ')}`,
+      );
+    }
+  }
+  return gaps.sort((a, b) => a.fromStep - b.fromStep);
+}
+
+function fieldsText(choice: ReferenceChoice): string {
+  return choiceFields(choice)
+    .map((f) => `\`${f}\``)
+    .join(' or ');
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { callsDocument, Doc, rolloutDocument, type CallPayload } from './document.js';
+
+/** A rollout whose prompts repeat its observations, as a raw agent's do: most of the text. */
+function rollout(steps: number) {
+  const observation = (i: number) =>
+    Array.from({ length: 60 }, (_, j) => `item ${i}-${j}: ${(i * 7919 + j * 104729) % 99991}`);
+  const turns = Array.from({ length: steps }, (_, i) => ({
+    assistant: { role: 'assistant', content: `step ${i}` },
+    observations: [{ role: 'user', content: observation(i).join('\n') }],
+  }));
+  const prompt = (i: number) => turns.slice(0, i).flatMap((t) => [t.assistant, ...t.observations]);
+  const calls: CallPayload[] = turns.map((_, i) => ({
+    id: i + 1,
+    requestHash: `h${i}`,
+    taskId: 't',
+    createdAt: 0,
+    request: { model: 'm', messages: prompt(i), tools: [{ name: 'call_api' }], seed: 1 },
+    response: { message: turns[i]!.assistant },
+  }));
+  return {
+    trajectory: { system: 'You are an agent.', task: 'Sum the items.', turns },
+    steps: turns.map((t, i) => ({ index: i, prompt: prompt(i), callId: i + 1, ...t })),
+    events: [{ kind: 'obs', step: 1, input: 'a', output: 'b' }],
+    calls,
+  };
+}
+
+describe('Doc', () => {
+  it('writes each message of the prompts and requests once and reads them back byte for byte', () => {
+    const r = rollout(40);
+    const text = rolloutDocument(r, r.calls);
+    const prompts = r.steps.map((s) => JSON.stringify(s.prompt));
+    // The 40 prompts repeat 39 turns: written out, they are twenty times the turns' text.
+    expect(text.length).toBeLessThan(prompts.join('').length / 8);
+    const doc = new Doc(text);
+    expect(doc.head()).toEqual({ system: 'You are an agent.', task: 'Sum the items.' });
+    expect(doc.get('events')).toEqual(r.events);
+    expect(doc.get('steps')).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
+    expect(JSON.stringify(doc.trajectory())).toBe(JSON.stringify(r.trajectory));
+    expect(doc.prompts().map((p) => JSON.stringify(p))).toEqual(prompts);
+    const requests = r.calls.map((c) => doc.requestJson(doc.call(c.id)!));
+    expect(requests).toEqual(r.calls.map((c) => JSON.stringify(c.request)));
+  });
+
+  it('keeps a turn that differs from its step (an answer the benchmark cut) in full', () => {
+    const r = rollout(3);
+    const turns = r.trajectory.turns.map((t, i) =>
+      i === 1 ? { ...t, assistant: { role: 'assistant', content: 'cut' } } : t,
+    );
+    const doc = new Doc(rolloutDocument({ ...r, trajectory: { ...r.trajectory, turns } }, []));
+    expect(doc.trajectory()).toEqual({ ...r.trajectory, turns });
+  });
+
+  it('reads a document written before its first line named the sections', () => {
+    const r = rollout(3);
+    const calls = r.calls.map((c, i) => ({ ...c, request: { ...c.request, messages: i } }));
+    const steps = r.steps.map(({ prompt: _, ...s }) => s);
+    const unnamed = [r.trajectory, steps, r.steps.map((s) => s.prompt), r.events, calls];
+    const doc = new Doc(unnamed.map((s) => JSON.stringify(s)).join('\n'));
+    expect(doc.head()).toEqual({ system: r.trajectory.system, task: r.trajectory.task });
+    expect(doc.trajectory()).toEqual(r.trajectory);
+    expect(doc.get('steps')).toEqual(steps);
+    expect(doc.get('events')).toEqual(r.events);
+    expect(doc.prompts()).toEqual(r.steps.map((s) => s.prompt));
+    expect(doc.requestJson(doc.call(3)!)).toBe(JSON.stringify(r.calls[2]!.request));
+  });
+
+  it('reads a run document, which holds only calls', () => {
+    const { calls } = rollout(2);
+    const doc = new Doc(callsDocument(calls));
+    expect(doc.requestJson(doc.call(2)!)).toBe(JSON.stringify(calls[1]!.request));
+    expect(doc.get('steps')).toBeNull();
+  });
+});
