@@ -53,7 +53,7 @@ async function envThrough(handler: FakeHandler, dir?: string) {
   const endpoint = {
     base_url: server.url,
     api_key_env: 'ACON_TEST_KEY',
-    max_retries: 4,
+    max_retries: 5,
     concurrency: 6,
   };
   return makeEnv({
@@ -101,7 +101,7 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
       new Set(params.tasks),
     );
     expect(stored.length + failed.length).toBe(12);
-    for (const f of failed) expect(f.error).toMatch(/gave up after 5 attempts/);
+    for (const f of failed) expect(f.error).toMatch(/gave up after 6 attempts/);
     expect(noisy.store.getRun(runId).status).toBe('finished');
     // Accuracy counts the rollouts that ran, not the ones the infrastructure lost.
     const raw = result.conditions.find((c) => c.condition === 'raw')!;
@@ -145,6 +145,25 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
     const env = await envThrough(() => reply.error(401, 'bad key'));
     const run = runConditions({ session: env, kind: 'compare', params, command: 'test' });
     await expect(run).rejects.toBeInstanceOf(ProviderError);
+    const runId = env.store.listRuns()[0]!.id;
+    expect(env.store.getRun(runId).status).toBe('failed');
+    expect(infraFailures(env.store, runId)).toEqual([]);
+  }, 60_000);
+
+  it('still stops the run when no server answers at the endpoint (connection refused)', async () => {
+    const server = await FakeOpenAiServer.start({ handler: sim });
+    const url = server.url;
+    await server.close();
+    const env = makeEnv({
+      provider: 'openai',
+      baseUrl: url,
+      config: {
+        endpoints: { default: { base_url: url, api_key_env: 'ACON_TEST_KEY', max_retries: 1 } },
+      },
+      clock: instantClock,
+    });
+    const run = runConditions({ session: env, kind: 'compare', params, command: 'test' });
+    await expect(run).rejects.toThrow(/ECONNREFUSED|cannot connect/);
     const runId = env.store.listRuns()[0]!.id;
     expect(env.store.getRun(runId).status).toBe('failed');
     expect(infraFailures(env.store, runId)).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelLabel, modelsText, provenanceLine } from './table.js';
+import { modelLabel, modelsText, provenanceLine, reductionPct } from './table.js';
 
 describe('modelLabel', () => {
   it('says a sim model only prices the calls, so no one reads it as the real model', () => {
@@ -22,5 +22,15 @@ describe('modelLabel', () => {
     expect(line).toBe(
       'SIMULATED — apptown/dev · provider sim · agent sim (priced as gpt-4.1) · compressor sim (priced as gpt-4.1-mini)',
     );
+  });
+});
+
+describe('reductionPct', () => {
+  it('signs a change and prints no change (raw against itself) without a sign', () => {
+    expect(reductionPct(0.181)).toBe('−18.1%');
+    expect(reductionPct(-0.05)).toBe('+5.0%');
+    expect(reductionPct(0)).toBe('0.0%');
+    expect(reductionPct(-0.0001)).toBe('0.0%');
+    expect(reductionPct(null)).toBeUndefined();
   });
 });

@@ -45,9 +45,13 @@ export const pct1 = (x: number) => (100 * x).toFixed(1);
 /** `67.6 [52.9–82.4]`: accuracy in percent with its 95% CI. */
 export const accWithCi = (acc: number, ci: readonly [number, number]) =>
   `${pct1(acc)} [${pct1(ci[0])}–${pct1(ci[1])}]`;
-/** Signed change: a reduction of 18% prints `−18.1%`. */
+/** Signed change: a reduction of 18% prints `−18.1%`; no change (raw against itself) `0.0%`. */
 export const reductionPct = (x: number | null) =>
-  x === null ? undefined : `${x >= 0 ? '−' : '+'}${pct1(Math.abs(x))}%`;
+  x === null
+    ? undefined
+    : pct1(Math.abs(x)) === '0.0'
+      ? '0.0%'
+      : `${x > 0 ? '−' : '+'}${pct1(Math.abs(x))}%`;
 export const int = (x: number) => Math.round(x).toLocaleString('en-US');
 export const usd = (x: number) => `$${x.toFixed(4)}`;
 

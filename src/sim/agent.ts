@@ -7,7 +7,7 @@ import type {
 } from '../bench/types.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
-import { listGaps } from './list-gaps.js';
+import { listGaps, pagingNote } from './list-gaps.js';
 import { callOf, itemsOf, visibleActions, visibleRecords, type VisibleRecord } from './records.js';
 import { clip, containsToken } from './text.js';
 
@@ -444,6 +444,8 @@ function viewStep(
     notes.push(got.note);
     if (got.value !== choice.value) args = replaceValue(args, choice.value, got.value);
   }
+  const paging = pagingNote(plan, index, seen);
+  if (paging !== undefined) notes.push(paging);
   const d = step.decision;
   if (d !== undefined) {
     const record = records.get(d.arg);

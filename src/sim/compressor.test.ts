@@ -332,6 +332,14 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
     const lines = text.split('\n').filter((l) => l.includes('id=48211'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/title=Mix 1 \| .*price=9\.99/);
+    // A line that lost its id is the same record by its title.
+    const byTitle = withPrevious(
+      'Keep ids, titles and prices.',
+      'FACTS:\n[music.list]\n- title=Mix 2',
+    );
+    expect(byTitle.split('\n').filter((l) => l.includes('title=Mix 2'))).toEqual([
+      expect.stringMatching(/id=48212/) as string,
+    ]);
   });
 
   it('leaves out what was read for an app the agent acted on and left, when asked to', () => {
@@ -353,6 +361,65 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
     expect(stale).not.toContain('Blue Kettle');
     expect(stale).toContain('tk_shop_0123456789abcdef');
     expect(stale).toContain('title=Mix 3');
+  });
+
+  it('leaves out the documentation of an API the agent has since called, when asked to', () => {
+    const turns = renderTurns(
+      (['doc', 'use'] as const).map((kind, i) => ({
+        assistant: {
+          role: 'assistant' as const,
+          content: `Step ${i + 1} of 2: calling it.`,
+          tool_calls: [
+            {
+              id: `c${i}`,
+              type: 'function' as const,
+              function: {
+                name: 'call_api',
+                arguments: JSON.stringify(
+                  kind === 'doc'
+                    ? {
+                        app: 'api_docs',
+                        api: 'show_api_doc',
+                        args: { app_name: 'music', api_name: 'play' },
+                      }
+                    : { app: 'music', api: 'play', args: { song_id: 12 } },
+                ),
+              },
+            },
+          ],
+        },
+        observations: [
+          {
+            role: 'tool' as const,
+            tool_call_id: `c${i}`,
+            content:
+              kind === 'doc'
+                ? JSON.stringify({ api_name: 'play', description: 'Plays a song by its id.' })
+                : JSON.stringify({ playing_id: 12, status: 'playing', lyrics: 'la '.repeat(400) }),
+          },
+        ],
+      })),
+    );
+    const summarize = (guideline: string) =>
+      summaryText(
+        simHistoryCompressor([
+          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
+          {
+            role: 'user',
+            content: renderPrompt('hist-compressor.user.txt', {
+              task: 'Play song 12.',
+              previous_summary: '(none)',
+              history: turns,
+            }),
+          },
+        ]),
+      );
+    const all =
+      'Keep names, `description`, ids and `status`. Leave out `lyrics`. Record the progress.';
+    expect(summarize(all)).toContain('Plays a song');
+    const stale = summarize(`${all} Leave out details that no longer matter.`);
+    expect(stale).not.toContain('Plays a song');
+    expect(stale).toContain('- Called: api_docs.show_api_doc, music.play');
   });
 
   it('shortens long texts when told to be concise', () => {

@@ -225,15 +225,29 @@ function addOnce(list: string[], line: string): void {
 
 /**
  * A fact about a record: one line per record, as a summary writes it. What the summary already
- * says about the record with the same `id` from the same call is merged in (the new values win),
- * so reading a record again completes its line instead of adding a second, partial one.
+ * says about the same record from the same call (the same `id`, or else the same name, title,
+ * path, email or phone number) is merged in (the new values win), so reading a record again
+ * completes its line instead of adding a second, partial one.
  */
+const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
+
 function addFact(list: string[], group: readonly Fact[], source: string | undefined): void {
-  const id = group.find((f) => f.key === 'id')?.value;
-  if (id !== undefined && source !== undefined) {
+  const keys = group.filter((f) => IDENTIFYING.includes(f.key) && f.value.length >= 2);
+  if (keys.length > 0 && source !== undefined) {
     const at = list.findIndex((line) => {
       const old = parseSourcedFactLine(line);
-      return old?.source === source && old.facts.some((f) => f.key === 'id' && f.value === id);
+      if (old?.source !== source) return false;
+      const same = (key: string) => {
+        const mine = keys.find((f) => f.key === key)?.value;
+        const theirs = old.facts.find((f) => f.key === key)?.value;
+        return mine !== undefined && theirs !== undefined ? mine === theirs : undefined;
+      };
+      // The same record: the first identifying field both lines show agrees.
+      for (const key of IDENTIFYING) {
+        const verdict = same(key);
+        if (verdict !== undefined) return verdict;
+      }
+      return false;
     });
     if (at !== -1) {
       const merged = new Map(parseSourcedFactLine(list[at]!)!.facts.map((f) => [f.key, f.value]));
@@ -297,9 +311,11 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
  */
 function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
   let call = '';
+  let about: string | undefined;
   let observation: string[] | undefined;
+  const read: { text: string; call: string; about: string | undefined }[] = [];
   const flush = () => {
-    if (observation !== undefined) readObservation(observation.join('\n'), call, policy, memory);
+    if (observation !== undefined) read.push({ text: observation.join('\n'), call, about });
     observation = undefined;
   };
   for (const line of text.split(/\r?\n/)) {
@@ -318,6 +334,7 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     if (line.startsWith('Action:')) {
       flush();
       call = actionName(line.slice(7).trim());
+      about = documentedApi(line.slice(7).trim());
       called(memory, call);
       continue;
     }
@@ -330,6 +347,22 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     observation?.push(line);
   }
   flush();
+  for (const r of read) {
+    // "Details that no longer matter": the documentation of an API the agent has since called
+    // (its own call shows how, and the summary names it).
+    if (policy.reading.stale && r.about !== undefined && memory.apis.includes(r.about)) continue;
+    readObservation(r.text, r.call, policy, memory);
+  }
+}
+
+/** `app.api` whose documentation an `api_docs.show_api_doc` action reads. */
+function documentedApi(action: string): string | undefined {
+  const m = /^([\w.-]+)\((.*)\)$/s.exec(action);
+  if (!m) return undefined;
+  const { call, args } = callOf(m[1] ?? '', m[2] ?? '');
+  if (call !== 'api_docs.show_api_doc') return undefined;
+  const { app_name: app, api_name: api } = args;
+  return typeof app === 'string' && typeof api === 'string' ? `${app}.${api}` : undefined;
 }
 
 /** `call_api({"app":"music","api":"login",…})` → `music.login`. */

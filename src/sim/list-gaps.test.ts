@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
-import { listGaps } from './list-gaps.js';
+import { listGaps, pagingNote } from './list-gaps.js';
 import { visibleActions, visibleRecords } from './records.js';
 
 /** Contacts paged two at a time; step 2 texts the newest neighbor. */
@@ -122,5 +122,16 @@ describe('listGaps', () => {
     const doubted = gaps([{ role: 'user', content: summary(false) }, ...tail]);
     expect(doubted.map((g) => g.fromStep)).toEqual([0]);
     expect(doubted[0]!.why).toContain('`created_at`');
+  });
+});
+
+describe('pagingNote', () => {
+  it('says it reads the next page because the previous one had more', () => {
+    const m = [call('a', 0), result('a', 0, [contact(1), contact(2)])];
+    const seen = { records: () => visibleRecords(m), actions: () => visibleActions(m) };
+    expect(pagingNote(PLAN, 1, seen)).toBe('`has_more` was true on page 0');
+    expect(pagingNote(PLAN, 0, seen)).toBeUndefined();
+    const none = { records: () => [], actions: () => [] };
+    expect(pagingNote(PLAN, 1, none)).toBeUndefined();
   });
 });

@@ -222,3 +222,31 @@ function fieldsText(choice: ReferenceChoice): string {
     .map((f) => `\`${f}\``)
     .join(' or ');
 }
+
+/**
+ * Why the agent reads page k of a list (k > 0), as its reasoning says it: the previous page's
+ * `has_more`, or the `total_pages` a response showed. `undefined` when it cannot see either (it
+ * pages on as the task's intent says, without a reason to give).
+ */
+export function pagingNote(plan: ReferencePlan, index: number, seen: Seen): string | undefined {
+  const step = plan.steps[index];
+  if (step === undefined) return undefined;
+  const { call, args } = callOf(step.tool, JSON.stringify(step.args));
+  const page = pageOf(args);
+  if (args.page_index === undefined || page === 0) return undefined;
+  let note: string | undefined;
+  for (const r of seen.records()) {
+    const s = r.source;
+    const ours =
+      (s.kind === 'observation' && s.call === call && sameList(s.args, args)) ||
+      (s.kind === 'summary' && s.call === call);
+    if (!ours || r.list !== undefined) continue;
+    const at = s.kind === 'observation' ? pageOf(s.args) : Number(r.fields.page_index);
+    if (r.fields.has_more === 'true' && at === page - 1) {
+      note = `\`has_more\` was true on page ${page - 1}`;
+    } else if (Number(r.fields.total_pages) > page && note === undefined) {
+      note = `\`total_pages\` is ${r.fields.total_pages}`;
+    }
+  }
+  return note;
+}
