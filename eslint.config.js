@@ -9,8 +9,6 @@ const MAX_LINES_EXEMPT = [
   'src/bench/apptown/seed/shop.ts', // seedShop
   'src/bench/qa/corpus.ts', // generateCorpus
   'src/cli/progress.ts', // createProgress
-  'src/cli/proxy.ts', // registerProxy
-  'src/cli/run.ts', // runAction
   'src/export/exporter.ts', // exportDataset
   'src/llm/client.ts', // createLlmClient
   'src/optimize/optimize.ts', // optimize
@@ -19,7 +17,6 @@ const MAX_LINES_EXEMPT = [
   'src/runtime/context-compressor.ts', // createContextCompressorWith
   'src/runtime/proxy/start-proxy.ts', // startProxy
   'src/sim/analyzer.ts', // simUtilityAnalysis
-  'src/store/upgrade.ts', // convert (came with store v2 as the rule came in)
 ];
 
 export default tseslint.config(

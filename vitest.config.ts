@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One test file per core. Vitest's default leaves a core to its own process (cores - 1), which
+    // on a 2-core machine runs the suite one file at a time, while most files spend their time in
+    // the acon processes they start or in waits on them (issue #28).
+    maxWorkers: availableParallelism(),
     globalSetup: ['test/helpers/global-tmp.ts'],
   },
 });

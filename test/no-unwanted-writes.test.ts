@@ -69,6 +69,12 @@ describe('bad input leaves no database behind', () => {
       stderr: /OPENAI_API_KEY is not set/,
     },
     {
+      what: 'runs rm of a run in a database that does not exist',
+      setup: () => {},
+      args: ['runs', 'rm', 'run-20261124-000000-abcd'],
+      stderr: /no run run-20261124-000000-abcd/,
+    },
+    {
       what: 'an unknown optimize split',
       setup: () => {},
       args: ['optimize', '--bench', 'apptown', '--train-split', 'trian', '--max-tasks', '1'],

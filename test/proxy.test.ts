@@ -175,9 +175,19 @@ describe('acon proxy', () => {
   });
 
   it('--record stores each conversation as a rollout that runs show, rollout show and export read', async () => {
+    // The agent calls a tool after 12 turns and answers after 13: one run of the agent, 2 steps.
+    upstream.setHandler((req) =>
+      (bodyOf(req).messages as { tool_call_id?: string }[]).at(-1)!.tool_call_id === 'call_12'
+        ? reply.text('the total is 42')
+        : reply.toolCalls([{ name: 'list_records', arguments: { page: 12 } }]),
+    );
     const client = await start({ record: true });
     await client.chat.completions.create({ model: 'gpt-4.1', messages: longConversation(12) });
     await client.chat.completions.create({ model: 'gpt-4.1', messages: longConversation(13) });
+    // The agent answered: its rollout is stored at once, while the proxy runs.
+    const live = openRunStore(db, { mode: 'read' });
+    expect(live.rollouts(proxy!.runId!)).toHaveLength(1);
+    live.close();
     const other = [
       { role: 'system' as const, content: 'You are a careful agent.' },
       { role: 'user' as const, content: 'Another task: say hello.' },
@@ -190,11 +200,14 @@ describe('acon proxy', () => {
     const store = openRunStore(db, { mode: 'read' });
     const rollouts = store.rollouts(runId);
     const long = rollouts.find((r) => r.steps === 2)!;
+    const open = rollouts.find((r) => r.id !== long.id)!;
     const roles = store.callsOfRollout(long.id).map((c) => c.role);
     const trajectory = store.trajectory(long.id);
     const events = store.events(long.id);
     store.close();
     expect(rollouts).toHaveLength(2);
+    // Still calling tools when the proxy stopped: stored then, not a success.
+    expect(open).toMatchObject({ steps: 1, success: false, status: 'open' });
     expect(long).toMatchObject({
       run_id: runId,
       split: 'proxy',

@@ -63,7 +63,8 @@ describe('acon run --resume', () => {
     const tasks = (await bench.listTasks('dev')).slice(0, 8).map((t) => t.id);
     const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'];
     args.push('--tasks', tasks.join(','));
-    const first = await runAcon([...args, '--provider', 'openai'], {
+    // --yes: a paid provider asks before it starts (issue #24) and no terminal is there to answer.
+    const first = await runAcon([...args, '--provider', 'openai', '--yes'], {
       cwd,
       env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: KEY },
       onSpawn: (child) => {

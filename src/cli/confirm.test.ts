@@ -67,6 +67,13 @@ describe('confirmFromFlags (optimize, run and compare share it)', () => {
     expect(t.asked).toEqual([]);
   });
 
+  it('does not ask again on --resume: the run was started (and confirmed) already', async () => {
+    const t = io(false);
+    await confirmFromFlags({ resume: 'run-20261124-000000-abcd' }, paid, t.fake);
+    expect(t.asked).toEqual([]);
+    await expect(confirmFromFlags({}, paid, t.fake)).rejects.toThrow(/--yes/);
+  });
+
   it('refuses a bad --confirm-above with exit 2', async () => {
     await expect(confirmFromFlags({ confirmAbove: 'lots' }, paid, io(true).fake)).rejects.toThrow(
       UsageError,

@@ -53,7 +53,7 @@ export async function confirmPaidRun(opts: {
 }
 
 /** The flags of a command that may start a paid run (optimize, run, compare). */
-export type ConfirmFlags = { confirmAbove?: string; yes?: boolean };
+export type ConfirmFlags = { confirmAbove?: string; yes?: boolean; resume?: string };
 
 /** Adds --confirm-above and --yes to a command that may start a paid run. */
 export function addConfirmOptions(cmd: Command): Command {
@@ -62,10 +62,17 @@ export function addConfirmOptions(cmd: Command): Command {
       '--confirm-above <usd>',
       `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
     )
-    .option('--yes', 'start a paid run without asking, whatever its estimate');
+    .option(
+      '--yes',
+      'start a paid run without asking, whatever its estimate (--resume never asks: the run was started already)',
+    );
 }
 
-/** Asks (or refuses) before a paid run of `estimateUsd`, as the flags say (see confirmPaidRun). */
+/**
+ * Asks (or refuses) before a paid run of `estimateUsd`, as the flags say (see confirmPaidRun).
+ * A --resume continues a run that was confirmed (or under the limit) when it started, so it
+ * does not ask again.
+ */
 export async function confirmFromFlags(
   flags: ConfirmFlags,
   estimate: { costUsd: number; simulated: boolean },
@@ -76,7 +83,7 @@ export async function confirmFromFlags(
     simulated: estimate.simulated,
     confirmAbove:
       positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
-    yes: flags.yes === true,
+    yes: flags.yes === true || flags.resume !== undefined,
     io,
   });
 }

@@ -78,57 +78,59 @@ export function registerProxy(program: Command): void {
     )
     .option('--db <file>', "SQLite database for --record (default: the config's run.db)")
     .addHelpText('after', EXAMPLES)
-    .action(async (_raw, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<RawOpts>();
-      if (!/^https?:\/\//.test(opts.upstream)) {
-        throw new UsageError(
-          `--upstream must be an http(s) URL such as http://127.0.0.1:8000/v1, got "${opts.upstream}"`,
-        );
-      }
-      const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
-      if (opts.provider) {
-        config.provider = opts.provider;
-        for (const role of LLM_ROLES) delete config.roles[role].provider;
-      }
-      const guidelines = await resolveGuidelinePair(
-        opts.guidelines,
-        new GuidelineStore({ dir: opts.guidelinesDir }),
-      );
-      const log = (line: string) => void process.stderr.write(`${line}\n`);
-      // Loaded here: the proxy brings the openai client and the tokenizer, which every other
-      // command's start would otherwise pay for (issue #28).
-      const { startProxy } = await import('../runtime/proxy/start-proxy.js');
-      const proxy = await startProxy({
-        config,
-        upstream: opts.upstream,
-        port: port(opts.port),
-        host: opts.host,
-        guidelines,
-        compressor: {
-          ...(opts.compressorModel ? { compressorModel: opts.compressorModel } : {}),
-          ...(opts.compressorBaseUrl ? { compressorBaseUrl: opts.compressorBaseUrl } : {}),
-          ...(opts.compressorKeyEnv ? { compressorKeyEnv: opts.compressorKeyEnv } : {}),
-        },
-        ...(opts.record ? { record: opts.db ?? config.run.db } : {}),
-        log,
-      });
-      if (proxy.simulated) {
-        log(
-          `${pc.yellow('SIMULATED')}: the compressors run on the sim provider (no model); use --compressor-base-url or --provider openai for a real compressor.`,
-        );
-      }
-      process.stdout.write(
-        `acon proxy listening on ${proxy.url} -> ${opts.upstream} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
-      );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          log('acon proxy: shutting down after the requests in flight');
-          void proxy.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-    });
+    .action((_raw, cmd: Command) => proxyAction(cmd.optsWithGlobals<RawOpts>()));
+}
+
+/** Starts the proxy and serves until SIGINT or SIGTERM. */
+async function proxyAction(opts: RawOpts): Promise<void> {
+  if (!/^https?:\/\//.test(opts.upstream)) {
+    throw new UsageError(
+      `--upstream must be an http(s) URL such as http://127.0.0.1:8000/v1, got "${opts.upstream}"`,
+    );
+  }
+  const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
+  if (opts.provider) {
+    config.provider = opts.provider;
+    for (const role of LLM_ROLES) delete config.roles[role].provider;
+  }
+  const guidelines = await resolveGuidelinePair(
+    opts.guidelines,
+    new GuidelineStore({ dir: opts.guidelinesDir }),
+  );
+  const log = (line: string) => void process.stderr.write(`${line}\n`);
+  // Loaded here: the proxy brings the openai client and the tokenizer, which every other
+  // command's start would otherwise pay for (issue #28).
+  const { startProxy } = await import('../runtime/proxy/start-proxy.js');
+  const proxy = await startProxy({
+    config,
+    upstream: opts.upstream,
+    port: port(opts.port),
+    host: opts.host,
+    guidelines,
+    compressor: {
+      ...(opts.compressorModel ? { compressorModel: opts.compressorModel } : {}),
+      ...(opts.compressorBaseUrl ? { compressorBaseUrl: opts.compressorBaseUrl } : {}),
+      ...(opts.compressorKeyEnv ? { compressorKeyEnv: opts.compressorKeyEnv } : {}),
+    },
+    ...(opts.record ? { record: opts.db ?? config.run.db } : {}),
+    log,
+  });
+  if (proxy.simulated) {
+    log(
+      `${pc.yellow('SIMULATED')}: the compressors run on the sim provider (no model); use --compressor-base-url or --provider openai for a real compressor.`,
+    );
+  }
+  process.stdout.write(
+    `acon proxy listening on ${proxy.url} -> ${opts.upstream} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      log('acon proxy: shutting down after the requests in flight');
+      void proxy.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
-import type { RunParams } from '../optimize/run-conditions.js';
+import type { RunConditionsResult, RunParams } from '../optimize/run-conditions.js';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
@@ -186,23 +186,7 @@ async function runAction(
     await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
-  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
-  const given: RunParams = {
-    bench: opts.bench,
-    split: opts.split,
-    strategies: parseStrategies(strategyNames),
-    tasks:
-      opts.tasks === undefined
-        ? null
-        : nameList(
-            opts.tasks,
-            '--tasks',
-            'dev-001-phone-files-mail,dev-002-mail-shop-files-wallet',
-          ),
-    guidelines: opts.guidelines ?? null,
-    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
-  };
+  const given = givenParams(opts, strategyNames);
   let params = given;
   const session = await openSession({
     config: opts.config,
@@ -212,39 +196,7 @@ async function runAction(
     resumes: [kind],
     onResume: (run) => {
       params = recordedParams(run, RunParamsSchema);
-      const strategyFlag = kind === 'run' ? 'strategy' : 'strategies';
-      refuseConflicts(run.id, [
-        {
-          flag: '--bench',
-          given: typed.has('bench') ? given.bench : undefined,
-          recorded: params.bench,
-        },
-        {
-          flag: '--split',
-          given: typed.has('split') ? given.split : undefined,
-          recorded: params.split,
-        },
-        {
-          flag: `--${strategyFlag}`,
-          given: typed.has(strategyFlag) ? given.strategies : undefined,
-          recorded: params.strategies,
-        },
-        {
-          flag: '--tasks',
-          given: typed.has('tasks') ? given.tasks : undefined,
-          recorded: params.tasks,
-        },
-        {
-          flag: '--max-tasks',
-          given: typed.has('maxTasks') ? given.maxTasks : undefined,
-          recorded: params.maxTasks ?? null,
-        },
-        {
-          flag: '--guidelines',
-          given: typed.has('guidelines') ? given.guidelines : undefined,
-          recorded: params.guidelines,
-        },
-      ]);
+      refuseConflicts(run.id, changedFlags(given, params, typed, kind));
       return { taskIds: params.taskIds ?? params.tasks ?? undefined };
     },
     skipInvalidTasks: opts.skipInvalidTasks,
@@ -294,21 +246,75 @@ async function runAction(
       onProgress: (done, total, info, outcome) =>
         progress.update('rollouts', done, total, outcome, info),
     }).finally(() => progress.stop());
-    if (opts.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    } else {
-      const fit = { width: terminalWidth(), wide: opts.wide };
-      process.stdout.write(conditionTable(result.conditions, result.provenance, fit));
-      process.stdout.write(verdictText(result.verdict, fit));
-      const { infraFailureLines } = await import('../report/infra-failures-view.js');
-      const resume = `acon ${kind} --resume ${result.provenance.runId}`;
-      process.stdout.write(
-        infraFailureLines(result.infraFailures, resume, fit.wide ? Infinity : fit.width),
-      );
-      process.stdout.write(runIdLine(result.provenance.runId, session.config.run.db, fit));
-    }
+    await printResult(result, opts, kind, session.config.run.db);
   } finally {
     release();
     await session.close();
   }
+}
+
+/** The flags typed again with `--resume`, beside what the run recorded (for refuseConflicts). */
+function changedFlags(
+  given: RunParams,
+  recorded: RunParams,
+  typed: Set<string>,
+  kind: 'run' | 'compare',
+): { flag: string; given: unknown; recorded: unknown }[] {
+  const strategyFlag = kind === 'run' ? 'strategy' : 'strategies';
+  const flags: [flag: string, option: string, key: keyof RunParams][] = [
+    ['--bench', 'bench', 'bench'],
+    ['--split', 'split', 'split'],
+    [`--${strategyFlag}`, strategyFlag, 'strategies'],
+    ['--tasks', 'tasks', 'tasks'],
+    ['--max-tasks', 'maxTasks', 'maxTasks'],
+    ['--guidelines', 'guidelines', 'guidelines'],
+  ];
+  return flags.map(([flag, option, key]) => ({
+    flag,
+    given: typed.has(option) ? given[key] : undefined,
+    recorded: recorded[key] ?? null,
+  }));
+}
+
+/** The result as JSON, or the condition table, verdict, infrastructure failures and run id. */
+async function printResult(
+  result: RunConditionsResult,
+  opts: RawOpts,
+  kind: 'run' | 'compare',
+  db: string,
+): Promise<void> {
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
+  const { terminalWidth } = await import('../report/fit-table.js');
+  const { infraFailureLines } = await import('../report/infra-failures-view.js');
+  const fit = { width: terminalWidth(), wide: opts.wide };
+  const resume = `acon ${kind} --resume ${result.provenance.runId}`;
+  process.stdout.write(
+    conditionTable(result.conditions, result.provenance, fit) +
+      verdictText(result.verdict, fit) +
+      infraFailureLines(result.infraFailures, resume, fit.wide ? Infinity : fit.width) +
+      runIdLine(result.provenance.runId, db, fit),
+  );
+}
+
+/** The run's parameters as the flags give them. */
+function givenParams(opts: RawOpts, strategyNames: string[]): RunParams {
+  return {
+    bench: opts.bench,
+    split: opts.split,
+    strategies: parseStrategies(strategyNames),
+    tasks:
+      opts.tasks === undefined
+        ? null
+        : nameList(
+            opts.tasks,
+            '--tasks',
+            'dev-001-phone-files-mail,dev-002-mail-shop-files-wallet',
+          ),
+    guidelines: opts.guidelines ?? null,
+    maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
+  };
 }

@@ -22,7 +22,9 @@ async function openStore(opts: StoreOpts, mode: 'read' | 'write') {
   const { openRunStore } = await import('../store/open-run-store.js');
   const { config } = loadConfig({ file: opts.config });
   const path = opts.db ?? config.run.db;
-  return { store: openRunStore(path, { mode }), path };
+  // Deleting from a database that does not exist changes nothing: none is created for it.
+  const { existsSync } = await import('node:fs');
+  return { store: openRunStore(path, { mode: existsSync(path) ? mode : 'read' }), path };
 }
 
 async function width() {

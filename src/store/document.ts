@@ -209,7 +209,12 @@ export class Doc {
   }
 }
 
-/** Text of recently read documents kept decoded (a cache hit often reads the same rollout). */
+/**
+ * Documents kept decoded (a cache hit often reads the same rollout): at most this many, and
+ * this much text. A decoded document's parsed sections take several times its text, so the
+ * count bounds memory for the export, which reads one rollout after another (issue #30).
+ */
+const CACHE_DOCS = 8;
 const CACHE_CHARS = 16 * 1024 * 1024;
 
 /** The documents read last, by number, least recently used first. */
@@ -228,7 +233,7 @@ export class DocCache {
     }
     this.docs.set(n, doc);
     for (const [k, d] of this.docs) {
-      if (this.chars <= CACHE_CHARS || k === n) break;
+      if ((this.chars <= CACHE_CHARS && this.docs.size <= CACHE_DOCS) || k === n) break;
       this.docs.delete(k);
       this.chars -= d.chars;
     }

@@ -98,25 +98,6 @@ export interface RunStore extends CallStore {
   saveGuidelineVersion(v: GuidelineVersionRow): void;
 }
 
-/** A calls row as read, with the ids of its run and rollout. */
-type CallRowRaw = {
-  id: number;
-  doc: number | null;
-  run_id: string;
-  rollout_id: string | null;
-  step: number | null;
-  role: string;
-  provider: string;
-  model: string;
-  prompt_tokens: number;
-  cached_tokens: number;
-  completion_tokens: number;
-  cost_usd: number;
-  latency_ms: number;
-  cached: number;
-  error: string | null;
-};
-
 /**
  * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
  * rollout (trajectory, steps, prompts, compression events, its calls' requests and responses),
@@ -352,32 +333,25 @@ export class SqliteRunStore implements RunStore {
   /** Recorded calls in the order they were made, with their requests and responses. */
   calls(filter: CallFilter): LlmCallRow[] {
     const w = callWhere(filter);
+    type Row = Omit<LlmCallRow, 'taskId' | 'requestHash' | 'request' | 'response' | 'cached'>;
     const rows = this.sql(
-      `SELECT c.*, r.id AS run_id, i.id AS rollout_id
+      `SELECT c.id, c.doc, r.id AS runId, i.id AS rolloutId, c.step, c.role, c.provider, c.model,
+           c.prompt_tokens AS promptTokens, c.cached_tokens AS cachedTokens,
+           c.completion_tokens AS completionTokens, c.cost_usd AS costUsd,
+           c.latency_ms AS latencyMs, c.cached, c.error
          FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
          WHERE ${w.sql} ORDER BY c.id`,
-    ).all(...w.params) as CallRowRaw[];
-    return rows.map((c) => {
-      const p = this.payload(c);
+    ).all(...w.params) as (Row & { doc: number | null; cached: number })[];
+    return rows.map(({ doc, cached, ...c }) => {
+      const p = this.payload({ id: c.id, doc });
+      const { taskId, requestHash, createdAt } = p;
       return {
-        id: c.id,
-        runId: c.run_id,
-        rolloutId: c.rollout_id,
-        taskId: p.taskId,
-        step: c.step,
-        role: c.role,
-        provider: c.provider,
-        model: c.model,
-        requestHash: p.requestHash,
-        ...this.callTexts(c, p),
-        promptTokens: c.prompt_tokens,
-        cachedTokens: c.cached_tokens,
-        completionTokens: c.completion_tokens,
-        costUsd: c.cost_usd,
-        latencyMs: c.latency_ms,
-        cached: c.cached === 1,
-        error: c.error,
-        createdAt: new Date(p.createdAt).toISOString(),
+        ...c,
+        taskId,
+        requestHash,
+        ...this.callTexts({ id: c.id, doc }, p),
+        cached: cached === 1,
+        createdAt: new Date(createdAt).toISOString(),
       };
     });
   }

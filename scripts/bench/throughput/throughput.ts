@@ -1,21 +1,26 @@
 /**
  * Throughput of real acon rollouts against a model with fixed latency (issue #16).
  *
- * For each C it starts a fake OpenAI-compatible server on 127.0.0.1 (its own process, latency
- * L, default 200 ms) and runs `acon run --provider openai --strategy raw` from dist/ on
- * WAVES×C apptown rollouts with C rollouts and C endpoint slots in flight. Every rollout takes
- * the same number of steps (see fake-model-server.ts), so the run is C calls in flight from the
- * first request to the last answer. Prints, per C:
+ * For each level C@L it starts a fake OpenAI-compatible server on 127.0.0.1 (its own process,
+ * latency L) and runs `acon run --provider openai --strategy raw` from dist/ on WAVES×C apptown
+ * rollouts with C rollouts and C endpoint slots in flight. Every rollout takes the same number of
+ * steps (see fake-model-server.ts), so the run is C calls in flight from the first request to the
+ * last answer. Prints, per level:
  *
  *   C=<c> L=<ms>ms calls=<n> ideal=<calls/s> achieved=<calls/s> efficiency=<ratio>
+ *     acon CPU per call: <ms> while calls were in flight (<s> s of <s> s in all)
  *
- * where ideal = C/L and achieved = calls / (last answer − first request), measured by the server.
+ * where ideal = C/L and achieved = calls / (last answer − first request), measured by the server;
+ * the CPU per call is the acon process's CPU time (user + system, sampled from /proc every 50 ms)
+ * between the first request and the last answer, over the calls: what acon spends per model call
+ * once running, without its start-up, task loading and final table (issue #28).
  *
- *   npm run bench:throughput [-- --latency 200 --concurrency 8,64,256 --waves 3 --steps 30]
+ *   npm run bench:throughput [-- --levels 8@200,64@200,256@200,256@1000 --waves 3 --steps 30]
+ *   npm run bench:throughput -- --latency 200 --concurrency 8,64   # every C at one latency
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -24,8 +29,9 @@ import { createApptown } from '../../../src/bench/apptown/index.js';
 
 const { values } = parseArgs({
   options: {
-    latency: { type: 'string', default: '200' },
-    concurrency: { type: 'string', default: '8,64,256' },
+    levels: { type: 'string' },
+    latency: { type: 'string' },
+    concurrency: { type: 'string' },
     waves: { type: 'string', default: '3' },
     steps: { type: 'string', default: '30' },
   },
@@ -39,8 +45,30 @@ function count(name: string, text: string): number {
   }
   return n;
 }
-const latencyMs = count('latency', values.latency);
-const levels = values.concurrency.split(',').map((c) => count('concurrency', c));
+/**
+ * C@L levels: `--levels`, else every `--concurrency` at `--latency`, else the default: C=8, 64 and
+ * 256 at 200 ms, and C=256 at 1,000 ms (a realistic model latency, issue #28).
+ */
+function parseLevels(): { c: number; latencyMs: number }[] {
+  if (values.levels !== undefined) {
+    return values.levels.split(',').map((level) => {
+      const [c = '', l = ''] = level.split('@');
+      return { c: count('levels (C)', c), latencyMs: count('levels (L)', l) };
+    });
+  }
+  if (values.latency !== undefined || values.concurrency !== undefined) {
+    const latencyMs = count('latency', values.latency ?? '200');
+    const cs = (values.concurrency ?? '8,64,256').split(',');
+    return cs.map((c) => ({ c: count('concurrency', c), latencyMs }));
+  }
+  return [
+    { c: 8, latencyMs: 200 },
+    { c: 64, latencyMs: 200 },
+    { c: 256, latencyMs: 200 },
+    { c: 256, latencyMs: 1000 },
+  ];
+}
+const levels = parseLevels();
 const waves = count('waves', values.waves);
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -77,7 +105,10 @@ function writeTasks(dir: string, count: number): void {
   }
 }
 
-async function startServer(plansFile: string): Promise<{ child: ChildProcess; port: number }> {
+async function startServer(
+  plansFile: string,
+  latencyMs: number,
+): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
     TSX,
     [join(import.meta.dirname, 'fake-model-server.ts'), plansFile, String(latencyMs)],
@@ -93,31 +124,51 @@ async function startServer(plansFile: string): Promise<{ child: ChildProcess; po
   throw new Error('the fake model server did not start');
 }
 
-/** Runs acon; reports its stderr and the CPU seconds it used (user + system, from /proc). */
+/** CPU seconds (user + system) of the acon process at wall-clock times (ms since the epoch). */
+type CpuSample = { at: number; cpuSeconds: number };
+
+/**
+ * Runs acon; reports its stderr, the CPU seconds it used (user + system, from /proc) and the
+ * samples they were read from.
+ */
 function runAcon(
   args: string[],
   cwd: string,
-): Promise<{ code: number | null; stderr: string; cpuSeconds: number | null }> {
+): Promise<{
+  code: number | null;
+  stderr: string;
+  cpuSeconds: number | null;
+  samples: CpuSample[];
+}> {
   return new Promise((done, fail) => {
     // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the acon process; with
     // BENCH_STDOUT=1 its stdout is shown (for flags that print there, such as --trace-gc).
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const child = spawn(process.execPath, [...nodeArgs, ACON, ...args], {
       cwd,
-      env: { ...process.env, OPENAI_API_KEY: 'sk-bench-throughput', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        OPENAI_API_KEY: 'sk-bench-throughput',
+        NO_COLOR: '1',
+        ACON_PROGRESS_INTERVAL: '0',
+      },
       stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
     });
     let stderr = '';
     let cpuSeconds: number | null = null;
+    const samples: CpuSample[] = [];
     // Sampled until the end: the last sample before exit is the process's CPU time.
     const sample = setInterval(() => {
-      cpuSeconds = processCpuSeconds(child.pid) ?? cpuSeconds;
+      const now = processCpuSeconds(child.pid);
+      if (now === null) return;
+      cpuSeconds = now;
+      samples.push({ at: performance.timeOrigin + performance.now(), cpuSeconds: now });
     }, 50);
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', fail);
     child.on('close', (code) => {
       clearInterval(sample);
-      done({ code, stderr, cpuSeconds });
+      done({ code, stderr, cpuSeconds, samples });
     });
   });
 }
@@ -135,6 +186,14 @@ function processCpuSeconds(pid: number | undefined): number | null {
 }
 const CLOCK_TICKS = 100;
 
+/** CPU seconds used between two wall-clock times: from the last sample before each. */
+function cpuBetween(samples: readonly CpuSample[], from: number, to: number): number | null {
+  const before = (t: number) => samples.filter((s) => s.at <= t).at(-1);
+  const a = before(from);
+  const b = before(to);
+  return a && b ? b.cpuSeconds - a.cpuSeconds : null;
+}
+
 const plans = await loadPlans();
 // AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
 const steps = Math.max(count('steps', values.steps), ...plans.map((p) => p.steps.length));
@@ -142,13 +201,15 @@ const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
 const plansFile = join(work, 'plans.json');
 writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
 console.log(
-  `fake model: ${latencyMs} ms per call; every rollout ${steps} agent steps (apptown reference plans, padded); ${waves}×C rollouts per level`,
+  `fake model: every rollout ${steps} agent steps (apptown reference plans, padded); ${waves}×C rollouts per level; load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
 );
 
-for (const c of levels) {
-  const dir = join(work, `c${c}`);
+for (const { c, latencyMs } of levels) {
+  const dir = join(work, `c${c}-l${latencyMs}`);
   writeTasks(join(dir, 'tasks'), waves * c);
-  const { child, port } = await startServer(plansFile);
+  const { child, port } = await startServer(plansFile, latencyMs);
   try {
     writeFileSync(
       join(dir, 'acon.config.yaml'),
@@ -163,9 +224,9 @@ for (const c of levels) {
       ].join('\n'),
     );
     const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'];
-    args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json');
+    args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json', '--yes');
     const r = await runAcon(args, dir);
-    // A non-TTY progress line may appear on stderr; anything else is worth showing.
+    // Anything on stderr is worth showing (the periodic progress line is off).
     if (r.code !== 0 || /warning|error/i.test(r.stderr)) {
       console.log(`C=${c}: acon exited ${r.code}; stderr:\n${r.stderr}`);
     }
@@ -180,10 +241,10 @@ for (const c of levels) {
     console.log(
       `C=${c} L=${latencyMs}ms calls=${stats.calls} ideal=${ideal.toFixed(1)} achieved=${achieved.toFixed(1)} efficiency=${(achieved / ideal).toFixed(3)}`,
     );
-    if (r.cpuSeconds !== null) {
-      const perCall = (r.cpuSeconds * 1000) / stats.calls;
+    const inFlight = cpuBetween(r.samples, stats.firstAt, stats.lastAt);
+    if (r.cpuSeconds !== null && inFlight !== null) {
       console.log(
-        `  acon process: ${r.cpuSeconds.toFixed(1)} s CPU in all (start-up and world generation included), ${perCall.toFixed(2)} ms per call`,
+        `  acon CPU per call: ${((inFlight * 1000) / stats.calls).toFixed(2)} ms while calls were in flight (${inFlight.toFixed(1)} s of ${r.cpuSeconds.toFixed(1)} s in all)`,
       );
     }
     console.log(

@@ -60,8 +60,9 @@ export type ProxyRecorderOptions = {
  * requests that share their head (system prompt and task); each request is one agent step: the
  * compressed prompt as it went upstream, the answer (a stream reassembled) as an `agent` call,
  * and the compressions it caused, whose compressor calls are attributed to the conversation.
- * Rollouts are stored when the proxy stops (Ctrl-C, SIGTERM) or when a conversation leaves
- * memory. Nothing is evaluated: a rollout counts as a success when the agent ended with an
+ * A rollout is stored when the agent answers without a tool call (its run is over; a request
+ * that continues the conversation starts the next rollout), and the rest when the proxy stops
+ * (Ctrl-C, SIGTERM) or a conversation leaves memory. Nothing is evaluated: a rollout counts as a success when the agent ended with an
  * answer (no tool call) and the upstream answered without an error. Headers are never part of
  * it: the client's key is not stored.
  */
@@ -124,6 +125,11 @@ export class ProxyRecorder {
     });
     session.events = session.events.filter((e) => e.step !== index);
     session.events.push(...events(x.report, index));
+    // The agent answered without a tool call: its run is over, store it now. A request that
+    // continues the conversation later starts the next rollout.
+    if (answer && (answer.message.tool_calls ?? []).length === 0) {
+      this.save(conversationKey(x.original));
+    }
   }
 
   /** Stores every conversation still in memory as a rollout. */
