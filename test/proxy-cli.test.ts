@@ -107,10 +107,10 @@ describe('acon proxy (CLI)', () => {
     const sent = bodyOf(upstream.chatRequests[0]!).messages;
     const tool = sent.find((m) => m.role === 'tool')!;
     // What reaches the upstream is the observation compressor's rewrite under the learned
-    // guideline (the sim compressor here). How far under T_obs it lands depends on what the
-    // optimize run learned: 665 tokens with the run of 15:00 UTC, 1,165 with the optimizer of
-    // 16:25 (prose guidelines without a DROP list), so the test checks the rewrite, not a figure.
-    expect(countTokens(String(tool.content))).toBeLessThan(countTokens(page) / 2);
+    // guideline (the sim compressor here), under T_obs (1,024 tokens; issue 25): 909 tokens on
+    // 24 Nov 2026 18:00 UTC, now that the sim compressor shortens long texts when the guideline
+    // says "be concise" (issue 22). The sim is deterministic, so this is not a flaky figure.
+    expect(countTokens(String(tool.content))).toBeLessThan(1024);
     expect(String(tool.content)).toContain('7000');
 
     child!.kill('SIGTERM');
