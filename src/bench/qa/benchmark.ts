@@ -4,24 +4,15 @@ import { isF1Drop } from './metrics.js';
 import type { Benchmark, PairRule, ReferencePlan, TaskInfo } from '../types.js';
 import { corpusFor } from './corpus.js';
 import { QaEpisode } from './episode.js';
-import { corpusLibrary, type Library } from './library.js';
+import { corpusLibrary } from './library.js';
 import { qaReferencePlan } from './plan.js';
 import { resolveTemplate, templateById } from './questions.js';
 import { qaTaskInfo, type QaTask } from './task.js';
 import { loadQaTaskDir, type LoadedQaTask } from './task-loader.js';
+import type { QaSource } from './source.js';
 
 /** Same depth from src/bench/qa and dist/bench/qa, so both find the shipped tasks. */
 export const DEFAULT_QA_TASKS_DIR = fileURLToPath(new URL('../../../tasks/qa/', import.meta.url));
-
-/** Where a QA benchmark's tasks and articles come from. */
-export type QaSource = {
-  /** Tasks and the problems of files that did not load. */
-  load(): Promise<{ tasks: QaTask[]; problems: TaskFileError[] }>;
-  /** The articles of a task (loaded on first use: listing tasks never builds a corpus). */
-  library(task: QaTask): Library;
-  /** Throws when a task no longer matches its articles. */
-  verify?(task: QaTask): void;
-};
 
 /**
  * QA's contrastive pairs (seed 003): the compressed run's F1 (the rollout score) is more than

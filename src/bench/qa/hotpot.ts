@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { BenchmarkError, TaskFileError } from '../../errors.js';
-import type { QaSource } from './benchmark.js';
+import type { QaSource } from './source.js';
 import type { Library } from './library.js';
 import type { QaObjective, QaTask } from './task.js';
 

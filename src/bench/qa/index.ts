@@ -7,8 +7,8 @@ export {
   generatedSource,
   qaPairRule,
   type QaOptions,
-  type QaSource,
 } from './benchmark.js';
+export type { QaSource } from './source.js';
 export { QaEpisode } from './episode.js';
 export {
   corpusFor,
