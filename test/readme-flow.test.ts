@@ -63,14 +63,18 @@ describe('optimize, a QA compare, then export (issue #24)', () => {
   });
 
   it('guideline files of the optimize run record their benchmark', () => {
-    const file = /new guideline files \(\d+\): (\S+?),/.exec(optOut.replace(/\n +/g, ' '))![1]!;
+    const file = /new guideline files \([1-9]\d*\): ([^\s,]+)/.exec(
+      optOut.replace(/\n +/g, ' '),
+    )![1]!;
     expect(readFileSync(join(cwd, file), 'utf8')).toMatch(/^bench: apptown$/m);
   });
 
   it('acon guidelines learned on apptown, used on qa, print one warning line and --json carries it', async () => {
     // Whether a 2-task optimize accepts a candidate depends on the sim's draws (issue 22: v0 no
     // longer fails every task); make one of its guideline files active either way.
-    const file = /new guideline files \(\d+\): (\S+?),/.exec(optOut.replace(/\n +/g, ' '))![1]!;
+    const file = /new guideline files \([1-9]\d*\): ([^\s,]+)/.exec(
+      optOut.replace(/\n +/g, ' '),
+    )![1]!;
     const promote = await runAcon(['guidelines', 'promote', file], { cwd });
     expect(promote.code, promote.stderr).toBe(0);
     const res = await runAcon(

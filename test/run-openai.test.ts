@@ -71,9 +71,17 @@ describe('acon run through an OpenAI-compatible server', () => {
         calls: store.callsOfRollout(row.id),
         wallMs: row.metrics.wallMs,
       });
-      // The full cost needs the prompts' shared prefixes, which the rollout computed.
-      expect({ ...again, fullCostUsd: row.metrics.fullCostUsd }).toEqual(row.metrics);
+      // The full cost (the rollout's and each role's) needs the prompts' shared prefixes,
+      // which the rollout computed.
+      const byRole = Object.fromEntries(
+        Object.entries(again.byRole).map(([role, u]) => [
+          role,
+          { ...u, fullCostUsd: row.metrics.byRole[role]?.fullCostUsd ?? null },
+        ]),
+      );
+      expect({ ...again, byRole, fullCostUsd: row.metrics.fullCostUsd }).toEqual(row.metrics);
       expect(row.metrics.fullCostUsd).toBeGreaterThan(0);
+      for (const u of Object.values(row.metrics.byRole)) expect(u.fullCostUsd).toBeGreaterThan(0);
     }
     const naiveEvents = rows
       .filter((r) => r.condition === 'naive')

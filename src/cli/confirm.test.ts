@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { confirmFromFlags, confirmPaidRun, type ConfirmIo } from './confirm.js';
+import { confirmFromFlags, confirmPaidRun, mustConfirm, type ConfirmIo } from './confirm.js';
 
 function io(interactive: boolean, answer = '') {
   const asked: string[] = [];
@@ -72,6 +72,15 @@ describe('confirmFromFlags (optimize, run and compare share it)', () => {
     await confirmFromFlags({ resume: 'run-20261124-000000-abcd' }, paid, t.fake);
     expect(t.asked).toEqual([]);
     await expect(confirmFromFlags({}, paid, t.fake)).rejects.toThrow(/--yes/);
+  });
+
+  it('asks (and prints an estimate) only above the limit, without --yes, outside a resume', () => {
+    expect(mustConfirm({}, paid)).toBe(true);
+    expect(mustConfirm({}, { costUsd: 4, simulated: false })).toBe(false);
+    expect(mustConfirm({ confirmAbove: '20' }, paid)).toBe(false);
+    expect(mustConfirm({ yes: true }, paid)).toBe(false);
+    expect(mustConfirm({ resume: 'run-x' }, paid)).toBe(false);
+    expect(mustConfirm({}, { costUsd: 12, simulated: true })).toBe(false);
   });
 
   it('refuses a bad --confirm-above with exit 2', async () => {

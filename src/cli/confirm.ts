@@ -69,6 +69,20 @@ export function addConfirmOptions(cmd: Command): Command {
 }
 
 /**
+ * Whether a run of this estimate stops to ask (or is refused without a terminal): a paid run
+ * above --confirm-above, without --yes, not a --resume. Only then is its estimate printed, so a
+ * run under the limit keeps stderr empty.
+ */
+export function mustConfirm(
+  flags: ConfirmFlags,
+  estimate: { costUsd: number; simulated: boolean },
+): boolean {
+  if (estimate.simulated || flags.yes === true || flags.resume !== undefined) return false;
+  const limit = positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD;
+  return estimate.costUsd > limit;
+}
+
+/**
  * Asks (or refuses) before a paid run of `estimateUsd`, as the flags say (see confirmPaidRun).
  * A --resume continues a run that was confirmed (or under the limit) when it started, so it
  * does not ask again.

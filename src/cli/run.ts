@@ -7,7 +7,7 @@ import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { createProgress } from './progress.js';
-import { addConfirmOptions, confirmFromFlags, type ConfirmFlags } from './confirm.js';
+import { addConfirmOptions, confirmFromFlags, mustConfirm, type ConfirmFlags } from './confirm.js';
 
 const list = (s: string) =>
   s
@@ -237,9 +237,9 @@ async function runAction(
       command: `acon ${process.argv.slice(2).join(' ')}`,
       concurrency: positiveInt(opts.concurrency, '--concurrency'),
       warn: (line) => process.stderr.write(`warning: ${line}\n`),
-      // A paid run prints its estimate and asks above --confirm-above, as optimize does.
+      // A paid run above --confirm-above prints its estimate and asks, as optimize does.
       onEstimate: async (estimate) => {
-        if (estimate.simulated) return;
+        if (!mustConfirm(opts, estimate)) return;
         if (!opts.json) process.stderr.write(`${formatRunEstimate(estimate)}\n`);
         await confirmFromFlags(opts, estimate);
       },
