@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countMessageTokens, countTokens, createTokenCounter } from './tokenizer.js';
 import type { ChatMessage, ToolDef } from './types.js';
+import { seededRandom } from '../seeded-random.js';
 
 describe('countTokens', () => {
   it('counts o200k_base tokens of a string', () => {
@@ -78,17 +79,6 @@ describe('countMessageTokens', () => {
 });
 
 describe('counting a text line by line', () => {
-  /** A seeded generator (mulberry32): the same strings in every run. */
-  function rng(seed: number) {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   // Everything next to a line feed that the o200k split treats specially: whitespace of every
   // kind, `/`, digits, contractions, letters of both cases, marks, emoji, punctuation.
   const ALPHABET = [
@@ -136,7 +126,8 @@ describe('counting a text line by line', () => {
   ];
 
   it('gives exactly the count of the whole text, cut at every line it may be cut at', () => {
-    const random = rng(28);
+    // Seeded: the same strings in every run.
+    const random = seededRandom('tokenizer line cuts', 28);
     // minPiece 1: every allowed cut is taken; a tiny cache also evicts all the time.
     const counter = createTokenCounter(8, 200, 1);
     for (let i = 0; i < 3000; i++) {
