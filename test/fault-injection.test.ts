@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { InterruptedError } from '../src/errors.js';
@@ -12,7 +11,7 @@ import {
   type FakeRequest,
 } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
-import { makeEnv, taskResolver } from './helpers/env.js';
+import { hashUnit, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
 import { expiringFetch, REQUEST_ID_HEADER } from './helpers/expiring-fetch.js';
 
 /**
@@ -26,11 +25,6 @@ import { expiringFetch, REQUEST_ID_HEADER } from './helpers/expiring-fetch.js';
 const TRANSIENT = ['429', '500', '503', 'reset', 'timeout', 'malformed'] as const;
 type Fault = (typeof TRANSIENT)[number] | 'context';
 const RATE = 0.3;
-
-/** A number in [0, 1) from a string: the same request gets the same fate in every run. */
-function unit(key: string): number {
-  return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
-}
 
 /**
  * The requests of a run go through a fetch whose timer the test controls: a request the server
@@ -79,7 +73,7 @@ function faulty(inner: FakeHandler, kinds: readonly Fault[]) {
   const handler: FakeHandler = (req) => {
     const n = attempts.get(req.raw) ?? 0;
     attempts.set(req.raw, n + 1);
-    const roll = unit(`${req.raw}#${n}`);
+    const roll = hashUnit(`${req.raw}#${n}`);
     if (n < 2 && roll < RATE) {
       const fault = pick(kinds, roll / RATE);
       injected.set(fault, (injected.get(fault) ?? 0) + 1);
@@ -158,10 +152,7 @@ beforeAll(async () => {
     planFor: (id) => bench.referencePlan(id),
   });
   // The 50 shortest tasks of all splits, under raw and naive (compressor calls too): 100 rollouts.
-  const tasks = (await bench.listTasks())
-    .sort((a, b) => a.referenceLength - b.referenceLength || a.id.localeCompare(b.id))
-    .slice(0, 50)
-    .map((t) => t.id);
+  const tasks = await shortestTaskIds(bench, 50);
   params = {
     bench: 'apptown',
     split: 'all',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { ProviderError } from '../src/errors.js';
@@ -8,7 +7,7 @@ import { runConditions, type RunParams } from '../src/optimize/run-conditions.js
 import { runShow, runShowTable } from '../src/report/run-show.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
-import { makeEnv, taskResolver } from './helpers/env.js';
+import { hashUnit, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
 
 /**
  * Issue #31, item 10: at 60% injected faults some calls fail every attempt. Such a call ends
@@ -18,17 +17,13 @@ import { makeEnv, taskResolver } from './helpers/env.js';
 
 const RATE = 0.6;
 
-function unit(key: string): number {
-  return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
-}
-
 /** Every attempt of every request fails with probability RATE (transient kinds only). */
 function faulty(inner: FakeHandler): FakeHandler {
   const attempts = new Map<string, number>();
   return (req) => {
     const n = attempts.get(req.raw) ?? 0;
     attempts.set(req.raw, n + 1);
-    const roll = unit(`${req.raw}#${n}`);
+    const roll = hashUnit(`${req.raw}#${n}`);
     if (roll >= RATE) return inner(req);
     const kinds = [
       reply.serverError(),
@@ -71,10 +66,7 @@ beforeAll(async () => {
     taskOf: await taskResolver(bench),
     planFor: (id) => bench.referencePlan(id),
   });
-  const tasks = (await bench.listTasks())
-    .sort((a, b) => a.referenceLength - b.referenceLength || a.id.localeCompare(b.id))
-    .slice(0, 12)
-    .map((t) => t.id);
+  const tasks = await shortestTaskIds(bench, 12);
   params = { bench: 'apptown', split: 'all', strategies: ['raw'], tasks, guidelines: null };
 });
 

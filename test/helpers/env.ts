@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApptown } from '../../src/bench/apptown/index.js';
@@ -102,6 +103,19 @@ export function makeEnv(opts: {
     abort,
     guidelines: new GuidelineStore({ dir: join(dir, 'guidelines') }),
   };
+}
+
+/** A number in [0, 1) from a string: the same request gets the same fate in every run. */
+export function hashUnit(key: string): number {
+  return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/** The ids of the `n` tasks (of all splits) with the shortest reference solutions, ties by id. */
+export async function shortestTaskIds(bench: Benchmark, n: number): Promise<string[]> {
+  return (await bench.listTasks())
+    .sort((a, b) => a.referenceLength - b.referenceLength || a.id.localeCompare(b.id))
+    .slice(0, n)
+    .map((t) => t.id);
 }
 
 /** Maps an agent's first user message back to its apptown task (a fake server has no ctx). */
