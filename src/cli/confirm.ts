@@ -25,19 +25,21 @@ export const terminalIo: ConfirmIo = {
 /** @default 5 — the USD above which a paid run asks before it starts (issue #24). */
 export const DEFAULT_CONFIRM_ABOVE_USD = 5;
 
+/** What decides whether a paid run asks: its estimate and the limit, --yes (or a --resume). */
+type PaidRun = { estimateUsd: number; simulated: boolean; confirmAbove: number; yes: boolean };
+
+/** A paid run above its limit asks, unless told not to; a simulated run never does. */
+function asks(run: PaidRun): boolean {
+  return !run.simulated && !run.yes && run.estimateUsd > run.confirmAbove;
+}
+
 /**
  * A run on a paid provider whose estimate is above `confirmAbove` asks on a terminal and
  * starts only on "y"; `yes` skips the question; without a terminal it is refused with the fix
  * (a CI job or a pipe must say --yes). Simulated runs never ask.
  */
-export async function confirmPaidRun(opts: {
-  estimateUsd: number;
-  simulated: boolean;
-  confirmAbove: number;
-  yes: boolean;
-  io: ConfirmIo;
-}): Promise<void> {
-  if (opts.simulated || opts.yes || opts.estimateUsd <= opts.confirmAbove) return;
+export async function confirmPaidRun(opts: PaidRun & { io: ConfirmIo }): Promise<void> {
+  if (!asks(opts)) return;
   const cost = `~$${opts.estimateUsd.toFixed(2)}`;
   const limit = `$${opts.confirmAbove.toFixed(2)}`;
   if (!opts.io.interactive) {
@@ -69,6 +71,23 @@ export function addConfirmOptions(cmd: Command): Command {
 }
 
 /**
+ * The paid run the flags describe. A --resume continues a run that was confirmed (or under the
+ * limit) when it started, so it counts as --yes.
+ */
+function paidRunOf(
+  flags: ConfirmFlags,
+  estimate: { costUsd: number; simulated: boolean },
+): PaidRun {
+  return {
+    estimateUsd: estimate.costUsd,
+    simulated: estimate.simulated,
+    confirmAbove:
+      positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
+    yes: flags.yes === true || flags.resume !== undefined,
+  };
+}
+
+/**
  * Whether a run of this estimate stops to ask (or is refused without a terminal): a paid run
  * above --confirm-above, without --yes, not a --resume. Only then is its estimate printed, so a
  * run under the limit keeps stderr empty.
@@ -77,27 +96,14 @@ export function mustConfirm(
   flags: ConfirmFlags,
   estimate: { costUsd: number; simulated: boolean },
 ): boolean {
-  if (estimate.simulated || flags.yes === true || flags.resume !== undefined) return false;
-  const limit = positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD;
-  return estimate.costUsd > limit;
+  return asks(paidRunOf(flags, estimate));
 }
 
-/**
- * Asks (or refuses) before a paid run of `estimateUsd`, as the flags say (see confirmPaidRun).
- * A --resume continues a run that was confirmed (or under the limit) when it started, so it
- * does not ask again.
- */
+/** Asks (or refuses) before a paid run, as the flags say (see confirmPaidRun and paidRunOf). */
 export async function confirmFromFlags(
   flags: ConfirmFlags,
   estimate: { costUsd: number; simulated: boolean },
   io: ConfirmIo = terminalIo,
 ): Promise<void> {
-  await confirmPaidRun({
-    estimateUsd: estimate.costUsd,
-    simulated: estimate.simulated,
-    confirmAbove:
-      positiveNumber(flags.confirmAbove, '--confirm-above') ?? DEFAULT_CONFIRM_ABOVE_USD,
-    yes: flags.yes === true || flags.resume !== undefined,
-    io,
-  });
+  await confirmPaidRun({ ...paidRunOf(flags, estimate), io });
 }
