@@ -102,7 +102,7 @@ describe('bad input leaves no database behind', () => {
     db.exec("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')");
     db.close();
     const bytes = readFileSync(file);
-    const r = await runAcon([...COMPARE, '--tasks', 'dev-001-phone-files-mail', '--db', file], {
+    const r = await runAcon([...COMPARE, '--tasks', 'dev-001-music-phone-wallet', '--db', file], {
       cwd,
     });
     expect(r.code).toBe(2);
