@@ -15,8 +15,8 @@ async function acon(...args: string[]) {
 describe('acon tasks', () => {
   it('lists the tasks of a split as a table', async () => {
     const { out } = await acon('tasks', 'list', '--bench', 'apptown', '--split', 'dev');
-    expect(out).toContain('dev-003-mail-music-phone');
-    expect(out).not.toContain('train-010-music-mail-shop');
+    expect(out).toContain('dev-003-shop-notes-wallet');
+    expect(out).not.toContain('train-010-files-wallet-music');
     expect(out).toMatch(/\d+ tasks \(train 0, dev \d+, test 0\)/);
   });
 
@@ -29,21 +29,21 @@ describe('acon tasks', () => {
       template: string;
     }[];
     expect(tasks.length).toBeGreaterThanOrEqual(120);
-    expect(tasks.find((t) => t.id === 'train-010-music-mail-shop')).toMatchObject({
-      apps: ['music', 'mail', 'phone', 'shop'],
+    expect(tasks.find((t) => t.id === 'train-010-files-wallet-music')).toMatchObject({
+      apps: ['files', 'wallet', 'music'],
       referenceLength: 39,
-      template: 'music-queue-playlist+mail-update-phone-number+shop-cheapest-in-category',
+      template: 'files-move-pdfs+wallet-approve-largest-request+music-save-most-played-of-playlist',
     });
   });
 
   it('shows one task', async () => {
-    const { out } = await acon('tasks', 'show', 'train-010-music-mail-shop');
-    expect(out).toContain('apps: music, mail, phone, shop');
+    const { out } = await acon('tasks', 'show', 'train-010-files-wallet-music');
+    expect(out).toContain('apps: files, wallet, music');
     expect(out).toContain('reference solution: 39 calls');
     expect(out).toContain(
-      'template: music-queue-playlist+mail-update-phone-number+shop-cheapest-in-category',
+      'template: files-move-pdfs+wallet-approve-largest-request+music-save-most-played-of-playlist',
     );
-    expect(out).toContain('Add the cheapest product in the shop');
+    expect(out).toContain('pay only the one asking for the most money');
   });
 
   it('rejects other benchmarks and bad splits with a usage error', async () => {

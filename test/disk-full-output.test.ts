@@ -66,7 +66,7 @@ describe.skipIf(!existsSync(FULL))('writing a report or an export to a full disk
         '--strategy',
         'raw',
         '--tasks',
-        'dev-001-phone-files-mail',
+        'dev-001-music-phone-wallet',
         '--json',
       ],
       { cwd },

@@ -5,8 +5,10 @@ import type { Clock } from '../src/llm/clock.js';
 import { infraFailures } from '../src/optimize/infra-failures.js';
 import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
 import { runShow, runShowTable } from '../src/report/run-show.js';
+import { RunsListSchema } from '../src/report/runs-list.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
+import { runAcon } from './helpers/cli.js';
 import { hashUnit, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
 
 /**
@@ -112,6 +114,13 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
     expect(text).toContain(`acon compare --resume ${runId}`);
     for (const f of failed) expect(text).toContain(f.taskId);
     noisy.store.close();
+    // `acon runs` counts them, in the table and in --json.
+    const list = await runAcon(['runs', '--db', noisy.dbPath, '--wide'], { cwd: noisy.dir });
+    expect(list.stderr).toBe('');
+    expect(list.stdout).toContain(`finished +${failed.length} lost`);
+    const json = await runAcon(['runs', '--db', noisy.dbPath, '--json'], { cwd: noisy.dir });
+    expect(json.stderr).toBe('');
+    expect(RunsListSchema.parse(JSON.parse(json.stdout))[0]!.infraFailures).toBe(failed.length);
 
     // --resume through a healthy server runs exactly the failed ones again.
     const healthy = await envThrough(sim, noisy.dir);
@@ -124,6 +133,8 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
       command: 'test',
     });
     expect(again.infraFailures).toEqual([]);
+    const after = await runAcon(['runs', '--db', noisy.dbPath, '--json'], { cwd: noisy.dir });
+    expect(RunsListSchema.parse(JSON.parse(after.stdout))[0]!.infraFailures).toBe(0);
     expect(infraFailures(healthy.store, runId)).toEqual([]);
     const rows = healthy.store.rollouts(runId);
     expect(rows).toHaveLength(12);

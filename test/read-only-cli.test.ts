@@ -27,7 +27,7 @@ beforeAll(async () => {
       '--strategy',
       'raw',
       '--tasks',
-      'dev-001-phone-files-mail',
+      'dev-001-music-phone-wallet',
       '--db',
       db,
       '--json',

@@ -4,15 +4,17 @@
  * regenerate the set. Every task is checked before it is written: its reference runs without
  * an error, passes its own evaluation, and its declared choices give the reference values.
  *
- * A task is a long-horizon job made of two or three template parts over different apps
- * (issue 13): discovery through api_docs first, the apps' logins, each API's documentation
- * before its first call, paged lists, then the parts, the one that asks a question last. Train
- * and dev use the templates of TEMPLATES; test uses only heldOutTemplates, so held-out numbers
- * measure new kinds of task, not new seeds.
+ * A task is a long-horizon job made of three or four template parts over different apps (issue
+ * 13): discovery through api_docs first, the apps' logins, each API's documentation before its
+ * first call, paged lists, then the parts, the one that asks a question last.
  *
- * Some templates compute a value from data (a declared `choose`) or decide per item (a declared
- * `decide`); issue 22 spreads them over the splits: train and dev draw from TEMPLATES, which holds
- * several of them, and test from heldOutTemplates, which holds the others.
+ * Two kinds of part (issue 22): ordinary ones, and those that compute a value from data (a declared
+ * `choose`: a max, min, sum or count over a paged list, or a compare-and-choose among records),
+ * where compression loses what the agent compares on. Every task in every split has
+ * AGGREGATE_PARTS of the second kind, so the utility phase sees compared fields and lost pages on
+ * train, candidate selection sees the damage of dropping them on dev, and test asks the same of
+ * the agent. Train and dev draw from the templates not in HELD_OUT, test only from HELD_OUT, so
+ * held-out numbers measure new templates of the same kinds, not new seeds.
  *
  * `--seed N` draws a different set from the same templates (other worlds, other combinations), so
  * anyone can check that the figures hold on tasks nobody tuned anything on; without it (or with
@@ -28,20 +30,19 @@ import { Document } from 'yaml';
 import { ApptownBenchmark } from '../../src/bench/apptown/benchmark.js';
 import { runPlan } from '../../src/bench/apptown/drive.js';
 import type { TaskFile } from '../../src/bench/apptown/task-schema.js';
-import { heldOutTemplates, sharedAggregateTemplates } from './apptown-tasks/aggregate.js';
 import { TaskBuilder, type ChangeInput } from './apptown-tasks/builder.js';
-import { TEMPLATES } from './apptown-tasks/index.js';
+import { HELD_OUT, TEMPLATES } from './apptown-tasks/index.js';
 import { NoCandidate, Picker } from './apptown-tasks/picker.js';
 import type { Template } from './apptown-tasks/template.js';
 
 type Split = TaskFile['split'];
 
-/** How many tasks each split gets, from which templates, and how many parts a task has. */
-const SEEN = [...TEMPLATES, ...sharedAggregateTemplates];
+/** How many tasks each split gets, and from which templates. */
+const SEEN = TEMPLATES.filter((t) => !HELD_OUT.has(t.slug));
 const PLAN: { split: Split; count: number; templates: Template[] }[] = [
   { split: 'train', count: 44, templates: SEEN },
   { split: 'dev', count: 40, templates: SEEN },
-  { split: 'test', count: 40, templates: heldOutTemplates },
+  { split: 'test', count: 40, templates: TEMPLATES.filter((t) => HELD_OUT.has(t.slug)) },
 ];
 
 const { values: cli } = parseArgs({
@@ -59,6 +60,9 @@ const SEEDS = Array.from({ length: 48 }, (_, i) => 1103 + i * 1117 + SET_SEED * 
 
 /** Parts per task: three or four. */
 const partsOf = (index: number) => [3, 4, 3, 4, 3][index % 5] as number;
+
+/** Parts of a task, in every split, that compute a value from data; the others are ordinary. */
+const AGGREGATE_PARTS = 2;
 
 /**
  * Reference lengths a task must have: long enough that the LLM summary (N=21, M=10 folds at 31
@@ -119,22 +123,57 @@ function build(parts: Template[], seed: number): Built {
   });
 }
 
-/** Seeded combinations of templates over different apps, each tried on several worlds. */
-function* combos(templates: Template[], parts: number, picker: Picker): Generator<Template[]> {
+/**
+ * Whether a template computes a value from data: its reference declares a `choose` on the first
+ * world that has data for it. Read from the reference, so a new template needs no label.
+ */
+function computesFromData(t: Template): boolean {
+  for (const seed of SEEDS) {
+    const b = new TaskBuilder(seed);
+    try {
+      t.build(b, new Picker(seed));
+      b.handIn();
+    } catch (err) {
+      if (err instanceof NoCandidate) continue;
+      throw err;
+    }
+    return b.steps.some((s) => s.choose !== undefined);
+  }
+  throw new Error(`${t.slug}: no world has data for it`);
+}
+
+type Pools = { aggregate: Template[]; ordinary: Template[] };
+
+function poolsOf(templates: Template[]): Pools {
+  const aggregate = templates.filter(computesFromData);
+  return { aggregate, ordinary: templates.filter((t) => !aggregate.includes(t)) };
+}
+
+/**
+ * Seeded combinations over different apps: AGGREGATE_PARTS templates that compute from data and
+ * ordinary ones for the rest, in a seeded order; each combination is tried on several worlds.
+ */
+function* combos(pools: Pools, parts: number, picker: Picker): Generator<Template[]> {
   for (let tries = 0; tries < 400; tries++) {
     const chosen: Template[] = [];
-    for (const t of picker.shuffle(templates)) {
-      if (chosen.some((c) => appOf(c) === appOf(t))) continue;
-      chosen.push(t);
-      if (chosen.length === parts) break;
-    }
-    if (chosen.length === parts) yield chosen;
+    const take = (pool: Template[], n: number) => {
+      let taken = 0;
+      for (const t of picker.shuffle(pool)) {
+        if (taken === n) return;
+        if (chosen.some((c) => appOf(c) === appOf(t))) continue;
+        chosen.push(t);
+        taken++;
+      }
+    };
+    take(pools.aggregate, AGGREGATE_PARTS);
+    take(pools.ordinary, parts - AGGREGATE_PARTS);
+    if (chosen.length === parts) yield picker.shuffle(chosen);
   }
 }
 
-function makeTask(split: Split, index: number, templates: Template[], used: Set<string>) {
+function makeTask(split: Split, index: number, pools: Pools, used: Set<string>) {
   const picker = new Picker(index * 7919 + split.length + SET_SEED * 104729);
-  for (const parts of combos(templates, partsOf(index), picker)) {
+  for (const parts of combos(pools, partsOf(index), picker)) {
     const template = parts.map((p) => p.slug).join('+');
     for (let k = 0; k < 4; k++) {
       const seed = SEEDS[(index * 5 + k * 11 + split.length) % SEEDS.length] as number;
@@ -187,8 +226,9 @@ async function main(outDir: string) {
   }
   for (const { split, count, templates } of PLAN) {
     const used = new Set<string>();
+    const pools = poolsOf(templates);
     for (let i = 0; i < count; i++) {
-      const task = makeTask(split, i, templates, used);
+      const task = makeTask(split, i, pools, used);
       await writeFile(join(outDir, `${task.id}.yaml`), toYaml(task));
     }
   }

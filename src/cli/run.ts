@@ -120,7 +120,7 @@ export function registerRun(program: Command): void {
       `
 Examples:
   $ acon run --bench apptown --split dev --strategy masking
-  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks dev-001-phone-files-mail,dev-002-mail-shop-files-wallet
+  $ acon run --strategy acon --guidelines obs@2,hist@active --tasks dev-001-music-phone-wallet,dev-002-shop-wallet-phone-music
   $ acon run --bench qa --split dev --strategy naive
   $ acon run --bench appworld --tasks 50e1ac9_1,fac291d_2 --provider openai
   $ acon run --provider openai --split test --compressor-base-url http://127.0.0.1:8001/v1 --compressor-model student
@@ -312,7 +312,7 @@ function givenParams(opts: RawOpts, strategyNames: string[]): RunParams {
         : nameList(
             opts.tasks,
             '--tasks',
-            'dev-001-phone-files-mail,dev-002-mail-shop-files-wallet',
+            'dev-001-music-phone-wallet,dev-002-shop-wallet-phone-music',
           ),
     guidelines: opts.guidelines ?? null,
     maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,

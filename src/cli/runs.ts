@@ -76,9 +76,14 @@ Examples:
     .action(async (_o: ListOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ListOpts>();
       const { runListItems, runsListTable } = await import('../report/runs-list.js');
+      const { infraFailures } = await import('../optimize/infra-failures.js');
       const { store } = await openStore(opts, 'read');
       try {
-        const items = runListItems(store.listRuns(opts.kind), store.conditionCounts());
+        const items = runListItems(
+          store.listRuns(opts.kind),
+          store.conditionCounts(),
+          (runId) => infraFailures(store, runId).length,
+        );
         if (opts.json) process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
         else process.stdout.write(runsListTable(items, { width: await width(), wide: opts.wide }));
       } finally {

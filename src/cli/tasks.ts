@@ -120,7 +120,7 @@ const EXAMPLES = `
 Examples:
   $ acon tasks list --bench apptown
   $ acon tasks list --bench apptown --split dev --json
-  $ acon tasks show train-010-music-mail-shop
+  $ acon tasks show train-010-files-wallet-music
   $ acon tasks list --bench qa --split test
   $ acon tasks show qa-dev-08q-1 --bench qa
   $ acon tasks list --bench qa --qa-data hotpot_dev.json

@@ -37,6 +37,8 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     );
     for (const c of s.candidates)
       push(`    ${c.id ?? `candidate ${c.index + 1}`} ${c.status}: ${c.reason}`, '  ');
+    const lacked = incompleteLine(s);
+    if (lacked) push(`    ${lacked}`, '  ');
   }
   const base = conditionColumns<VersionRow>();
   const columns = [
@@ -73,4 +75,19 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     `review them: acon guidelines log · acon guidelines diff ${r.start.obs.id} ${r.final.obs.id}`,
   );
   return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
+}
+
+/** What a stage's decision lacked (infrastructure failures) and what a resume found since. */
+function incompleteLine(s: OptimizeResult['stages'][number]): string | null {
+  if (s.incomplete.length === 0) return null;
+  const lacked = `decided without ${s.incomplete.length} rollout(s) the infrastructure lost`;
+  const r = s.recheck;
+  if (!r) return `${lacked}; --resume runs them again and rechecks the choice`;
+  const still = r.missing > 0 ? `; ${r.missing} still lost` : '';
+  if (r.agrees === null) return `${lacked}; rerun by --resume${still}`;
+  const pick = r.accepted ?? `${s.parent} (no candidate)`;
+  return r.agrees
+    ? `${lacked}; rerun by --resume, the rule picks the same (${pick})${still}`
+    : `${lacked}; rerun by --resume, the rule would now pick ${pick}, the run keeps ` +
+        `${s.accepted ?? s.parent} as decided${still}`;
 }

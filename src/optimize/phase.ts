@@ -13,6 +13,7 @@ import { stageAnalyses } from './stage-analyses.js';
 import { stageCandidates } from './stage-candidates.js';
 import { evaluateCandidates } from './stage-evaluate.js';
 import { trainRollouts } from './stage-rollouts.js';
+import { lostRollouts, rerunDecided } from './stage-recheck.js';
 import { selectWinner } from './stage-select.js';
 
 export type { PhaseContext, StageResult } from './stage.js';
@@ -25,7 +26,8 @@ export { CandidateReportSchema, StageResultSchema } from './stage.js';
  * 2. analyses, train split only (stage-analyses.ts) — `<stage>:analyses`
  * 3. K updater candidates (stage-candidates.ts) — `<stage>:candidates`, guideline files
  * 4. evaluation on the selection split with early dropping (stage-evaluate.ts) — stored rollouts
- * 5. selection (stage-select.ts) — `<stage>:result`
+ * 5. selection (stage-select.ts) — `<stage>:result`, with the rollouts the infrastructure lost
+ * A stage already decided only runs those lost rollouts again (stage-recheck.ts).
  */
 export async function runPhase(
   pc: PhaseContext,
@@ -36,7 +38,10 @@ export async function runPhase(
 ): Promise<{ pair: GuidelinePair; result: StageResult }> {
   const stage = makeStage(pc, phase, kind, round, current);
   const done = pc.env.store.getState(pc.runId, `${stage.name}:result`, StageResultSchema);
-  if (done) return { pair: withKind(current, kind, done.accepted, pc.guidelines), result: done };
+  if (done) {
+    const result = await rerunDecided(pc, stage, done);
+    return { pair: withKind(current, kind, done.accepted, pc.guidelines), result };
+  }
 
   await trainRollouts(pc, stage);
 
@@ -53,7 +58,13 @@ export async function runPhase(
   };
   if (analyses.usable.length === 0) {
     pc.log(`${stage.name}: nothing to learn from (no usable analyses); ${stage.parent.id} stays`);
-    return finish(pc, stage, { ...base, selectionTasks: 0, accepted: null, candidates: [] });
+    return finish(pc, stage, {
+      ...base,
+      selectionTasks: 0,
+      accepted: null,
+      candidates: [],
+      incomplete: lostRollouts(pc, stage, []),
+    });
   }
 
   const slots = await stageCandidates(pc, stage, analyses.usable);
@@ -65,7 +76,8 @@ export async function runPhase(
       ? `${stage.name}: ${accepted} accepted (${reports.find((r) => r.id === accepted)?.reason})`
       : `${stage.name}: no candidate accepted; ${stage.parent.id} stays`,
   );
-  return finish(pc, stage, { ...base, selectionTasks, accepted, candidates: reports });
+  const incomplete = lostRollouts(pc, stage, slots);
+  return finish(pc, stage, { ...base, selectionTasks, accepted, candidates: reports, incomplete });
 }
 
 function finish(pc: PhaseContext, stage: Stage, result: StageResult) {

@@ -3,6 +3,7 @@ import { conditionMetrics, mean, totalInputTokens } from '../report/metrics.js';
 import type { Condition } from './condition.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';
+import { infraFailures } from './infra-failures.js';
 import { runRollouts } from './rollouts.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
@@ -13,6 +14,7 @@ import { trainRows } from './stage-rollouts.js';
 export type Tally = {
   successes: number;
   tasks: number;
+  /** Dropped by the phase's rule: it could no longer win. */
   dropped: boolean;
   accuracy: number;
   meanPeak: number;
@@ -32,8 +34,10 @@ type DropRule = (self: Live, live: Live[], n: number) => boolean;
 
 export type StageEvaluation = {
   mode: SelectionMode;
-  /** The tasks every candidate was evaluated on. */
+  /** The tasks every candidate was compared on. */
   tasks: TaskInfo[];
+  /** Selection tasks left out of the comparison: the infrastructure lost a rollout of them. */
+  lost: TaskInfo[];
   parent: Tally;
   candidates: { slot: CandidateSlots[number]; condition: Condition; tally: Tally }[];
 };
@@ -89,14 +93,8 @@ export async function evaluateCandidates(
   const parent = (
     await evaluate(pc, `${stage.name} select ${stage.parent.id}`, [stage.compressed], tasks)
   ).get(stage.compressed.label)!;
-  const valid = slots.filter((s) => s.id !== null && s.reason === null);
-  const conditions = valid.map((s) =>
-    stageCondition(
-      withKind(stage.current, stage.kind, s.id, pc.guidelines),
-      stage.kind,
-      stage.isolated,
-    ),
-  );
+  const valid = validSlots(slots);
+  const conditions = candidateConditions(pc, stage, slots);
   const n = tasks.length;
   const rule: DropRule =
     pc.selection === 'reference'
@@ -114,9 +112,10 @@ export async function evaluateCandidates(
             utCanStillWin(self, n, Math.max(parent.successes, bestFinishedSuccesses(live, n)))
         : coDropRule(parent, pc.env.config.optimize.tolerance, n);
   const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, tasks, rule);
-  return {
+  const ev: StageEvaluation = {
     mode: pc.selection,
     tasks,
+    lost: [],
     parent,
     candidates: valid.map((slot, i) => ({
       slot,
@@ -124,6 +123,62 @@ export async function evaluateCandidates(
       tally: tallies.get(conditions[i]!.label)!,
     })),
   };
+  return onCommonTasks(pc, stage, ev);
+}
+
+/**
+ * When the infrastructure lost a selection rollout of the parent or of a candidate still in the
+ * running, they are all compared on the tasks none of them lost (the same tasks for everyone,
+ * as the rule assumes); candidates dropped by the rule keep their tally. `--resume` runs the
+ * lost rollouts again and rechecks the choice on every task (stage-recheck.ts).
+ */
+function onCommonTasks(pc: PhaseContext, stage: Stage, ev: StageEvaluation): StageEvaluation {
+  const running = [
+    stage.compressed,
+    ...ev.candidates.filter((c) => !c.tally.dropped).map((c) => c.condition),
+  ];
+  const labels = new Set(running.map((c) => c.label));
+  const ids = new Set(ev.tasks.map((t) => t.id));
+  const lostIds = new Set(
+    infraFailures(pc.env.store, pc.runId)
+      .filter((f) => labels.has(f.condition) && ids.has(f.taskId))
+      .map((f) => f.taskId),
+  );
+  if (lostIds.size === 0) return ev;
+  const tasks = ev.tasks.filter((t) => !lostIds.has(t.id));
+  const common = new Set(tasks.map((t) => t.id));
+  pc.log(
+    `${stage.name}: the infrastructure lost ${lostIds.size} selection task(s); ` +
+      `the parent and the candidates are compared on the other ${tasks.length}`,
+  );
+  return {
+    ...ev,
+    tasks,
+    lost: ev.tasks.filter((t) => lostIds.has(t.id)),
+    parent: tally(pc, stage.compressed, common),
+    candidates: ev.candidates.map((c) =>
+      c.tally.dropped ? c : { ...c, tally: tally(pc, c.condition, common) },
+    ),
+  };
+}
+
+function validSlots(slots: CandidateSlots): CandidateSlots {
+  return slots.filter((s) => s.id !== null && s.reason === null);
+}
+
+/** The conditions the valid candidates are evaluated under, in slot order. */
+export function candidateConditions(
+  pc: PhaseContext,
+  stage: Stage,
+  slots: CandidateSlots,
+): Condition[] {
+  return validSlots(slots).map((s) =>
+    stageCondition(
+      withKind(stage.current, stage.kind, s.id, pc.guidelines),
+      stage.kind,
+      stage.isolated,
+    ),
+  );
 }
 
 function bestFinishedSuccesses(live: Live[], n: number): number {
@@ -199,25 +254,33 @@ async function evaluate(
       pc.progress(label, done, total, o);
     },
   });
+  const lost = infraFailures(store, pc.runId).filter((f) => selectIds.has(f.taskId));
   const out = new Map<string, Tally>();
   for (const c of conditions) {
-    const rows = rowsOf(c);
-    const m = conditionMetrics(
-      c.label,
-      rows.map((r) => r.metrics),
-      { seed: pc.env.config.seed },
-    );
-    out.set(c.label, {
-      successes: rows.filter((r) => r.success).length,
-      tasks: rows.length,
-      dropped: live.get(c.label)!.dropped || rows.length < n,
-      accuracy: m.accuracy,
-      meanPeak: m.meanPeakTokens,
-      meanTotal: m.meanTotalTokens,
-      meanInput: mean(rows.map((r) => totalInputTokens(r.metrics))),
-      meanSteps: m.meanSteps,
-      cost: m.costPerTask,
-    });
+    const missing = lost.filter((f) => f.condition === c.label).length;
+    const t = tally(pc, c, selectIds);
+    out.set(c.label, { ...t, dropped: live.get(c.label)!.dropped || t.tasks + missing < n });
   }
   return out;
+}
+
+/** A condition's stored rollouts on `taskIds`, tallied. */
+function tally(pc: PhaseContext, c: Condition, taskIds: Set<string>): Tally {
+  const rows = pc.env.store.rollouts(pc.runId, c.label).filter((r) => taskIds.has(r.task_id));
+  const m = conditionMetrics(
+    c.label,
+    rows.map((r) => r.metrics),
+    { seed: pc.env.config.seed },
+  );
+  return {
+    successes: rows.filter((r) => r.success).length,
+    tasks: rows.length,
+    dropped: false,
+    accuracy: m.accuracy,
+    meanPeak: m.meanPeakTokens,
+    meanTotal: m.meanTotalTokens,
+    meanInput: mean(rows.map((r) => totalInputTokens(r.metrics))),
+    meanSteps: m.meanSteps,
+    cost: m.costPerTask,
+  };
 }

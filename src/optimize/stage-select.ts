@@ -15,20 +15,35 @@ export function selectWinner(
   slots: CandidateSlots,
   ev: StageEvaluation,
 ): { accepted: string | null; reports: CandidateReport[] } {
-  const n = ev.tasks.length;
+  const { accepted, reports } = judgeCandidates(pc, stage, slots, ev);
+  recordVerdicts(pc, stage, ev, reports);
+  return { accepted, reports };
+}
+
+/** The rule's verdict on every candidate, without writing anything (stage-recheck.ts uses it). */
+export function judgeCandidates(
+  pc: PhaseContext,
+  stage: Stage,
+  slots: CandidateSlots,
+  ev: StageEvaluation,
+): { accepted: string | null; reports: CandidateReport[] } {
+  const n = ev.tasks.length + ev.lost.length;
   const reports: CandidateReport[] = [];
   const finished: Score[] = [];
+  const unscored = (slot: CandidateSlots[number], reason: string): CandidateReport => ({
+    id: slot.id,
+    index: slot.index,
+    status: 'rejected',
+    reason,
+    accuracy: null,
+    peakTokens: null,
+    inputTokens: null,
+  });
   for (const c of ev.candidates) {
     if (c.tally.dropped) {
-      reports.push({
-        id: c.slot.id,
-        index: c.slot.index,
-        status: 'rejected',
-        reason: `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
-        accuracy: null,
-        peakTokens: null,
-        inputTokens: null,
-      });
+      reports.push(
+        unscored(c.slot, `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`),
+      );
     } else {
       finished.push(toScore(c.slot.id!, c.tally));
     }
@@ -52,17 +67,19 @@ export function selectWinner(
     });
   }
   for (const slot of slots.filter((s) => s.reason !== null)) {
-    reports.push({
-      id: slot.id,
-      index: slot.index,
-      status: 'rejected',
-      reason: `invalid guideline: ${slot.reason}`,
-      accuracy: null,
-      peakTokens: null,
-      inputTokens: null,
-    });
+    reports.push(unscored(slot, `invalid guideline: ${slot.reason}`));
   }
   reports.sort((a, b) => a.index - b.index);
+  return { accepted: selection.winner?.id ?? null, reports };
+}
+
+/** Each candidate's status, metrics and reason into its guideline file and version row. */
+function recordVerdicts(
+  pc: PhaseContext,
+  stage: Stage,
+  ev: StageEvaluation,
+  reports: CandidateReport[],
+): void {
   for (const r of reports) {
     if (r.id === null) continue;
     const t = ev.candidates.find((c) => c.slot.id === r.id)?.tally;
@@ -82,7 +99,6 @@ export function selectWinner(
     });
     pc.env.store.saveGuidelineVersion(toVersionRow(pc.guidelines.get(r.id)));
   }
-  return { accepted: selection.winner?.id ?? null, reports };
 }
 
 function toScore(id: string, t: Tally): Score {

@@ -75,6 +75,10 @@ export function stageCondition(
   return makeCondition('acon', pair, isolated ? kind : undefined);
 }
 
+/** A (condition, task) pair: one rollout of a run. */
+export const RolloutKeySchema = z.object({ condition: z.string(), taskId: z.string() });
+export type RolloutKey = z.infer<typeof RolloutKeySchema>;
+
 export const CandidateReportSchema = z.object({
   id: z.string().nullable(),
   index: z.number().int(),
@@ -107,6 +111,25 @@ export const StageResultSchema = z.object({
   /** Tasks candidates were evaluated on (the selection split, or D_cont / D_succ). */
   selectionTasks: z.number().int().default(0),
   candidates: z.array(CandidateReportSchema),
+  /**
+   * Rollouts of the stage (train or selection) the infrastructure lost before the decision was
+   * made (issue #31): the decision was made without them. Kept as recorded.
+   */
+  incomplete: z.array(RolloutKeySchema).default([]),
+  /**
+   * Set by `--resume` after it ran the `incomplete` rollouts again: what the selection rule picks
+   * on the completed rollouts. The recorded decision stands (a resume continues what was
+   * recorded; later stages were built on it); `agrees: false` says it would now differ.
+   */
+  recheck: z
+    .object({
+      /** null with `agrees: null`: the stage had no candidates (its analyses are not redone). */
+      accepted: z.string().nullable(),
+      agrees: z.boolean().nullable(),
+      /** Rollouts still lost after the rerun (they failed again). */
+      missing: z.number().int(),
+    })
+    .optional(),
 });
 export type StageResult = z.infer<typeof StageResultSchema>;
 

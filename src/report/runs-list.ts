@@ -28,6 +28,11 @@ export const RunListItemSchema = z.object({
   created_at: z.string(),
   finished_at: z.string().nullable(),
   conditions: z.array(ConditionCountSchema),
+  /**
+   * Rollouts the infrastructure lost and no resume has run again yet (issue #31): not counted in
+   * `conditions`; `acon runs show RUN` lists them, `--resume RUN` runs them again.
+   */
+  infraFailures: z.number().int().default(0),
 });
 export type RunListItem = z.infer<typeof RunListItemSchema>;
 export const RunsListSchema = z.array(RunListItemSchema);
@@ -41,9 +46,12 @@ export function runListItems(
     rollouts: number;
     successes: number;
   }[],
+  /** A run's infrastructure failures still listed (optimize/infra-failures.ts). */
+  infraFailuresOf: (runId: string) => number = () => 0,
 ): RunListItem[] {
   return runs.map(({ config: _config, owner: _owner, ...r }) => ({
     ...r,
+    infraFailures: infraFailuresOf(r.id),
     conditions: counts
       .filter((c) => c.runId === r.id)
       .map((c) => ({
@@ -76,7 +84,11 @@ const COLUMNS: Column<RunListItem>[] = [
     note: 'provider/model of each role; * SIMULATED: the offline sim provider, no model ran (runs show names the models its calls are priced as)',
     value: (r) => `${listedModels(r.models)}${r.simulated ? '*' : ''}`,
   },
-  { key: 'status', label: 'status', value: (r) => r.status },
+  {
+    key: 'status',
+    label: 'status',
+    value: (r) => (r.infraFailures > 0 ? `${r.status} +${r.infraFailures} lost` : r.status),
+  },
   {
     key: 'created_at',
     label: 'created',
@@ -98,7 +110,12 @@ export function runsListTable(items: RunListItem[], opts: FitOptions = {}): stri
     return 'no runs stored yet; start one with `acon compare --bench apptown`\n';
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const { text, notes } = fitTable(items, COLUMNS, opts);
-  const foot = wrapNotes([...notes, 'drill down: acon runs show <run>'], limit);
+  const lost = items.some((r) => r.infraFailures > 0)
+    ? [
+        '+N lost = N rollouts the infrastructure lost, not in accuracy; runs show lists them, --resume runs them again',
+      ]
+    : [];
+  const foot = wrapNotes([...notes, ...lost, 'drill down: acon runs show <run>'], limit);
   return `${text}${foot.join('\n')}\n`;
 }
 

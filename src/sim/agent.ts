@@ -73,11 +73,12 @@ function makeSeen(messages: readonly ChatMessage[]): Seen {
   let actions: ReturnType<typeof visibleActions> | undefined;
   let items: Item[] | undefined;
   let user: string | undefined;
+  const readRecords = () => (records ??= visibleRecords(messages));
   return {
     messages,
-    records: () => (records ??= visibleRecords(messages)),
+    records: readRecords,
     actions: () => (actions ??= visibleActions(messages)),
-    items: () => (items ??= itemsOf(visibleRecords(messages))),
+    items: () => (items ??= itemsOf(readRecords())),
     userText: () =>
       (user ??= messages
         .filter((m) => m.role === 'user')

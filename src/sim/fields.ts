@@ -134,14 +134,41 @@ export function formatFactLine(group: readonly Fact[], source?: string): string 
 }
 
 /** The facts of a line written by `formatFactLine` (empty for any other line). */
-export function parseFactLine(line: string): Fact[] {
+export function parseFactLine(line: string): readonly Fact[] {
   return parseSourcedFactLine(line)?.facts ?? [];
 }
 
+export type SourcedFacts = { readonly source: string | null; readonly facts: readonly Fact[] };
+
+/**
+ * Parsed fact lines (issue #28): a summary's lines are read again at every later step and by
+ * every merge. Results are frozen, shared by every caller; the oldest half goes when full.
+ */
+const factLines = new Map<string, SourcedFacts | null>();
+const FACT_LINES_KEPT = 16_384;
+/** Longer lines are parsed every time rather than kept. */
+const FACT_LINE_MAX_CHARS = 2_048;
+
 /** A fact line with the call it names (`null` when it names none); `undefined` for other lines. */
-export function parseSourcedFactLine(
-  line: string,
-): { source: string | null; facts: Fact[] } | undefined {
+export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
+  const hit = factLines.get(line);
+  if (hit !== undefined) return hit ?? undefined;
+  const parsed = parseFactLineText(line);
+  // Only lines that look like list items are kept, fact lines or not: other lines fail at once.
+  if (line.length <= FACT_LINE_MAX_CHARS && /^\s*-/.test(line)) {
+    if (factLines.size >= FACT_LINES_KEPT) {
+      let n = 0;
+      for (const key of factLines.keys()) {
+        if (n++ >= FACT_LINES_KEPT / 2) break;
+        factLines.delete(key);
+      }
+    }
+    factLines.set(line, parsed ?? null);
+  }
+  return parsed;
+}
+
+function parseFactLineText(line: string): SourcedFacts | undefined {
   const m = /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(.*)$/.exec(line);
   if (!m) return undefined;
   const facts: Fact[] = [];
@@ -156,7 +183,7 @@ export function parseSourcedFactLine(
         // A value that only starts with a quote stays as written.
       }
     }
-    facts.push({ key: kv[1] ?? '', value });
+    facts.push(Object.freeze({ key: kv[1] ?? '', value }));
   }
-  return { source: m[1] ?? null, facts };
+  return Object.freeze({ source: m[1] ?? null, facts: Object.freeze(facts) });
 }

@@ -89,8 +89,24 @@ function walk(
 
 /** The records of one text: its JSON objects and its fact lines. */
 export function recordsOfText(text: string, source: RecordSource, out: VisibleRecord[]): void {
-  for (const span of jsonSpans(text)) walk(span, source, out);
-  if (!text.includes('=')) return;
+  placeRecords(textRecords(text), source, out);
+}
+
+/**
+ * A record of a text before it is placed in a prompt: `summary` is set (the call a fact line
+ * names, else its group's) for a fact line, which reads as a summary's record in a user message.
+ */
+type TextRecord = { fields: Item; list?: VisibleRecord['list']; summary?: string | null };
+
+function textRecords(text: string): readonly TextRecord[] {
+  const records: VisibleRecord[] = [];
+  const placeholder: RecordSource = { kind: 'user' };
+  for (const span of jsonSpans(text)) walk(span, placeholder, records);
+  const out: TextRecord[] = records.map((r) => ({
+    fields: Object.freeze(r.fields),
+    ...(r.list ? { list: Object.freeze(r.list) } : {}),
+  }));
+  if (!text.includes('=')) return out;
   let group: string | null = null;
   for (const line of text.split('\n')) {
     const header = /^\[([\w-]+\.[\w-]+)\]$/.exec(line.trim());
@@ -103,10 +119,54 @@ export function recordsOfText(text: string, source: RecordSource, out: VisibleRe
     if (fact === undefined || fact.facts.length === 0) continue;
     const fields: Item = Object.fromEntries(fact.facts.map((f) => [f.key, f.value]));
     if (isShapeItem(fields)) continue;
-    const from: RecordSource =
-      source.kind === 'user' ? { kind: 'summary', call: fact.source ?? group } : source;
-    out.push({ fields, source: from });
+    out.push({ fields: Object.freeze(fields), summary: fact.source ?? group });
   }
+  return out;
+}
+
+function placeRecords(
+  records: readonly TextRecord[],
+  source: RecordSource,
+  out: VisibleRecord[],
+): void {
+  for (const r of records) {
+    if (r.summary === undefined) {
+      out.push({ fields: r.fields, source, ...(r.list ? { list: r.list } : {}) });
+    } else {
+      const from: RecordSource =
+        source.kind === 'user' ? { kind: 'summary', call: r.summary } : source;
+      out.push({ fields: r.fields, source: from });
+    }
+  }
+}
+
+/**
+ * What each message object yields, remembered (issue #28): a prompt repeats the message objects of
+ * the step before, so re-reading them made every step cost the whole rollout so far. The content
+ * (or the tool-call list) is checked on every hit; the records are frozen and shared.
+ */
+const textMemo = new WeakMap<ChatMessage, { content: string; records: readonly TextRecord[] }>();
+type ParsedCall = { id: string; call: string; args: Record<string, unknown>; fields: Item };
+const callMemo = new WeakMap<ChatMessage, { calls: unknown; parsed: readonly ParsedCall[] }>();
+
+function messageRecords(m: ChatMessage & { content: string }): readonly TextRecord[] {
+  const hit = textMemo.get(m);
+  if (hit !== undefined && hit.content === m.content) return hit.records;
+  const records = textRecords(m.content);
+  textMemo.set(m, { content: m.content, records });
+  return records;
+}
+
+function messageCalls(m: ChatMessage): readonly ParsedCall[] {
+  if (m.role !== 'assistant' || m.tool_calls === undefined) return [];
+  const hit = callMemo.get(m);
+  if (hit !== undefined && hit.calls === m.tool_calls) return hit.parsed;
+  const parsed = m.tool_calls.map((c) => {
+    const { call, args } = callOf(c.function.name, c.function.arguments);
+    return { id: c.id, call, args, fields: Object.freeze(scalars(args)) };
+  });
+  callMemo.set(m, { calls: m.tool_calls, parsed });
+  return parsed;
 }
 
 /** Every record of the messages, oldest first. */
@@ -115,12 +175,10 @@ export function visibleRecords(messages: readonly ChatMessage[]): VisibleRecord[
   const calls = new Map<string, { call: string; args: Record<string, unknown> }>();
   messages.forEach((m, message) => {
     if (m.role === 'assistant') {
-      for (const c of m.tool_calls ?? []) {
-        const parsed = callOf(c.function.name, c.function.arguments);
-        calls.set(c.id, parsed);
-        const fields = scalars(parsed.args);
-        if (Object.keys(fields).length > 0) {
-          out.push({ fields, source: { kind: 'action', call: parsed.call, message } });
+      for (const c of messageCalls(m)) {
+        calls.set(c.id, { call: c.call, args: c.args });
+        if (Object.keys(c.fields).length > 0) {
+          out.push({ fields: c.fields, source: { kind: 'action', call: c.call, message } });
         }
       }
       return;
@@ -131,10 +189,10 @@ export function visibleRecords(messages: readonly ChatMessage[]): VisibleRecord[
       const source: RecordSource = c
         ? { kind: 'observation', call: c.call, args: c.args, message }
         : { kind: 'user' };
-      recordsOfText(m.content, source, out);
+      placeRecords(messageRecords(m), source, out);
       return;
     }
-    recordsOfText(m.content, { kind: 'user' }, out);
+    placeRecords(messageRecords(m), { kind: 'user' }, out);
   });
   return out;
 }
@@ -145,9 +203,7 @@ export function visibleActions(
 ): { call: string; args: Record<string, unknown>; message: number }[] {
   const out: { call: string; args: Record<string, unknown>; message: number }[] = [];
   messages.forEach((m, message) => {
-    if (m.role !== 'assistant') return;
-    for (const c of m.tool_calls ?? [])
-      out.push({ ...callOf(c.function.name, c.function.arguments), message });
+    for (const c of messageCalls(m)) out.push({ call: c.call, args: c.args, message });
   });
   return out;
 }

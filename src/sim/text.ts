@@ -13,7 +13,51 @@ function escapeRegExp(s: string): string {
  */
 export function containsToken(text: string, value: string): boolean {
   if (value === '') return false;
-  return new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(value)}(?![A-Za-z0-9_])`).test(text);
+  // Memoized (issue #28): a compressor asks about every field of an observation against the same
+  // evidence. The answer is exactly that of the regular expression
+  // `(?<![A-Za-z0-9_])value(?![A-Za-z0-9_])` on `text`.
+  if (text.length >= WORD_SET_MIN_CHARS && isWordRun(value)) return wordsOf(text).has(value);
+  const after = value.length;
+  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) {
+    if (!isWordCode(text.charCodeAt(at - 1)) && !isWordCode(text.charCodeAt(at + after))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** `[A-Za-z0-9_]`, by UTF-16 code (NaN, outside the text, is none). */
+function isWordCode(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95
+  );
+}
+
+function isWordRun(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (!isWordCode(value.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * Texts at least this long are indexed once into the set of their maximal `[A-Za-z0-9_]` runs: a
+ * value made only of such characters occurs as a whole token exactly when it is one of them.
+ */
+const WORD_SET_MIN_CHARS = 1024;
+/** Indexed texts remembered, the most recent first out last. */
+const WORD_SETS_KEPT = 8;
+const wordSets = new Map<string, Set<string>>();
+
+function wordsOf(text: string): Set<string> {
+  const hit = wordSets.get(text);
+  if (hit !== undefined) return hit;
+  const words = new Set(text.split(/[^A-Za-z0-9_]+/));
+  words.delete('');
+  wordSets.set(text, words);
+  if (wordSets.size > WORD_SETS_KEPT) wordSets.delete(wordSets.keys().next().value!);
+  return words;
 }
 
 /**

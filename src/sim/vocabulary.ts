@@ -250,11 +250,23 @@ const CLASS_EVIDENCE: [FieldClass, RegExp][] = [
   ['contacts', /\b(e-?mail|phone|text|contacts?)\b/i],
 ];
 
+/** `\bword`, case-insensitive, compiled once per word of a key (issue #28); at most 4096 kept. */
+const wordStarts = new Map<string, RegExp>();
+function wordStart(word: string): RegExp {
+  let re = wordStarts.get(word);
+  if (re === undefined) {
+    re = new RegExp(`\\b${word}`, 'i');
+    if (wordStarts.size >= 4096) wordStarts.clear();
+    wordStarts.set(word, re);
+  }
+  return re;
+}
+
 /** Whether the prompt shows the key (or a word of it, `play` of `play_count`) or its class. */
 function keyShown(key: string, evidence: string): boolean {
   if (containsToken(evidence, key)) return true;
   const words = key.split('_').filter((w) => w.length >= 4);
-  if (words.some((w) => new RegExp(`\\b${w}`, 'i').test(evidence))) return true;
+  if (words.some((w) => wordStart(w).test(evidence))) return true;
   const cls = classOf(key);
   return CLASS_EVIDENCE.some(([c, re]) => c === cls && re.test(evidence));
 }
