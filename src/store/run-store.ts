@@ -645,9 +645,11 @@ export class SqliteRunStore implements RunStore {
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
   steps(rolloutId: string): StepRow[] {
     const prompts = this.doc(rolloutId).prompts();
-    return this.stepActions(rolloutId).map((s, i) => ({
-      ...s,
+    return this.stepActions(rolloutId).map(({ idx, prompt_tokens, ...rest }, i) => ({
+      idx,
+      prompt_tokens,
       prompt: JSON.stringify(prompts[i]),
+      ...rest,
     }));
   }
 
