@@ -8,10 +8,7 @@ const MAX_LINES_EXEMPT = [
   'src/bench/apptown/seed/music.ts', // seedMusic
   'src/bench/apptown/seed/shop.ts', // seedShop
   'src/bench/qa/corpus.ts', // generateCorpus
-  'src/llm/client.ts', // createLlmClient
   'src/report/table.ts', // conditionColumns
-  'src/runtime/context-compressor.ts', // createContextCompressorWith
-  'src/runtime/proxy/start-proxy.ts', // startProxy
   'src/sim/analyzer.ts', // simUtilityAnalysis
 ];
 
