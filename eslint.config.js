@@ -3,12 +3,10 @@ import tseslint from 'typescript-eslint';
 
 /** Files still holding a function over 80 lines (see the rule below); the list only shrinks. */
 const MAX_LINES_EXEMPT = [
-  'src/agent/loop.ts', // runEpisode
   'src/bench/apptown/seed/mail.ts', // seedMail
   'src/bench/apptown/seed/music.ts', // seedMusic
   'src/bench/apptown/seed/shop.ts', // seedShop
   'src/bench/qa/corpus.ts', // generateCorpus
-  'src/report/table.ts', // conditionColumns
   'src/sim/analyzer.ts', // simUtilityAnalysis
 ];
 
