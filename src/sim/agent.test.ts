@@ -142,6 +142,28 @@ describe('simAgentTurn', () => {
     expect(a).toEqual(b);
   });
 
+  it('tries a step again when it sees its call answered with an error, at most R times', () => {
+    const error = JSON.stringify({ status: 404, error: 'Not found: no playlist with that id' });
+    let m = turn(turn(head, tokenResult, 0), listFull, 1);
+    m = turn(m, error, 2);
+    // The show call failed: the agent reads the error and makes the same step again.
+    const again = simAgentTurn(PLAN, m, { ...CTX, step: 3 }, OPTS);
+    expect(JSON.parse(again.tool_calls![0]!.function.arguments)).toEqual(PLAN.steps[2]!.args);
+    expect(again.content).toContain('Step 3 of 4: my last call returned an error; trying again');
+    m = turn(m, error, 3);
+    expect(JSON.parse(call(m, 4).function.arguments)).toEqual(PLAN.steps[2]!.args);
+    // After R = 2 failed tries it moves on.
+    m = turn(m, error, 4);
+    expect(call(m, 5).function.name).toBe('complete_task');
+    // A result that is not an error (even one with an "error" field) is a done step.
+    const ok = turn(
+      turn(head, tokenResult, 0),
+      JSON.stringify({ items: [{ id: Number(PID) }], error: null }),
+      1,
+    );
+    expect(JSON.parse(call(ok, 2).function.arguments)).toMatchObject({ api: 'show' });
+  });
+
   it('slips on some tasks with noise, deterministically by seed, task and plan step', () => {
     const slipped = (seed: number) =>
       [...Array(20).keys()].filter((task) => {

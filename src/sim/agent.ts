@@ -497,15 +497,19 @@ export function simAgentTurn(
     }
     return v;
   };
-  const decision = decide(plan, view, progress(messages, n), opts.refetchLimit);
+  const at = progress(messages, n, opts.refetchLimit);
+  const decision = decide(plan, view, at, opts.refetchLimit);
 
   const target = decision.kind === 'do' ? decision.index : decision.producer;
   const step = plan.steps[target]!;
   const { notes } = view(target);
   let args = view(target).args;
-  // Keyed by the plan step, not the turn, so a slip hits the same step under every condition.
+  // Keyed by the plan step and the try, not the turn, so a slip hits the same step under every
+  // condition, and a try after an error slips again only by its own draw.
+  const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
   if (opts.noise > 0 && decision.kind === 'do') {
-    const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index);
+    const key = retry === 0 ? [] : ['retry', retry];
+    const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
     if (random() < opts.noise) args = slip(args, random);
   }
 
@@ -522,6 +526,8 @@ export function simAgentTurn(
       `Step ${decision.index + 1} of ${n}: a value from step ${from.join(', ')} is still not in my ` +
       `context after ${opts.refetchLimit} re-fetches (${decision.guessed[0]!.why}); ${GUESSING} ` +
       `(gave up on step ${from.join(', ')}). Calling ${action}.`;
+  } else if (retry > 0) {
+    content = `Step ${decision.index + 1} of ${n}: my last call returned an error; trying again: calling ${action}.`;
   } else {
     content = `Step ${decision.index + 1} of ${n}: calling ${action}.`;
   }
@@ -572,30 +578,66 @@ type Progress = {
   attempts: Map<number, number>;
   /** Steps whose results are lost for good: given up on, or run with a guessed value. */
   gaveUp: Set<number>;
+  /** Tries of `next` that the agent can see failed with an error (0: a first try). */
+  failedTries: number;
 };
 
 /**
- * Where the rollout stands: from the newest reasoning line the agent can still see, or, when a
- * history compression folded all of them away, from the highest `Step k of n` in a summary.
+ * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
+ * apptown answers a bad token, an unknown id or a missing argument).
  */
-function progress(messages: readonly ChatMessage[], n: number): Progress {
-  const markers: AgentMarker[] = [];
+function isErrorResult(content: string): boolean {
+  if (!content.includes('"error"')) return false;
+  try {
+    const body = JSON.parse(content) as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+    const { status, error } = body as { status?: unknown; error?: unknown };
+    return typeof status === 'number' && status >= 400 && typeof error === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the rollout stands: from the newest reasoning line the agent can still see, or, when a
+ * history compression folded all of them away, from the highest `Step k of n` in a summary. A
+ * step whose call it sees answered with an error is not done: it tries it again, at most `limit`
+ * times in a row (an LLM agent reads the error and corrects the call, seed 002's ReAct loop).
+ */
+function progress(messages: readonly ChatMessage[], n: number, limit: number): Progress {
+  const markers: { marker: AgentMarker; failed: boolean }[] = [];
+  const failedCalls = new Set<string>();
+  for (const m of messages) {
+    if (m.role === 'tool' && isErrorResult(m.content)) failedCalls.add(m.tool_call_id);
+  }
   for (const m of messages) {
     if (m.role !== 'assistant' || m.content === null) continue;
     const marker = parseAgentMarker(m.content);
-    if (marker && marker.of === n) markers.push(marker);
+    const id = m.tool_calls?.[0]?.id;
+    if (marker && marker.of === n) {
+      markers.push({ marker, failed: id !== undefined && failedCalls.has(id) });
+    }
   }
   const gaveUp = new Set<number>();
-  for (const marker of markers) {
+  for (const { marker } of markers) {
     if (marker.kind !== 'guess') continue;
     gaveUp.add(marker.step);
     for (const s of marker.gaveUp) gaveUp.add(s);
   }
-  const last = markers[markers.length - 1];
+  const last = markers[markers.length - 1]?.marker;
   if (last) {
-    return last.kind === 'refetch'
-      ? { next: last.step, attempts: last.attempts, gaveUp }
-      : { next: last.step + 1, attempts: new Map(), gaveUp };
+    if (last.kind === 'refetch') {
+      return { next: last.step, attempts: last.attempts, gaveUp, failedTries: 0 };
+    }
+    let failedTries = 0;
+    for (let i = markers.length - 1; i >= 0; i--) {
+      const { marker, failed } = markers[i]!;
+      if (!failed || marker.step !== last.step || marker.kind === 'refetch') break;
+      failedTries++;
+    }
+    return failedTries > 0 && failedTries <= limit
+      ? { next: last.step, attempts: new Map(), gaveUp, failedTries }
+      : { next: last.step + 1, attempts: new Map(), gaveUp, failedTries: 0 };
   }
   let done = 0;
   for (const m of messages) {
@@ -604,7 +646,7 @@ function progress(messages: readonly ChatMessage[], n: number): Progress {
       if (Number(s[2]) === n) done = Math.max(done, Number(s[1]));
     }
   }
-  return { next: done, attempts: new Map(), gaveUp };
+  return { next: done, attempts: new Map(), gaveUp, failedTries: 0 };
 }
 
 type Decision =
