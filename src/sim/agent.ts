@@ -255,6 +255,11 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
       ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
       : undefined;
   const app = call.split('.')[0] ?? call;
+  // Not from a call it sees refused (a mistyped token is not copied on).
+  const refused = (message: number) => {
+    const reply = seen.messages[message + 1];
+    return reply?.role === 'tool' && isErrorResult(reply.content);
+  };
   const action = newest(
     seen
       .records()
@@ -262,7 +267,8 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
         (r) =>
           r.source.kind === 'action' &&
           r.source.call.startsWith(`${app}.`) &&
-          r.fields[field] !== undefined,
+          r.fields[field] !== undefined &&
+          !refused(r.source.message),
       ),
   );
   const summary = newest(
@@ -497,21 +503,30 @@ export function simAgentTurn(
     }
     return v;
   };
+  const choose = (at: Progress) => {
+    const decision = decide(plan, view, at, opts.refetchLimit);
+    const target = decision.kind === 'do' ? decision.index : decision.producer;
+    let args = view(target).args;
+    // Keyed by the plan step and the try, not the turn, so a slip hits the same step under every
+    // condition, and a try after an error slips again only by its own draw.
+    const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
+    if (opts.noise > 0 && decision.kind === 'do') {
+      const key = retry === 0 ? [] : ['retry', retry];
+      const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
+      if (random() < opts.noise) args = slip(args, random);
+    }
+    return { decision, target, args, retry };
+  };
   const at = progress(messages, n, opts.refetchLimit);
-  const decision = decide(plan, view, at, opts.refetchLimit);
-
-  const target = decision.kind === 'do' ? decision.index : decision.producer;
+  let chosen = choose(at);
+  // The very call that just failed is all it could try again (a guessed value, a refused
+  // request): nothing to correct, so it moves on.
+  if (chosen.retry > 0 && JSON.stringify(chosen.args) === at.failedCall) {
+    chosen = choose({ ...at, next: at.next + 1, failedTries: 0, failedCall: undefined });
+  }
+  const { decision, target, args, retry } = chosen;
   const step = plan.steps[target]!;
   const { notes } = view(target);
-  let args = view(target).args;
-  // Keyed by the plan step and the try, not the turn, so a slip hits the same step under every
-  // condition, and a try after an error slips again only by its own draw.
-  const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
-  if (opts.noise > 0 && decision.kind === 'do') {
-    const key = retry === 0 ? [] : ['retry', retry];
-    const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
-    if (random() < opts.noise) args = slip(args, random);
-  }
 
   const action = describe(step.tool, args) + (notes.length > 0 ? ` (${notes.join('; ')})` : '');
   let content: string;
@@ -580,6 +595,8 @@ type Progress = {
   gaveUp: Set<number>;
   /** Tries of `next` that the agent can see failed with an error (0: a first try). */
   failedTries: number;
+  /** The arguments of the newest of those failed tries. */
+  failedCall?: string | undefined;
 };
 
 /**
@@ -605,7 +622,7 @@ function isErrorResult(content: string): boolean {
  * times in a row (an LLM agent reads the error and corrects the call, seed 002's ReAct loop).
  */
 function progress(messages: readonly ChatMessage[], n: number, limit: number): Progress {
-  const markers: { marker: AgentMarker; failed: boolean }[] = [];
+  const markers: { marker: AgentMarker; failed: boolean; args: string }[] = [];
   const failedCalls = new Set<string>();
   for (const m of messages) {
     if (m.role === 'tool' && isErrorResult(m.content)) failedCalls.add(m.tool_call_id);
@@ -615,7 +632,8 @@ function progress(messages: readonly ChatMessage[], n: number, limit: number): P
     const marker = parseAgentMarker(m.content);
     const id = m.tool_calls?.[0]?.id;
     if (marker && marker.of === n) {
-      markers.push({ marker, failed: id !== undefined && failedCalls.has(id) });
+      const args = m.tool_calls?.[0]?.function.arguments ?? '';
+      markers.push({ marker, failed: id !== undefined && failedCalls.has(id), args });
     }
   }
   const gaveUp = new Set<number>();
@@ -635,8 +653,9 @@ function progress(messages: readonly ChatMessage[], n: number, limit: number): P
       if (!failed || marker.step !== last.step || marker.kind === 'refetch') break;
       failedTries++;
     }
+    const failedCall = markers[markers.length - 1]!.args;
     return failedTries > 0 && failedTries <= limit
-      ? { next: last.step, attempts: new Map(), gaveUp, failedTries }
+      ? { next: last.step, attempts: new Map(), gaveUp, failedTries, failedCall }
       : { next: last.step + 1, attempts: new Map(), gaveUp, failedTries: 0 };
   }
   let done = 0;

@@ -447,6 +447,39 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
     expect(concise).not.toContain('The end.');
   });
 
+  it('keeps the sentences of a long text that bear on the task when it shortens it', () => {
+    const body =
+      'Hey Myrl, quick heads-up: I switched carriers and my new phone number is (993) 656-5889. ' +
+      'The old one stops working next week. Thanks, and see you at the cleanup day on Sunday!';
+    const observation = JSON.stringify({ messages: [{ id: 7, body }] });
+    const compress = (task: string) =>
+      simObservationCompressor([
+        {
+          role: 'system',
+          content: renderPrompt('obs-compressor.system.txt', {
+            guideline: 'Keep the ids. Shorten the `body`.',
+          }),
+        },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task,
+            session: '(none)',
+            observation,
+          }),
+        },
+      ]);
+    const relevant = compress(
+      'Clemens emailed me a new phone number. Update their contact with it.',
+    );
+    expect(relevant).toContain('(993) 656-5889');
+    expect(relevant).not.toContain('cleanup day');
+    // A task the text says nothing about: its opening stays, cut short.
+    const other = compress('Pin my newest note.');
+    expect(other).toContain('Hey Myrl, quick heads-up');
+    expect(other).not.toContain('656-5889');
+  });
+
   it('lets API documentation go before the data the agent gathered when over its size', () => {
     const docs = Array.from(
       { length: 60 },

@@ -55,6 +55,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
     // changes nothing.
     promptHash: shortHash(user),
+    focus: focusOf(section(user, 'task') ?? '', section(user, 'session') ?? ''),
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -66,6 +67,11 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     body = filterLines(observation, policy);
   }
   return `# Refined Observation\n${body === '' ? '(nothing relevant to the task)' : body}`;
+}
+
+/** The task and the `Action:` lines of rendered turns (render-history.ts): the job at hand. */
+function focusOf(task: string, turns: string): string {
+  return [task, ...turns.split('\n').filter((l) => l.startsWith('Action:'))].join('\n');
 }
 
 /** What a summary carries, oldest first. */
@@ -93,6 +99,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
     // changes nothing.
     promptHash: shortHash(user),
+    focus: focusOf(task, history),
   };
 
   const memory: Memory = { lastStep: null, apis: [], facts: [] };
