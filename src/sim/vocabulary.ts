@@ -297,7 +297,7 @@ const STOPWORDS = new Set(
 );
 
 /** Content words (five letters or more) of a text, lower case. */
-function contentWords(text: string): Set<string> {
+export function contentWords(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.toLowerCase().matchAll(/[a-z]{5,}/g)) {
     if (!STOPWORDS.has(m[0])) out.add(m[0]);
@@ -306,7 +306,7 @@ function contentWords(text: string): Set<string> {
 }
 
 let lastEvidence: { text: string; words: Set<string> } | undefined;
-function evidenceWords(evidence: string): Set<string> {
+export function evidenceWords(evidence: string): Set<string> {
   if (lastEvidence?.text !== evidence)
     lastEvidence = { text: evidence, words: contentWords(evidence) };
   return lastEvidence.words;
