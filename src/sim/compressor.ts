@@ -123,7 +123,10 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   // data it gathered only by redoing its work. Within each, the oldest facts go first.
   let docs = facts.filter(isDocumentation);
   let learned = facts.filter((f) => !isDocumentation(f));
-  const keep = () => facts.filter((f) => docs.includes(f) || learned.includes(f));
+  const keep = () => {
+    const kept = new Set([...docs, ...learned]);
+    return facts.filter((f) => kept.has(f));
+  };
   while (docs.length > 0 && countTokens(text) > budget) {
     docs = docs.slice(Math.max(1, Math.floor(docs.length / 8)));
     text = render(keep());
@@ -231,8 +234,9 @@ function grouped(facts: readonly string[]): string[] {
     const source = fact?.source ?? '';
     const body = fact?.source ? line.replace(`- ${fact.source}: `, '- ') : line;
     const list = groups.get(source) ?? [];
+    list.push(body);
     groups.delete(source);
-    groups.set(source, [...list, body]);
+    groups.set(source, list);
   }
   const out: string[] = [];
   for (const [source, lines] of groups) {

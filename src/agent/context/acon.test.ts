@@ -9,6 +9,7 @@ import {
 } from '../../../test/fakes/scripted-llm.js';
 import { UsageError } from '../../errors.js';
 import type { Trajectory } from '../../domain/trajectory.js';
+import type { ChatMessage } from '../../llm/types.js';
 import { AconStrategy, type AconSettings } from './acon.js';
 import { createStrategy, defaultContextOptions } from './index.js';
 import { flattenTurns, summaryMessage } from './messages.js';
@@ -66,6 +67,32 @@ describe('AconStrategy observation compression', () => {
     expect(again.messages.filter((m) => m.role === 'tool').map((m) => m.content)[1]).toBe(
       'short(big 2 bi)',
     );
+  });
+
+  it('shows the same message objects step after step while nothing about them changes', async () => {
+    // Token counts, request digests and the simulated agent's records are remembered per message
+    // object (issue #28): a rewritten observation or a summary rebuilt at every step misses them.
+    const llm = compressors();
+    const strategy = new AconStrategy('acon', settings({ tHist: 150 }), deps(llm));
+    // One trajectory that grows, as in the agent loop.
+    const growing = prefix(full, 3);
+    const before: ChatMessage[] = (await strategy.view(growing, 3)).messages;
+    growing.turns.push(full.turns[3]!);
+    const after: ChatMessage[] = (await strategy.view(growing, 4)).messages;
+    expect(before.map((m) => m.content)).toContain('short(big 2 bi)');
+    expect(after.length).toBeGreaterThan(before.length);
+    // Every message of the step before, the rewritten observation included, is the same object.
+    expect(before.filter((m) => !after.includes(m))).toEqual([]);
+  });
+
+  it('keeps the summary message object until the summary changes', async () => {
+    const llm = compressors();
+    const strategy = new AconStrategy('acon', settings({ tHist: 100 }), deps(llm));
+    const first = await strategy.view(prefix(full, 4), 4);
+    const again = await strategy.view(prefix(full, 4), 4);
+    const summary = first.messages[2]!;
+    expect(summary).toEqual(summaryMessage('H1', 3));
+    expect(again.messages[2]).toBe(summary);
   });
 
   it('shows the compressor the task and the whole current session, ending with the producing action', async () => {

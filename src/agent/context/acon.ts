@@ -45,6 +45,10 @@ export class AconStrategy implements ContextStrategy {
   /** Turns folded into the summary: turns[0 .. tLast) are no longer shown. */
   private tLast = 0;
   private summary: string | null = null;
+  /** visibleTurn's answers by turn index, with the turn object each was made from. */
+  private readonly visible = new Map<number, { turn: Turn; view: Turn }>();
+  /** The summary message last shown, reused while the summary and t_last stay the same. */
+  private shownSummary: { summary: string; tLast: number; message: ChatMessage } | null = null;
 
   constructor(
     readonly name: Extract<StrategyName, 'acon' | 'naive'>,
@@ -75,9 +79,21 @@ export class AconStrategy implements ContextStrategy {
     return [await this.fold(trajectory, trajectory.turns.length - keep, step, 'reactive')];
   }
 
-  /** The turn as the agent sees it: compressed observations substituted. */
+  /**
+   * The turn as the agent sees it: compressed observations substituted. The same object while
+   * the turn and its compressions stay the same (token counts and the records a simulated agent
+   * reads are remembered per message object; issue #28).
+   */
   private visibleTurn(trajectory: Trajectory, index: number): Turn {
     const turn = trajectory.turns[index]!;
+    const hit = this.visible.get(index);
+    if (hit !== undefined && hit.turn === turn) return hit.view;
+    const view = this.substituted(turn, index);
+    this.visible.set(index, { turn, view });
+    return view;
+  }
+
+  private substituted(turn: Turn, index: number): Turn {
     let changed = false;
     const contents = turn.observations.map((m, j) => {
       const content = m.content ?? '';
@@ -113,6 +129,7 @@ export class AconStrategy implements ContextStrategy {
         );
         // A failure is remembered too: the observation is compressed once or never.
         this.observations.set(key, { original: content, text: outcome.text });
+        this.visible.delete(index);
         events.push(outcome.event);
       }
     }
@@ -138,7 +155,7 @@ export class AconStrategy implements ContextStrategy {
     }
     const firstShown = index + 1 - parts.length;
     if (this.summary !== null && firstShown === this.tLast) {
-      const summary = summaryMessage(this.summary, this.tLast).content ?? '';
+      const summary = this.summaryMessage(this.summary).content ?? '';
       if (this.deps.tokens.countTokens(summary) <= budget) parts.unshift(summary);
     }
     return parts.join('\n\n');
@@ -150,7 +167,17 @@ export class AconStrategy implements ContextStrategy {
       turns.push(this.visibleTurn(trajectory, i));
     }
     const rest = flattenTurns(turns);
-    return this.summary === null ? rest : [summaryMessage(this.summary, this.tLast), ...rest];
+    return this.summary === null ? rest : [this.summaryMessage(this.summary), ...rest];
+  }
+
+  private summaryMessage(summary: string): ChatMessage {
+    const shown = this.shownSummary;
+    if (shown !== null && shown.summary === summary && shown.tLast === this.tLast) {
+      return shown.message;
+    }
+    const message = summaryMessage(summary, this.tLast);
+    this.shownSummary = { summary, tLast: this.tLast, message };
+    return message;
   }
 
   private historyTokens(trajectory: Trajectory): number {

@@ -22,11 +22,22 @@ export function maskTurns(turns: readonly Turn[], window: number): Turn[] {
   });
 }
 
+/**
+ * Masked turns, by the turn they mask: a turn never changes once in a trajectory, and the same
+ * masked object at every later step lets token counts and request hashes remembered per message
+ * object hit (issue #28), besides not counting the lines of every old observation again.
+ */
+const maskedTurns = new WeakMap<Turn, Turn>();
+
 function maskTurn(turn: Turn): Turn {
-  return withObservationContents(
+  const hit = maskedTurns.get(turn);
+  if (hit !== undefined) return hit;
+  const masked = withObservationContents(
     turn,
     turn.observations.map((m) => maskPlaceholder(m.content ?? '')),
   );
+  maskedTurns.set(turn, masked);
+  return masked;
 }
 
 /** Number of turns masked at the start of turn t = turns + 1. */

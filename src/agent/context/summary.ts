@@ -25,6 +25,7 @@ export class SummaryStrategy implements ContextStrategy {
   /** t_last: turns folded into the summary (0-based: turns[0 .. tLast) are folded). */
   private tLast = 0;
   private summary: string | null = null;
+  private shown: { summary: string; tLast: number; message: ChatMessage } | undefined;
 
   constructor(
     private readonly n: number,
@@ -79,9 +80,16 @@ export class SummaryStrategy implements ContextStrategy {
   private messages(trajectory: Trajectory): ChatMessage[] {
     const head = headMessages(trajectory);
     const rest = flattenTurns(trajectory.turns.slice(this.tLast));
-    return this.summary === null
-      ? [...head, ...rest]
-      : [...head, summaryMessage(this.summary, this.tLast), ...rest];
+    if (this.summary === null) return [...head, ...rest];
+    // The same message object while the summary stands (counts are remembered per object).
+    if (this.shown?.summary !== this.summary || this.shown.tLast !== this.tLast) {
+      this.shown = {
+        summary: this.summary,
+        tLast: this.tLast,
+        message: summaryMessage(this.summary, this.tLast),
+      };
+    }
+    return [...head, this.shown.message, ...rest];
   }
 }
 
