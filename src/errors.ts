@@ -102,9 +102,13 @@ export class InterruptedError extends AconError {
   override readonly exitCode = 130;
 }
 
-/** Something asked for in the store does not exist (run id, guideline version). */
+/**
+ * Something the user named does not exist (run id, rollout, guideline version, a file to lint):
+ * an input error like a malformed one, so the same exit code.
+ */
 export class NotFoundError extends AconError {
   override name = 'NotFoundError';
+  override readonly exitCode = 2;
 }
 
 /** The SQLite database cannot be used as it is: not a database, damaged, newer, not writable. */

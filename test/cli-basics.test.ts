@@ -92,6 +92,18 @@ describe('acon CLI basics', () => {
     },
   );
 
+  it.each([
+    [['run', '--bogus'], /unknown option '--bogus'/],
+    [['runs', 'show'], /missing required argument 'run'/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['runs', 'show', 'run-20261124-000000-abcd'], /no run run-20261124-000000-abcd/],
+    [['guidelines', 'show', 'obs-0097'], /guideline obs-0097 not found/],
+  ])('exits 2 on wrong usage or a name that does not exist: acon %j', async (args, pattern) => {
+    const res = await runAcon(args, { cwd: tempDir() });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(pattern);
+  });
+
   it('runs only the first N tasks with --max-tasks, of the split or of --tasks', async () => {
     const cwd = tempDir();
     const env = SHORT_TASKS_ENV;

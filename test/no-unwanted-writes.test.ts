@@ -81,13 +81,14 @@ describe('bad input leaves no database behind', () => {
       stderr: /trian/,
     },
   ])(
-    '$what stops the command and creates no file',
+    '$what stops the command with exit code 2 and creates no file',
     async ({ setup, args, stderr }) => {
       const cwd = tempDir();
       setup(cwd);
       const before = files(cwd);
       const r = await runAcon(args, { cwd });
-      expect(r.code, r.stderr).not.toBe(0);
+      // Every input error exits 2, a missing file or version as much as a malformed one.
+      expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(stderr);
       expect(files(cwd)).toEqual(before);
     },

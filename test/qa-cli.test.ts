@@ -98,8 +98,8 @@ describe('acon with --bench qa, as a user runs it (offline, sim)', () => {
     const missing = await runAcon(['tasks', 'list', '--bench', 'qa', '--qa-data', 'nope.json'], {
       cwd: tempDir(),
     });
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/cannot read --qa-data nope\.json/);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.json: --qa-data: cannot read it \(ENOENT/);
   });
 
   it('optimize and export work with --bench qa', async () => {

@@ -100,8 +100,13 @@ describe('acon runs upgrade of a schema-12 file', () => {
       if (rewrite) Object.assign(expected, got);
       expect(got.calls.length).toBe(952);
       expect(Object.keys(got.rollouts)).toHaveLength(52);
+      // Since schema 3 a call's request hash is the 16 bytes its row keeps (the cache's key).
+      const calls = expected.calls.map((c) => ({
+        ...c,
+        requestHash: String(c.requestHash).slice(0, 32),
+      }));
       expect(got).toEqual({
-        calls: expected.calls,
+        calls: rewrite ? got.calls : calls,
         rollouts: expected.rollouts,
         runStats: expected.runStats,
       });

@@ -68,8 +68,9 @@ function verboseFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
 function reportError(thrown: unknown, verbose: boolean): number {
   const err = explainDatabaseError(thrown);
   if (err instanceof CommanderError) {
-    // commander already printed usage errors; help and version exit 0.
-    return err.exitCode;
+    // commander already printed usage errors; help and version exit 0. Wrong usage (an unknown
+    // option or command, a missing argument) is bad input: 2, like every other input error.
+    return err.exitCode === 0 ? 0 : 2;
   }
   if (err instanceof AconError) {
     process.stderr.write(`${pc.red(`${err.name}:`)} ${err.message}\n`);

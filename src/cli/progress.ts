@@ -166,9 +166,6 @@ export function progressIntervalSec(env: NodeJS.ProcessEnv = process.env): numbe
  * 10 s (CI logs, pipes), each with elapsed time, ETA, USD spent and accuracy so far.
  */
 export function createProgress(opts: ProgressOptions): Progress {
-  const stream = opts.stream ?? process.stderr;
-  const clock = opts.clock ?? systemClock;
-  const spent = opts.spentUsd ?? (() => 0);
   if (opts.silent) {
     return {
       update: () => {},
@@ -178,118 +175,154 @@ export function createProgress(opts: ProgressOptions): Progress {
       stop: () => {},
     };
   }
-  const started = clock.now();
-  const stages = new Map<string, StageTiming>();
-  let planned = 0;
-  let last = started;
-  let successes = 0;
-  let finished = 0;
-  let current = '';
+  return new StageProgress(opts);
+}
 
-  const state = (): ProgressState => {
+/** The counts behind the display: per-stage timings, successes so far, the current stage. */
+class StageProgress implements Progress {
+  private readonly stream: NodeJS.WritableStream & { isTTY?: boolean };
+  private readonly clock: ProgressClock;
+  private readonly started: number;
+  private readonly stages = new Map<string, StageTiming>();
+  private planned = 0;
+  private last: number;
+  /** The time since the last update is work in flight of the stage updated last. */
+  private lastStage: string | null = null;
+  private successes = 0;
+  private finished = 0;
+  private current = '';
+  private readonly bar: BarLine | null;
+  private readonly cancel: () => void;
+
+  constructor(private readonly opts: ProgressOptions) {
+    this.stream = opts.stream ?? process.stderr;
+    this.clock = opts.clock ?? systemClock;
+    this.started = this.clock.now();
+    this.last = this.started;
+    const tty = this.stream.isTTY === true;
+    this.bar = tty ? new BarLine(this.stream) : null;
+    // Not a terminal: a line every interval (the first after one interval, so quick commands print none).
+    const intervalSec = opts.intervalSec ?? progressIntervalSec();
+    this.cancel =
+      tty || intervalSec === 0
+        ? () => {}
+        : this.clock.every(intervalSec * 1000, () => {
+            if (this.stages.size > 0) this.stream.write(`${progressText(this.state())}\n`);
+          });
+  }
+
+  update(
+    stage: string,
+    done: number,
+    total: number,
+    outcome?: { success: boolean } | null,
+    info?: string,
+  ): void {
+    const now = this.clock.now();
+    const s = this.stages.get(stage) ?? { done: 0, total, fresh: 0, ms: 0 };
+    // Work already stored (a resumed run) does not count toward the rate: only units that
+    // finished in this process (`outcome`) are fresh.
+    if (outcome) s.fresh += 1;
+    s.ms += now - this.last;
+    this.last = now;
+    this.lastStage = stage;
+    s.done = done;
+    s.total = total;
+    this.stages.set(stage, s);
+    if (outcome) {
+      this.finished += 1;
+      if (outcome.success) this.successes += 1;
+    }
+    this.current = info ? `${stage} ${info}`.trim() : stage;
+    this.bar?.draw(this.state());
+  }
+
+  log(line: string): void {
+    if (this.bar?.started) {
+      this.stream.write(`\r\x1b[2K${line}\n`);
+      this.bar.draw(this.state());
+    } else this.stream.write(`${line}\n`);
+  }
+
+  setPlannedTotal(total: number): void {
+    this.planned = total;
+  }
+
+  setPlan(plan: { stage: string; total: number }[]): void {
+    for (const p of plan) {
+      if (!this.stages.has(p.stage)) {
+        this.stages.set(p.stage, { done: 0, total: p.total, fresh: 0, ms: 0 });
+      }
+    }
+  }
+
+  stop(): void {
+    this.cancel();
+    this.bar?.stop();
+  }
+
+  private state(): ProgressState {
     let done = 0;
     let total = 0;
-    for (const s of stages.values()) {
+    for (const s of this.stages.values()) {
       done += s.done;
       total += s.total;
     }
-    total = Math.max(total, planned, done);
-    const elapsedMs = clock.now() - started;
+    total = Math.max(total, this.planned, done);
+    const now = this.clock.now();
     return {
-      label: opts.label,
+      label: this.opts.label,
       done,
       total,
-      elapsedMs,
+      elapsedMs: now - this.started,
       etaMs: estimateRemainingMs(
-        stages,
-        planned,
-        lastStage === null ? undefined : { stage: lastStage, ms: clock.now() - last },
+        this.stages,
+        this.planned,
+        this.lastStage === null ? undefined : { stage: this.lastStage, ms: now - this.last },
       ),
-      spentUsd: spent(),
-      accuracy: finished > 0 ? successes / finished : null,
-      stage: current,
+      spentUsd: (this.opts.spentUsd ?? (() => 0))(),
+      accuracy: this.finished > 0 ? this.successes / this.finished : null,
+      stage: this.current,
     };
-  };
+  }
+}
 
-  // The time since the last update is work in flight of the stage updated last.
-  let lastStage: string | null = null;
+/** The bar on a terminal, redrawn in place. */
+class BarLine {
+  private readonly bar: cliProgress.SingleBar;
+  started = false;
 
-  const tty = stream.isTTY === true;
-  const bar = tty
-    ? new cliProgress.SingleBar(
-        {
-          format: '[{bar}] {text}',
-          barsize: 20,
-          stream,
-          hideCursor: true,
-          clearOnComplete: true,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : null;
-  let barStarted = false;
-  // A bar line that wraps cannot be redrawn in place: keep it within the terminal.
-  const fit = (text: string) => {
-    const room = ((stream as { columns?: number }).columns ?? 100) - 24;
-    return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
-  };
-  const draw = () => {
-    const s = state();
-    if (!bar) return;
-    if (!barStarted) {
-      bar.start(s.total, s.done, { text: fit(progressText(s)) });
-      barStarted = true;
+  constructor(private readonly stream: NodeJS.WritableStream) {
+    this.bar = new cliProgress.SingleBar(
+      {
+        format: '[{bar}] {text}',
+        barsize: 20,
+        stream,
+        hideCursor: true,
+        clearOnComplete: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+
+  draw(s: ProgressState): void {
+    const text = this.fit(progressText(s));
+    if (!this.started) {
+      this.bar.start(s.total, s.done, { text });
+      this.started = true;
     } else {
-      bar.setTotal(s.total);
-      bar.update(s.done, { text: fit(progressText(s)) });
+      this.bar.setTotal(s.total);
+      this.bar.update(s.done, { text });
     }
-  };
-  // Not a terminal: a line every interval (the first after one interval, so quick commands print none).
-  const intervalSec = opts.intervalSec ?? progressIntervalSec();
-  const cancel =
-    tty || intervalSec === 0
-      ? () => {}
-      : clock.every(intervalSec * 1000, () => {
-          if (stages.size > 0) stream.write(`${progressText(state())}\n`);
-        });
+  }
 
-  return {
-    update(stage, done, total, outcome, info) {
-      const now = clock.now();
-      const s = stages.get(stage) ?? { done: 0, total, fresh: 0, ms: 0 };
-      // Work already stored (a resumed run) does not count toward the rate: only units that
-      // finished in this process (`outcome`) are fresh.
-      if (outcome) s.fresh += 1;
-      s.ms += now - last;
-      last = now;
-      lastStage = stage;
-      s.done = done;
-      s.total = total;
-      stages.set(stage, s);
-      if (outcome) {
-        finished += 1;
-        if (outcome.success) successes += 1;
-      }
-      current = info ? `${stage} ${info}`.trim() : stage;
-      draw();
-    },
-    log(line) {
-      if (bar && barStarted) {
-        stream.write(`\r\x1b[2K${line}\n`);
-        draw();
-      } else stream.write(`${line}\n`);
-    },
-    setPlannedTotal(total) {
-      planned = total;
-    },
-    setPlan(plan) {
-      for (const p of plan) {
-        if (!stages.has(p.stage)) stages.set(p.stage, { done: 0, total: p.total, fresh: 0, ms: 0 });
-      }
-    },
-    stop() {
-      cancel();
-      if (bar && barStarted) bar.stop();
-    },
-  };
+  stop(): void {
+    if (this.started) this.bar.stop();
+  }
+
+  /** A bar line that wraps cannot be redrawn in place: keep it within the terminal. */
+  private fit(text: string): string {
+    const room = ((this.stream as { columns?: number }).columns ?? 100) - 24;
+    return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
+  }
 }

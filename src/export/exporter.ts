@@ -62,7 +62,6 @@ export async function exportDataset(
 ): Promise<ExportSummary> {
   const opts = parseOptions(input);
   const { store } = deps;
-  const counter = deps.tokens ?? { countTokens, countMessageTokens };
   const { run, ranTeacher, note } = await resolveRun(opts, deps);
   const llmRole = LLM_ROLE_OF[opts.role];
   const conditions =
@@ -75,27 +74,96 @@ export async function exportDataset(
     splits: opts.splits,
     guidelines,
   };
-
   const tasks = store.exportTasks(filter);
-  if (tasks.length === 0) {
-    const has = store.runConditions(run.id);
-    const narrowed = [
-      conditions ? `conditions ${conditions.join(', ')}` : '',
-      opts.splits ? `split ${opts.splits.join(', ')}` : '',
-      guidelines ? `guidelines ${describeGuidelines(guidelines)}` : '',
-    ].filter(Boolean);
-    throw new NotFoundError(
-      `run ${run.id} has no ${llmRole} calls${narrowed.length > 0 ? ` in rollouts of ${narrowed.join(' and ')}` : ''}` +
-        ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with --run` +
-        (opts.role === 'agent' ? '' : ', other conditions with --condition') +
-        ', or widen with --split all / --guidelines all',
-    );
-  }
+  if (tasks.length === 0) throw noCallsError(store, opts, filter);
   const eligible = tasks.filter((t) => opts.includeFailed || t.succeeded).map((t) => t.task);
   const valTasks = validationTasks(eligible, opts.valRatio, opts.seed);
   const paths = exportPaths(opts.out);
-  const spec = FORMATS[opts.format];
+  const written = await writeExamples(store, filter, opts, valTasks, paths, deps);
+  const sidecars = FORMATS[opts.format].sidecars({
+    paths,
+    hasVal: written.hasVal,
+    role: opts.role,
+    hasTools: written.hasTools,
+    runId: run.id,
+  });
+  // An earlier export to the same name may have written a validation file this one does not.
+  if (!written.hasVal) rmSync(paths.val, { force: true });
+  for (const f of sidecars) {
+    const existing = existsSync(f.path) ? readFileSync(f.path, 'utf8') : null;
+    writeText(f.path, f.render(existing));
+  }
 
+  const summary: ExportSummary = {
+    runId: run.id,
+    runKind: run.kind,
+    bench: run.bench,
+    provider: run.provider,
+    models: run.models,
+    simulated: run.simulated,
+    role: opts.role,
+    llmRole,
+    format: opts.format,
+    conditions,
+    splits: opts.splits,
+    guidelines: guidelines ? [...(guidelines.obs ?? []), ...(guidelines.hist ?? [])] : null,
+    sources: {
+      splits: sortKeys(written.sources.splits),
+      guidelines: sortKeys(written.sources.guidelines),
+    },
+    warnings: [...(note ? [note] : []), ...splitWarnings(opts.splits)],
+    files: {
+      train: paths.train,
+      val: written.hasVal ? paths.val : null,
+      meta: paths.meta,
+      sidecars: sidecars.map((f) => f.path),
+    },
+    ...written.summary,
+    maxTokens: opts.maxTokens,
+    byTask: [...written.byTask.values()],
+  };
+  writeText(
+    paths.meta,
+    `${JSON.stringify(metaOf(summary, run, opts, deps.version ?? aconVersion()), null, 2)}\n`,
+  );
+  return summary;
+}
+
+/** The run has no calls of the role under the filter: what it has, and how to widen. */
+function noCallsError(
+  store: ExportSource,
+  opts: ResolvedExportOptions,
+  filter: RolloutFilter,
+): NotFoundError {
+  const { run, llmRole, conditions, guidelines } = filter;
+  const has = store.runConditions(run);
+  const narrowed = [
+    conditions ? `conditions ${conditions.join(', ')}` : '',
+    opts.splits ? `split ${opts.splits.join(', ')}` : '',
+    guidelines ? `guidelines ${describeGuidelines(guidelines)}` : '',
+  ].filter(Boolean);
+  return new NotFoundError(
+    `run ${run} has no ${llmRole} calls${narrowed.length > 0 ? ` in rollouts of ${narrowed.join(' and ')}` : ''}` +
+      ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with --run` +
+      (opts.role === 'agent' ? '' : ', other conditions with --condition') +
+      ', or widen with --split all / --guidelines all',
+  );
+}
+
+/**
+ * Streams the candidate calls into the train and validation files: keeps valid examples,
+ * scrubs secrets, applies the token limit, drops duplicates, and counts what it did.
+ */
+async function writeExamples(
+  store: ExportSource,
+  filter: RolloutFilter,
+  opts: ResolvedExportOptions,
+  valTasks: Set<string>,
+  paths: ReturnType<typeof exportPaths>,
+  deps: ExportDeps,
+) {
+  const counter = deps.tokens ?? { countTokens, countMessageTokens };
+  const spec = FORMATS[opts.format];
   const s = emptySummary();
   const byTask = new Map<string, TaskCount>();
   const sources = {
@@ -151,51 +219,7 @@ export async function exportDataset(
   }
   s.examples.total = s.examples.train + s.examples.val;
   s.tokens.total = s.tokens.train + s.tokens.val;
-
-  const sidecars = spec.sidecars({
-    paths,
-    hasVal: val !== null,
-    role: opts.role,
-    hasTools,
-    runId: run.id,
-  });
-  // An earlier export to the same name may have written a validation file this one does not.
-  if (val === null) rmSync(paths.val, { force: true });
-  for (const f of sidecars) {
-    const existing = existsSync(f.path) ? readFileSync(f.path, 'utf8') : null;
-    writeText(f.path, f.render(existing));
-  }
-
-  const summary: ExportSummary = {
-    runId: run.id,
-    runKind: run.kind,
-    bench: run.bench,
-    provider: run.provider,
-    models: run.models,
-    simulated: run.simulated,
-    role: opts.role,
-    llmRole,
-    format: opts.format,
-    conditions,
-    splits: opts.splits,
-    guidelines: guidelines ? [...(guidelines.obs ?? []), ...(guidelines.hist ?? [])] : null,
-    sources: { splits: sortKeys(sources.splits), guidelines: sortKeys(sources.guidelines) },
-    warnings: [...(note ? [note] : []), ...splitWarnings(opts.splits)],
-    files: {
-      train: paths.train,
-      val: val ? paths.val : null,
-      meta: paths.meta,
-      sidecars: sidecars.map((f) => f.path),
-    },
-    ...s,
-    maxTokens: opts.maxTokens,
-    byTask: [...byTask.values()],
-  };
-  writeText(
-    paths.meta,
-    `${JSON.stringify(metaOf(summary, run, opts, deps.version ?? aconVersion()), null, 2)}\n`,
-  );
-  return summary;
+  return { summary: s, byTask, sources, hasTools, hasVal: val !== null };
 }
 
 function parseOptions(input: ExportOptions): ResolvedExportOptions {

@@ -81,20 +81,8 @@ export async function optimize(
   params: OptimizeParams,
   opts: { resume?: string; command: string } & OptimizeHooks,
 ): Promise<OptimizeResult | { plan: OptimizePlan; dryRun: true }> {
-  const { store, config } = env;
-  const log = opts.log ?? (() => {});
-  const progress = opts.progress ?? (() => {});
-  const guidelines = env.guidelines;
-  const limit = <T>(xs: T[], n: number | null = null) => {
-    const max = Math.min(params.maxTasks ?? Infinity, n ?? Infinity);
-    return Number.isFinite(max) ? xs.slice(0, max) : xs;
-  };
-  const tasks = {
-    train: limit(await selectTasks(env, params.trainSplit, null), params.trainTasks),
-    select: limit(await selectTasks(env, params.selectSplit, null), params.selectTasks),
-    eval: limit(await selectTasks(env, params.evalSplit, null)),
-  };
-  const plan = planOptimize(params, config, tasks, env.simulated);
+  const tasks = await optimizeTasks(env, params);
+  const plan = planOptimize(params, env.config, tasks, env.simulated);
   const shared = sharedTasksWarning(params, tasks);
   if (shared) opts.warn?.(shared);
   // Planning reads task lists only; the environment is contacted once the run really starts.
@@ -109,105 +97,17 @@ export async function optimize(
     params,
   });
   try {
-    let start = store.getState(runId, 'start', PairSchema);
-    if (!start) {
-      start = await resolveGuidelinePair(params.guidelines, guidelines);
-      store.setState(runId, 'start', start);
-    }
-    const pc = {
+    const run: OptimizeRun = {
       env,
+      params,
       runId,
-      guidelines,
-      train: tasks.train,
-      select: tasks.select,
-      candidates: params.candidates,
-      selection: params.selection,
-      log,
-      progress,
+      tasks,
+      log: opts.log ?? (() => {}),
+      progress: opts.progress ?? (() => {}),
     };
-    let pair: GuidelinePair = start;
-    let ut: GuidelinePair = start;
-    const stages: StageResult[] = [];
-    for (const s of stagesOf(params)) {
-      if (s.phase === 'co' && !stages.some((r) => r.stage.startsWith('co'))) ut = pair;
-      const out = await runPhase(pc, s.phase, s.kind, s.round, pair);
-      pair = out.pair;
-      stages.push(out.result);
-    }
-    if (!params.phases.includes('co')) ut = pair;
-
-    // Final comparison on the selection and evaluation splits (final-rows.ts).
-    const rows = finalRows(params, start, ut, pair);
-    const conditions = rows.map((r) => r.condition);
-    const tables: OptimizeResult['tables'] = [];
-    for (const [split, list] of [
-      [params.selectSplit, tasks.select],
-      [params.evalSplit, tasks.eval],
-    ] as const) {
-      log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
-      await runRollouts({
-        runId,
-        bench: env.bench,
-        jobs: conditions.flatMap((condition) => list.map((task) => ({ condition, task }))),
-        llm: env.llm,
-        store,
-        config,
-        signal: env.abort.signal,
-        onRollout: (o, done, total) => progress(`final ${split}`, done, total, o),
-      });
-      const ids = new Set(list.map((t) => t.id));
-      const metrics = summarizeRunOn(
-        env,
-        runId,
-        conditions.map((c) => c.label),
-        ids,
-      );
-      const byLabel = new Map(metrics.map((m) => [m.condition, m]));
-      tables.push({
-        split,
-        provenance: {
-          runId,
-          bench: params.bench,
-          split,
-          provider: env.provider,
-          models: env.models,
-          simulated: env.simulated,
-        },
-        rows: rows.map((r) => ({
-          ...byLabel.get(r.condition.label)!,
-          version: r.version,
-          ...(r.note ? { note: r.note } : {}),
-        })),
-      });
-    }
-    // The teacher's train-split rollouts with the final guidelines, deployed as optimized (only
-    // the optimized compressor on when one was targeted): the default set of `acon export`.
-    const teacher = finalCondition(params, pair);
-    log(`teacher: ${teacher.label} on ${params.trainSplit} (the default set of acon export)`);
-    await runRollouts({
-      runId,
-      bench: env.bench,
-      jobs: tasks.train.map((task) => ({ condition: teacher, task })),
-      llm: env.llm,
-      store,
-      config,
-      signal: env.abort.signal,
-      onRollout: (o, done, total) => progress(`teacher ${params.trainSplit}`, done, total, o),
-    });
-    const promoted = params.promote
-      ? promotePair(
-          guidelines,
-          { obs: pair.obs.id, hist: pair.hist.id },
-          {
-            get: () => store.getState(runId, 'promotion', PromotionSchema),
-            set: (p) => store.setState(runId, 'promotion', p),
-          },
-        )
-      : [];
-    const files = guidelines
-      .list()
-      .filter((g) => g.run === runId)
-      .map((g) => guidelines.displayPath(g.path));
+    const { start, ut, pair, stages } = await runStages(run);
+    const tables = await finalTables(run, finalRows(params, start, ut, pair));
+    const teacher = await teacherRollouts(run, pair);
     const result: OptimizeResult = {
       runId,
       plan,
@@ -217,10 +117,13 @@ export async function optimize(
       final: pair,
       finalCondition: teacher.label,
       tables,
-      promoted,
-      files,
+      promoted: promoteFinal(run, pair),
+      files: env.guidelines
+        .list()
+        .filter((g) => g.run === runId)
+        .map((g) => env.guidelines.displayPath(g.path)),
     };
-    store.setRunStatus(runId, 'finished', {
+    env.store.setRunStatus(runId, 'finished', {
       stages,
       tables,
       ut: { obs: ut.obs.id, hist: ut.hist.id },
@@ -228,8 +131,154 @@ export async function optimize(
     });
     return result;
   } catch (err) {
-    throw stoppedRun(store, runId, err, 'acon optimize');
+    throw stoppedRun(env.store, runId, err, 'acon optimize');
   }
+}
+
+type SplitTasks = Awaited<ReturnType<typeof optimizeTasks>>;
+
+/** What every step of a started optimize run needs. */
+type OptimizeRun = {
+  env: RunEnv;
+  params: OptimizeParams;
+  runId: string;
+  tasks: SplitTasks;
+  log: (line: string) => void;
+  progress: NonNullable<OptimizeHooks['progress']>;
+};
+
+/** The train, selection and evaluation tasks, each cut to --max-tasks and its own limit. */
+async function optimizeTasks(env: RunEnv, params: OptimizeParams) {
+  const limit = <T>(xs: T[], n: number | null = null) => {
+    const max = Math.min(params.maxTasks ?? Infinity, n ?? Infinity);
+    return Number.isFinite(max) ? xs.slice(0, max) : xs;
+  };
+  return {
+    train: limit(await selectTasks(env, params.trainSplit, null), params.trainTasks),
+    select: limit(await selectTasks(env, params.selectSplit, null), params.selectTasks),
+    eval: limit(await selectTasks(env, params.evalSplit, null)),
+  };
+}
+
+/**
+ * The phases stage by stage (phase.ts), from the run's starting pair (recorded on the first
+ * attempt, so a resume starts from the same versions): the UT pair and the final one.
+ */
+async function runStages(run: OptimizeRun) {
+  const { env, params, runId } = run;
+  let start = env.store.getState(runId, 'start', PairSchema);
+  if (!start) {
+    start = await resolveGuidelinePair(params.guidelines, env.guidelines);
+    env.store.setState(runId, 'start', start);
+  }
+  const pc = {
+    env,
+    runId,
+    guidelines: env.guidelines,
+    train: run.tasks.train,
+    select: run.tasks.select,
+    candidates: params.candidates,
+    selection: params.selection,
+    log: run.log,
+    progress: run.progress,
+  };
+  let pair: GuidelinePair = start;
+  let ut: GuidelinePair = start;
+  const stages: StageResult[] = [];
+  for (const s of stagesOf(params)) {
+    if (s.phase === 'co' && !stages.some((r) => r.stage.startsWith('co'))) ut = pair;
+    const out = await runPhase(pc, s.phase, s.kind, s.round, pair);
+    pair = out.pair;
+    stages.push(out.result);
+  }
+  if (!params.phases.includes('co')) ut = pair;
+  return { start, ut, pair, stages };
+}
+
+/** The final comparison on the selection and evaluation splits (final-rows.ts). */
+async function finalTables(
+  run: OptimizeRun,
+  rows: ReturnType<typeof finalRows>,
+): Promise<OptimizeResult['tables']> {
+  const { env, params, runId } = run;
+  const conditions = rows.map((r) => r.condition);
+  const tables: OptimizeResult['tables'] = [];
+  for (const [split, list] of [
+    [params.selectSplit, run.tasks.select],
+    [params.evalSplit, run.tasks.eval],
+  ] as const) {
+    run.log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
+    await runRollouts({
+      runId,
+      bench: env.bench,
+      jobs: conditions.flatMap((condition) => list.map((task) => ({ condition, task }))),
+      llm: env.llm,
+      store: env.store,
+      config: env.config,
+      signal: env.abort.signal,
+      onRollout: (o, done, total) => run.progress(`final ${split}`, done, total, o),
+    });
+    const ids = new Set(list.map((t) => t.id));
+    const metrics = summarizeRunOn(
+      env,
+      runId,
+      conditions.map((c) => c.label),
+      ids,
+    );
+    const byLabel = new Map(metrics.map((m) => [m.condition, m]));
+    tables.push({
+      split,
+      provenance: {
+        runId,
+        bench: params.bench,
+        split,
+        provider: env.provider,
+        models: env.models,
+        simulated: env.simulated,
+      },
+      rows: rows.map((r) => ({
+        ...byLabel.get(r.condition.label)!,
+        version: r.version,
+        ...(r.note ? { note: r.note } : {}),
+      })),
+    });
+  }
+  return tables;
+}
+
+/**
+ * The teacher's train-split rollouts with the final guidelines, deployed as optimized (only the
+ * optimized compressor on when one was targeted): the default set of `acon export`.
+ */
+async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
+  const { env, params } = run;
+  const teacher = finalCondition(params, pair);
+  run.log(`teacher: ${teacher.label} on ${params.trainSplit} (the default set of acon export)`);
+  await runRollouts({
+    runId: run.runId,
+    bench: env.bench,
+    jobs: run.tasks.train.map((task) => ({ condition: teacher, task })),
+    llm: env.llm,
+    store: env.store,
+    config: env.config,
+    signal: env.abort.signal,
+    onRollout: (o, done, total) => run.progress(`teacher ${params.trainSplit}`, done, total, o),
+  });
+  return teacher;
+}
+
+/** Makes the final versions active (once: recorded in the run), unless --no-promote. */
+function promoteFinal(run: OptimizeRun, pair: GuidelinePair): string[] {
+  if (!run.params.promote) return [];
+  const { store } = run.env;
+  return promotePair(
+    run.env.guidelines,
+    { obs: pair.obs.id, hist: pair.hist.id },
+    {
+      get: () => store.getState(run.runId, 'promotion', PromotionSchema),
+      set: (p) => store.setState(run.runId, 'promotion', p),
+    },
+  );
 }
 
 /** Condition metrics restricted to one split's tasks (a run holds several splits). */

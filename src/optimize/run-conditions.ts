@@ -107,12 +107,7 @@ export async function conditionsFor(
   return out;
 }
 
-/**
- * `acon run` and `acon compare`: every condition on every task, stored as one run, then the
- * condition table recomputed from the stored rollouts. A resumed run keeps its id and skips
- * what is stored.
- */
-export async function runConditions(opts: {
+export type RunConditionsOptions = {
   session: RunEnv;
   kind: 'run' | 'compare';
   params: RunParams;
@@ -132,28 +127,17 @@ export async function runConditions(opts: {
     info: string,
     outcome?: { success: boolean } | null,
   ) => void;
-}): Promise<RunConditionsResult> {
+};
+
+/**
+ * `acon run` and `acon compare`: every condition on every task, stored as one run, then the
+ * condition table recomputed from the stored rollouts. A resumed run keeps its id and skips
+ * what is stored.
+ */
+export async function runConditions(opts: RunConditionsOptions): Promise<RunConditionsResult> {
   const { session, params } = opts;
   const { store, config } = session;
-  // A resumed run uses the versions and tasks it recorded, not what `active` or the split
-  // hold today.
-  const conditions = await conditionsFor(
-    params.strategies,
-    params.guidelineVersions ?? params.guidelines,
-    session.guidelines,
-  );
-  const selected = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
-  // A resumed run's recorded task list is already cut to --max-tasks.
-  const tasks = params.taskIds ? selected : selected.slice(0, params.maxTasks ?? undefined);
-  const aconCondition = conditions.find((c) => c.strategy === 'acon');
-  const warning = aconCondition?.guidelines
-    ? foreignBenchWarning(
-        session.guidelines,
-        [aconCondition.guidelines.obs.id, aconCondition.guidelines.hist.id],
-        params.bench,
-      )
-    : null;
-  if (warning) opts.warn?.(warning);
+  const { conditions, tasks, acon, warning } = await planConditions(opts);
   await opts.onEstimate?.(estimateRun(params.strategies, tasks, config, session.simulated));
   await session.bench.connect?.();
   const runId = startRun(session, {
@@ -164,19 +148,16 @@ export async function runConditions(opts: {
     params: {
       ...params,
       taskIds: tasks.map((t) => t.id),
-      ...(aconCondition?.guidelines
-        ? {
-            guidelineVersions: `${aconCondition.guidelines.obs.id},${aconCondition.guidelines.hist.id}`,
-          }
+      ...(acon?.guidelines
+        ? { guidelineVersions: `${acon.guidelines.obs.id},${acon.guidelines.hist.id}` }
         : {}),
     } satisfies RunParams,
   });
-  const jobs = conditions.flatMap((condition) => tasks.map((task) => ({ condition, task })));
   try {
     await runRollouts({
       runId,
       bench: session.bench,
-      jobs,
+      jobs: conditions.flatMap((condition) => tasks.map((task) => ({ condition, task }))),
       llm: session.llm,
       store,
       config,
@@ -188,12 +169,50 @@ export async function runConditions(opts: {
   } catch (err) {
     throw stoppedRun(store, runId, err, `acon ${opts.kind}`);
   }
-  const labels = conditions.map((c) => c.label);
+  return finishConditions(opts, runId, conditions, warning);
+}
+
+/**
+ * The conditions and tasks of the run, and the warning about guidelines learned on another
+ * benchmark. A resumed run uses the versions and tasks it recorded, not what `active` or the
+ * split hold today.
+ */
+async function planConditions(opts: RunConditionsOptions) {
+  const { session, params } = opts;
+  const conditions = await conditionsFor(
+    params.strategies,
+    params.guidelineVersions ?? params.guidelines,
+    session.guidelines,
+  );
+  const selected = await selectTasks(session, params.split, params.taskIds ?? params.tasks);
+  // A resumed run's recorded task list is already cut to --max-tasks.
+  const tasks = params.taskIds ? selected : selected.slice(0, params.maxTasks ?? undefined);
+  const acon = conditions.find((c) => c.strategy === 'acon');
+  const warning = acon?.guidelines
+    ? foreignBenchWarning(
+        session.guidelines,
+        [acon.guidelines.obs.id, acon.guidelines.hist.id],
+        params.bench,
+      )
+    : null;
+  if (warning) opts.warn?.(warning);
+  return { conditions, tasks, acon, warning };
+}
+
+/** The condition table recomputed from the stored rollouts; the run is marked finished. */
+function finishConditions(
+  opts: RunConditionsOptions,
+  runId: string,
+  conditions: Condition[],
+  warning: string | null,
+): RunConditionsResult {
+  const { session, params } = opts;
+  const { store } = session;
   const metrics = summarizeRun(
     store,
     runId,
-    labels,
-    config.seed,
+    conditions.map((c) => c.label),
+    session.config.seed,
     'raw',
     undefined,
     hasScenarios(params.bench),
@@ -207,12 +226,11 @@ export async function runConditions(opts: {
     simulated: session.simulated,
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
-  const verdict = conditionsVerdict(params.split, metrics);
   return {
     provenance,
     conditions: metrics,
     warnings: warning ? [warning] : [],
-    verdict,
+    verdict: conditionsVerdict(params.split, metrics),
     infraFailures: infraFailures(store, runId),
   };
 }

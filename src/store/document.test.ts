@@ -12,7 +12,6 @@ function rollout(steps: number) {
   const prompt = (i: number) => turns.slice(0, i).flatMap((t) => [t.assistant, ...t.observations]);
   const calls: CallPayload[] = turns.map((_, i) => ({
     id: i + 1,
-    requestHash: `h${i}`,
     taskId: 't',
     createdAt: 0,
     request: { model: 'm', messages: prompt(i), tools: [{ name: 'call_api' }], seed: 1 },
@@ -36,10 +35,11 @@ describe('Doc', () => {
     const doc = new Doc(text);
     expect(doc.head()).toEqual({ system: 'You are an agent.', task: 'Sum the items.' });
     expect(doc.get('events')).toEqual(r.events);
-    expect(doc.get('steps')).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
+    expect(doc.steps()).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
+    expect(r.calls.map((c) => doc.call(c.id))).toEqual(r.calls);
     expect(JSON.stringify(doc.trajectory())).toBe(JSON.stringify(r.trajectory));
     expect(doc.prompts().map((p) => JSON.stringify(p))).toEqual(prompts);
-    const requests = r.calls.map((c) => doc.requestJson(doc.call(c.id)!));
+    const requests = r.calls.map((c) => JSON.stringify(doc.call(c.id)!.request));
     expect(requests).toEqual(r.calls.map((c) => JSON.stringify(c.request)));
   });
 
@@ -60,16 +60,44 @@ describe('Doc', () => {
     const doc = new Doc(unnamed.map((s) => JSON.stringify(s)).join('\n'));
     expect(doc.head()).toEqual({ system: r.trajectory.system, task: r.trajectory.task });
     expect(doc.trajectory()).toEqual(r.trajectory);
-    expect(doc.get('steps')).toEqual(steps);
+    expect(doc.steps()).toEqual(steps);
     expect(doc.get('events')).toEqual(r.events);
     expect(doc.prompts()).toEqual(r.steps.map((s) => s.prompt));
-    expect(doc.requestJson(doc.call(3)!)).toBe(JSON.stringify(r.calls[2]!.request));
+    expect(JSON.stringify(doc.call(3)!.request)).toBe(JSON.stringify(r.calls[2]!.request));
+  });
+
+  it('reads a schema-2 document, whose steps and responses held their messages', () => {
+    const r = rollout(3);
+    const values = [...new Set(r.steps.flatMap((s) => s.prompt.map((m) => JSON.stringify(m))))];
+    const index = (m: unknown) => values.indexOf(JSON.stringify(m));
+    const tools = values.push(JSON.stringify(r.calls[0]!.request.tools)) - 1;
+    const calls = r.calls.map((c) => ({
+      ...c,
+      requestHash: `h${c.id}`,
+      request: { ...c.request, messages: (c.request.messages as unknown[]).map(index), tools },
+    }));
+    const steps = r.steps.map(({ prompt: _, ...s }) => s);
+    const text = [
+      JSON.stringify(['head', 'steps', 'events', 'values', 'turns', 'prompts', 'calls']),
+      JSON.stringify({ system: r.trajectory.system, task: r.trajectory.task }),
+      JSON.stringify(steps),
+      JSON.stringify(r.events),
+      `[${values.join(',')}]`,
+      JSON.stringify([0, 0, 0]),
+      JSON.stringify(r.steps.map((s) => s.prompt.map(index))),
+      JSON.stringify(calls),
+    ].join('\n');
+    const doc = new Doc(text);
+    expect(doc.trajectory()).toEqual(r.trajectory);
+    expect(doc.steps()).toEqual(steps);
+    expect(doc.prompts()).toEqual(r.steps.map((s) => s.prompt));
+    expect(r.calls.map((c) => doc.call(c.id))).toEqual(r.calls);
   });
 
   it('reads a run document, which holds only calls', () => {
     const { calls } = rollout(2);
     const doc = new Doc(callsDocument(calls));
-    expect(doc.requestJson(doc.call(2)!)).toBe(JSON.stringify(calls[1]!.request));
+    expect(JSON.stringify(doc.call(2)!.request)).toBe(JSON.stringify(calls[1]!.request));
     expect(doc.get('steps')).toBeNull();
   });
 });

@@ -4,26 +4,23 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
  * A document is the JSON of its sections, one a line (JSON never holds a raw newline), brotli
  * compressed; its first line names the sections that follow. A rollout's document holds the
  * trajectory's system prompt and task (`head`), its steps without prompts, compression events,
- * `values`, `turns`, `prompts` and `calls`. Every chat message of a prompt or of a call's request,
- * and every tool list, is written once in `values` and referred to by its index there: a raw
- * agent's 30th prompt repeats 29 earlier turns, which cost brotli few bytes but a reader 1.4 MB
- * of text to decode on a 30-step rollout (issue #30). A turn equal to its step's answer and
- * observations is `0`. A run's document holds only `values` and `calls`. A call is
- * `{id, requestHash, taskId, createdAt, request, response}`.
+ * `values`, `turns`, `prompts` and `calls`; a run's document only `values` and `calls`.
+ *
+ * Every chat message (of a prompt, a step, a call's request or response) and every tool list is
+ * written once in `values` and referred to by its index: a raw agent's 30th prompt repeats 29
+ * earlier turns, which cost brotli few bytes but a reader 1.4 MB of text to decode (issue #30).
+ * A turn equal to its step's answer and observations is `0`. A call is
+ * `{id, taskId, createdAt, request, response}`; its request hash is in its `calls` row.
+ * Documents of schema 1 and 2 held some of these as objects; a reader takes either.
  */
 export const SECTIONS = ['head', 'steps', 'events', 'values', 'turns', 'prompts', 'calls'] as const;
 type Section = (typeof SECTIONS)[number] | 'trajectory';
-/**
- * The sections of a document written before its first line named them (schema 1 until
- * 2026-11-24): the whole trajectory first, prompts as message lists, and an agent call whose
- * messages were its step's prompt has the step's index in their place.
- */
+/** The sections of a schema-1 document, whose first line did not name them. */
 const UNNAMED: readonly Section[] = ['trajectory', 'steps', 'prompts', 'events', 'calls'];
 
-/** A call's payload as a document or the journal holds it. */
+/** A call's payload: what neither its `calls` row nor its rollout's steps hold. */
 export type CallPayload = {
   id: number;
-  requestHash: string;
   taskId: string | null;
   createdAt: number;
   request: Record<string, unknown> & { messages: unknown };
@@ -35,23 +32,12 @@ export type CallPayload = {
  * quality 9, for 3.6× less CPU (issue #30). A 16 MiB window reaches back over a long rollout's
  * earlier prompts, which the later ones repeat.
  */
-const QUALITY = 5;
-const WINDOW_BITS = 24;
-/**
- * A journal row lives until its rollout ends and is written on every call: the fastest quality
- * and the default window (a larger one costs more to set up than a call's text is long).
- */
-export const JOURNAL = { quality: 1, windowBits: 22 };
-
-export function compress(
-  text: string,
-  how = { quality: QUALITY, windowBits: WINDOW_BITS },
-): Buffer {
+export function compress(text: string): Buffer {
   const raw = Buffer.from(text, 'utf8');
   return brotliCompressSync(raw, {
     params: {
-      [zlib.BROTLI_PARAM_QUALITY]: how.quality,
-      [zlib.BROTLI_PARAM_LGWIN]: how.windowBits,
+      [zlib.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.BROTLI_PARAM_LGWIN]: 24,
       [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
       [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
     },
@@ -62,13 +48,26 @@ export function decompress(data: Buffer): string {
   return brotliDecompressSync(data).toString('utf8');
 }
 
-/** Values written once in a document, by the index they are referred to by. */
-class Values {
+/**
+ * The JSON of a message or tool list, computed once per object: the agent sends the same message
+ * objects at every step (agent/context/messages.ts), so writing a rollout's calls and prompts
+ * costs its distinct messages, not the sum of its prompts. Recorded messages are not changed.
+ */
+const texts = new WeakMap<object, string>();
+export function jsonOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let text = texts.get(value);
+  if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
+  return text;
+}
+
+/** Values written once, by the index they are referred to by. */
+export class Values {
   readonly list: string[] = [];
   private readonly index = new Map<string, number>();
 
   add(value: unknown): number {
-    const json = JSON.stringify(value);
+    const json = jsonOf(value);
     let i = this.index.get(json);
     if (i === undefined) {
       i = this.list.push(json) - 1;
@@ -77,22 +76,45 @@ class Values {
     return i;
   }
 
-  /** A call as stored: its request's messages and tools by index (the keys keep their order). */
-  call(c: CallPayload): CallPayload {
-    const { messages, tools } = c.request;
-    const request = { ...c.request };
-    if (Array.isArray(messages)) request.messages = messages.map((m) => this.add(m));
-    if (Array.isArray(tools)) request.tools = this.add(tools);
-    return { ...c, request };
+  /** Forgets the values from `length` on (their write was rolled back). */
+  truncate(length: number): void {
+    for (const json of this.list.splice(length)) this.index.delete(json);
+  }
+
+  /** A call as stored: its request's messages, tools and response message by index. */
+  call({ id, taskId, createdAt, request, response }: CallPayload): CallPayload {
+    const stored = { ...request };
+    if (Array.isArray(request.messages)) stored.messages = request.messages.map((m) => this.add(m));
+    if (Array.isArray(request.tools)) stored.tools = this.add(request.tools);
+    const r = response as { message?: unknown } | null;
+    const answer = r?.message === undefined ? r : { ...r, message: this.add(r.message) };
+    return { id, taskId, createdAt, request: stored, response: answer };
+  }
+
+  json(): string {
+    return `[${this.list.join(',')}]`;
   }
 }
 
-/** The text of a run's document: calls made outside rollouts. */
-export function callsDocument(calls: readonly CallPayload[]): string {
-  const values = new Values();
-  const stored = JSON.stringify(calls.map((c) => values.call(c)));
-  return documentText({ values: `[${values.list.join(',')}]`, calls: stored });
+/** A call read back: what `Values.call` replaced by indexes, from `value`. */
+export function expandCall(
+  c: CallPayload,
+  value: (i: number) => unknown,
+  prompt: (step: number) => unknown[] = () => [],
+): CallPayload {
+  const { messages, tools } = c.request;
+  const request = { ...c.request };
+  // Schema 1 wrote the step's index for an agent call whose messages were its prompt.
+  if (typeof messages === 'number') request.messages = prompt(messages);
+  else if (Array.isArray(messages)) request.messages = messages.map((m) => ref(m, value));
+  if (tools !== undefined) request.tools = ref(tools, value);
+  const r = c.response as { message?: unknown } | null;
+  const response = r?.message === undefined ? r : { ...r, message: ref(r.message, value) };
+  const { id, taskId, createdAt } = c;
+  return { id, taskId, createdAt, request, response };
 }
+
+const ref = (v: unknown, value: (i: number) => unknown) => (typeof v === 'number' ? value(v) : v);
 
 /** The text of a document: the names of the given sections, then each one's JSON on its own line. */
 function documentText(sections: Partial<Record<Section, string>>): string {
@@ -100,8 +122,15 @@ function documentText(sections: Partial<Record<Section, string>>): string {
   return [JSON.stringify(names), ...names.map((s) => sections[s])].join('\n');
 }
 
+/** The text of a run's document: calls made outside rollouts. */
+export function callsDocument(calls: readonly CallPayload[]): string {
+  const values = new Values();
+  const stored = JSON.stringify(calls.map((c) => values.call(c)));
+  return documentText({ values: values.json(), calls: stored });
+}
+
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
-export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown };
+export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
 type Turn = { assistant: unknown; observations: unknown };
 
 /** The text of a rollout's document. */
@@ -114,26 +143,39 @@ export function rolloutDocument(
   calls: readonly CallPayload[],
 ): string {
   const values = new Values();
-  const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
   const turns = r.trajectory.turns.map((t, i) => {
     const step = r.steps[i];
+    const same = (a: unknown, b: unknown) => a === b || jsonOf(a) === jsonOf(b);
     const plain =
       step && same(t.assistant, step.assistant) && same(t.observations, step.observations);
     return plain ? 0 : t;
   });
+  const steps = r.steps.map(({ prompt: _, ...s }) => ({
+    ...s,
+    assistant: values.add(s.assistant),
+    observations: s.observations.map((m) => values.add(m)),
+  }));
   const prompts = r.steps.map((s) => s.prompt.map((m) => values.add(m)));
   const stored = calls.map((c) => values.call(c));
   const { system, task } = r.trajectory;
   return documentText({
     head: JSON.stringify({ system, task }),
-    steps: JSON.stringify(r.steps.map(({ prompt: _, ...step }) => step)),
+    steps: JSON.stringify(steps),
     events: JSON.stringify(r.events),
-    values: `[${values.list.join(',')}]`,
+    values: values.json(),
     turns: JSON.stringify(turns),
     prompts: JSON.stringify(prompts),
     calls: JSON.stringify(stored),
   });
 }
+
+/** A step as a document holds it: the StepRecord without its prompt. */
+export type StoredStep = {
+  index: number;
+  promptTokens: number;
+  assistant: unknown;
+  observations: unknown[];
+};
 
 /** A decoded document; sections are parsed when first asked for. */
 export class Doc {
@@ -165,9 +207,7 @@ export class Doc {
     return this.parsed.get(section);
   }
 
-  private value(i: number): unknown {
-    return (this.get('values') as unknown[])[i];
-  }
+  private readonly value = (i: number): unknown => (this.get('values') as unknown[])[i];
 
   /** The trajectory's system prompt and task. */
   head(): { system: string; task: string } {
@@ -175,9 +215,17 @@ export class Doc {
     return { system: system!, task: task! };
   }
 
+  steps(): StoredStep[] {
+    return (this.get('steps') as StoredStep[]).map((s) => ({
+      ...s,
+      assistant: ref(s.assistant, this.value),
+      observations: s.observations.map((m) => ref(m, this.value)),
+    }));
+  }
+
   trajectory(): unknown {
     if (this.names === UNNAMED) return this.get('trajectory');
-    const steps = this.get('steps') as Turn[];
+    const steps = this.steps();
     const turns = (this.get('turns') as (0 | Turn)[]).map((t, i) =>
       t === 0 ? { assistant: steps[i]!.assistant, observations: steps[i]!.observations } : t,
     );
@@ -186,26 +234,17 @@ export class Doc {
 
   /** The messages sent to the agent at each step. */
   prompts(): unknown[][] {
-    const prompts = this.get('prompts') as unknown[][];
-    if (this.names === UNNAMED) return prompts;
-    return prompts.map((p) => p.map((i) => this.value(i as number)));
+    return (this.get('prompts') as unknown[][]).map((p) => p.map((m) => ref(m, this.value)));
   }
 
+  /** A call with its request and response whole (their messages are shared: do not change them). */
   call(id: number): CallPayload | undefined {
-    this.byId ??= new Map(((this.get('calls') ?? []) as CallPayload[]).map((c) => [c.id, c]));
-    return this.byId.get(id);
-  }
-
-  /** A call's request as it was recorded, in JSON. */
-  requestJson(call: CallPayload): string {
-    const { messages, tools } = call.request;
-    const request = { ...call.request };
-    if (typeof messages === 'number') request.messages = this.prompts()[messages];
-    else if (this.names !== UNNAMED && Array.isArray(messages)) {
-      request.messages = messages.map((i) => this.value(i as number));
-      if (typeof tools === 'number') request.tools = this.value(tools);
+    if (!this.byId) {
+      const calls = (this.get('calls') ?? []) as CallPayload[];
+      const prompt = (step: number) => this.prompts()[step]!;
+      this.byId = new Map(calls.map((c) => [c.id, expandCall(c, this.value, prompt)]));
     }
-    return JSON.stringify(request);
+    return this.byId.get(id);
   }
 }
 

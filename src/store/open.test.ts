@@ -137,25 +137,28 @@ describe('openDatabase', () => {
     );
   });
 
-  it('reads a schema-1 file as it is and moves it to schema 2 when opened for writing', () => {
-    const file = join(dir(), 'acon.db');
-    storeWithRuns(file, 1);
-    const version = () => {
-      const db = new Database(file, { readonly: true });
-      const v = db.pragma('user_version', { simple: true });
+  it.each([1, 2])(
+    'reads a schema-%i file as it is and moves it to 3 when opened for writing',
+    (old) => {
+      const file = join(dir(), 'acon.db');
+      storeWithRuns(file, 1);
+      const version = () => {
+        const db = new Database(file, { readonly: true });
+        const v = db.pragma('user_version', { simple: true });
+        db.close();
+        return v;
+      };
+      const db = new Database(file);
+      db.pragma(`user_version = ${old}`);
       db.close();
-      return v;
-    };
-    const db = new Database(file);
-    db.pragma('user_version = 1');
-    db.close();
-    const reader = new SqliteRunStore(file, { mode: 'read' });
-    expect(reader.listRuns().map((r) => r.id)).toEqual(['run-0']);
-    reader.close();
-    expect(version()).toBe(1);
-    new SqliteRunStore(file).close();
-    expect(version()).toBe(2);
-  });
+      const reader = new SqliteRunStore(file, { mode: 'read' });
+      expect(reader.listRuns().map((r) => r.id)).toEqual(['run-0']);
+      reader.close();
+      expect(version()).toBe(old);
+      new SqliteRunStore(file).close();
+      expect(version()).toBe(3);
+    },
+  );
 
   it('opens read-only without creating or changing the file', () => {
     const d = dir();

@@ -195,51 +195,32 @@ function checkIntegrity(db: Database.Database, file: string): void {
   }
 }
 
+const readOnly = (w: string) =>
+  `cannot open it for writing (${w}); make the file and its folder writable, ${ELSEWHERE}`;
+
+/** The fix of an SQLite error by its primary code, after what SQLite said (`what`). */
+const FIXES: Record<string, (what: string, file: string) => string> = {
+  SQLITE_NOTADB: (w) => `not an SQLite database (${w}); restore it from a backup, ${ELSEWHERE}`,
+  SQLITE_CORRUPT: (w) => `the database is damaged (${w}); restore it from a backup, ${ELSEWHERE}`,
+  SQLITE_READONLY: readOnly,
+  SQLITE_CANTOPEN: readOnly,
+  SQLITE_PERM: readOnly,
+  SQLITE_FULL: (w) =>
+    `the disk is full (${w}); free space on it, then continue the stopped run with --resume (\`acon runs\` lists it: everything finished is stored), ${ELSEWHERE}`,
+  EISDIR: (_, file) =>
+    `is a folder, not a database file; name a file, e.g. --db ${file.replace(/\/+$/, '')}/acon.db`,
+  SQLITE_BUSY: (w) =>
+    `another process holds the database locked (${w}); wait for it to finish, ${ELSEWHERE}`,
+};
+
 export function asDatabaseError(err: unknown, file: string): unknown {
   if (err instanceof DatabaseError) return err;
-  const code = String((err as { code?: unknown }).code ?? '');
-  const what = err instanceof Error ? err.message.split('\n')[0] : String(err);
   // better-sqlite3 reports extended codes (SQLITE_READONLY_DBMOVED, …): match the primary one.
-  switch (code.replace(/^(SQLITE_[A-Z]+?)_.*$/, '$1')) {
-    case 'SQLITE_NOTADB':
-      return new DatabaseError(
-        file,
-        `not an SQLite database (${what}); restore it from a backup, ${ELSEWHERE}`,
-        { cause: err },
-      );
-    case 'SQLITE_CORRUPT':
-      return new DatabaseError(
-        file,
-        `the database is damaged (${what}); restore it from a backup, ${ELSEWHERE}`,
-        { cause: err },
-      );
-    case 'SQLITE_READONLY':
-    case 'SQLITE_CANTOPEN':
-    case 'SQLITE_PERM':
-      return new DatabaseError(
-        file,
-        `cannot open it for writing (${what}); make the file and its folder writable, ${ELSEWHERE}`,
-        { cause: err },
-      );
-    case 'SQLITE_FULL':
-      return new DatabaseError(
-        file,
-        `the disk is full (${what}); free space on it, then continue the stopped run with --resume (\`acon runs\` lists it: everything finished is stored), ${ELSEWHERE}`,
-        { cause: err },
-      );
-    case 'EISDIR':
-      return new DatabaseError(
-        file,
-        `is a folder, not a database file; name a file, e.g. --db ${file.replace(/\/+$/, '')}/acon.db`,
-        { cause: err },
-      );
-    case 'SQLITE_BUSY':
-      return new DatabaseError(
-        file,
-        `another process holds the database locked (${what}); wait for it to finish, ${ELSEWHERE}`,
-        { cause: err },
-      );
-    default:
-      return err;
-  }
+  const code = String((err as { code?: unknown }).code ?? '').replace(
+    /^(SQLITE_[A-Z]+?)_.*$/,
+    '$1',
+  );
+  const fix = FIXES[code];
+  const what = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  return fix ? new DatabaseError(file, fix(what, file), { cause: err }) : err;
 }

@@ -7,7 +7,8 @@ import type { Trajectory } from '../domain/trajectory.js';
 import type { CallRecord } from '../llm/call-store.js';
 import type { ChatMessage, ToolDef } from '../llm/types.js';
 import Database from 'better-sqlite3';
-import { SqliteRunStore, type FinishedRollout } from './run-store.js';
+import { compress } from './document.js';
+import { hashKey, SqliteRunStore, type FinishedRollout } from './run-store.js';
 
 const RUN = 'run-roundtrip';
 const NEW_RUN = {
@@ -232,7 +233,7 @@ describe('SqliteRunStore', () => {
     const calls = store.calls({ rolloutId: 'r1' });
     expect(calls.map((c) => [c.requestHash, c.request, c.response, c.error])).toEqual(
       [...records, unusual, failed].map((r) => [
-        r.requestHash,
+        hashKey(r.requestHash).toString('hex'),
         JSON.stringify(r.request),
         r.response && JSON.stringify(r.response),
         r.error,
@@ -253,7 +254,7 @@ describe('SqliteRunStore', () => {
 
     // A step's prompt is kept once with its agent call; a step whose call sent other messages
     // keeps its own.
-    const unusualId = calls.find((c) => c.requestHash === unusual.requestHash)!.id;
+    const unusualId = calls.find((c) => c.requestHash === 'ab'.repeat(16))!.id;
     const other = rollout('r2', t, [unusualId, unusualId, unusualId, unusualId]);
     store.saveRollout({ ...other, taskId: 'task-2' });
     expect(store.steps('r2').map((s) => s.prompt)).toEqual(
@@ -345,6 +346,50 @@ describe('SqliteRunStore', () => {
     const db = new Database(store.path, { readonly: true });
     expect(db.prepare('SELECT COUNT(*) FROM journal').pluck().get()).toBe(0);
     db.close();
+  });
+
+  it("writes to the journal only what is new since the rollout's previous call", () => {
+    const store = open();
+    const t = trajectoryOf(16);
+    t.turns.forEach((_, i) => call(store, 'r1', i, t));
+    const db = new Database(store.path, { readonly: true });
+    const rows = db.prepare('SELECT data FROM journal ORDER BY call').pluck().all() as string[];
+    db.close();
+    const last = JSON.stringify(promptAt(t, 15)).length;
+    // Whole requests would be eight times the last one; each turn is written once.
+    expect(rows.reduce((n, r) => n + r.length, 0)).toBeLessThan(last * 1.3);
+    expect(rows[15]!.length).toBeLessThan(last / 8);
+  });
+
+  it('reads a journal written by two processes and by schema 2, and files it whole', () => {
+    let store = open();
+    const t = trajectoryOf(6);
+    const records = [0, 1, 2].map((i) => call(store, 'r1', i, t));
+    store.close();
+    // Schema 2 wrote each call whole and compressed: the first process was that acon.
+    const db = new Database(store.path);
+    records.forEach(({ requestHash, request, response }, i) => {
+      const old = { requestHash, taskId: 'task-1', createdAt: 1, request, response };
+      const data = compress(JSON.stringify(old));
+      db.prepare('UPDATE journal SET data = ? WHERE call = ?').run(data, i + 1);
+    });
+    db.close();
+    store = new SqliteRunStore(store.path);
+    stores.push(store);
+    records.push(...[3, 4].map((i) => call(store, 'r1', i, t)));
+    store.close();
+    store = new SqliteRunStore(store.path);
+    stores.push(store);
+    records.push(call(store, 'r1', 5, t));
+    const requests = records.map((r) => JSON.stringify(r.request));
+    expect(store.calls({ rolloutId: 'r1' }).map((c) => c.request)).toEqual(requests);
+    store.close();
+    store = new SqliteRunStore(store.path);
+    stores.push(store);
+    expect(store.calls({ rolloutId: 'r1' }).map((c) => c.request)).toEqual(requests);
+    store.saveRollout(rollout('r1', t, [1, 2, 3, 4, 5, 6]));
+    expect(store.calls({ rolloutId: 'r1' }).map((c) => c.request)).toEqual(requests);
+    expect(store.trajectory('r1')).toEqual(t);
   });
 
   it('moves the calls made outside rollouts to a run document at each checkpoint', () => {

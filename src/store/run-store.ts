@@ -9,14 +9,13 @@ import type { ProviderResponse } from '../llm/types.js';
 import type { CallUsage } from '../domain/rollout-metrics.js';
 import {
   compress,
-  decompress,
   callsDocument,
   DocCache,
-  JOURNAL,
   rolloutDocument,
   type CallPayload,
   type Doc,
 } from './document.js';
+import { JournalWriter, readJournal } from './journal.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { openDatabase, type OpenMode } from './open.js';
 import {
@@ -114,6 +113,7 @@ export class SqliteRunStore implements RunStore {
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
   /** Payloads of the calls this process wrote to the journal, until they move to a document. */
   private readonly pending = new Map<number, CallPayload>();
+  private readonly journal = new JournalWriter();
   /** Answers putCached was given, until recordCall stores the call that got them. */
   private readonly toCache = new Map<string, ProviderResponse>();
   private readonly numbers = new Map<string, number>();
@@ -186,82 +186,96 @@ export class SqliteRunStore implements RunStore {
       `SELECT c.id, c.doc FROM llm_cache k JOIN calls c ON c.id = k.call
          WHERE k.request_hash = ?`,
     ).get(hashKey(requestHash)) as { id: number; doc: number | null } | undefined;
-    const call = row && this.payload(row);
-    if (call?.requestHash !== requestHash || call.response === null) return undefined;
+    const response = row && this.payload(row).response;
     // A copy: callers cannot change the document read for others.
-    return structuredClone(call.response) as ProviderResponse;
+    return response ? (structuredClone(response) as ProviderResponse) : undefined;
   }
 
   putCached(requestHash: string, _provider: string, _model: string, response: ProviderResponse) {
     this.toCache.set(requestHash, response);
   }
 
+  /** Records a call and its payload (in the journal) in one transaction. */
   recordCall(call: CallRecord): number {
     const run = this.runNumber(call.ctx.runId);
-    const body = {
-      requestHash: call.requestHash,
-      taskId: call.ctx.taskId ?? null,
-      createdAt: Date.now(),
-      request: call.request,
-      response: call.response,
-    };
-    // Compressed before the write lock is taken; the row's key is the call's id.
-    const data = compress(JSON.stringify(body), JOURNAL);
-    const id = this.db
-      .transaction(() => {
-        const rollout =
-          call.ctx.rolloutId === undefined ? null : this.number('rollout', call.ctx.rolloutId, run);
-        const id = this.insert('calls', {
-          run,
-          rollout,
-          step: call.ctx.step ?? null,
-          role: call.ctx.role,
-          provider: call.provider,
-          model: call.model,
-          request_hash: hashKey(call.requestHash),
-          prompt_tokens: call.usage.promptTokens,
-          cached_tokens: call.usage.cachedPromptTokens,
-          completion_tokens: call.usage.completionTokens,
-          cost_usd: call.costUsd,
-          latency_ms: call.latencyMs,
-          cached: call.cached ? 1 : 0,
-          error: call.error,
-        });
-        this.insert('journal', { call: id, data });
-        if (call.response !== null && this.toCache.get(call.requestHash) === call.response) {
-          const row = { request_hash: hashKey(call.requestHash), call: id };
-          this.insert('llm_cache', row, 'INSERT OR REPLACE');
-        }
-        return id;
-      })
-      .immediate();
+    const { rolloutId, taskId, step, role } = call.ctx;
+    const rollout = rolloutId === undefined ? null : this.number('rollout', rolloutId, run)!;
+    const body = { taskId: taskId ?? null, createdAt: Date.now() };
+    const payload = { id: 0, ...body, request: call.request, response: call.response };
+    const row = this.journal.row(rollout, payload);
+    const cache = call.response !== null && this.toCache.get(call.requestHash) === call.response;
+    let id: number;
+    try {
+      id = this.db
+        .transaction(() => {
+          const id = this.insert('calls', {
+            run,
+            rollout,
+            step: step ?? null,
+            role,
+            provider: call.provider,
+            model: call.model,
+            request_hash: hashKey(call.requestHash),
+            prompt_tokens: call.usage.promptTokens,
+            cached_tokens: call.usage.cachedPromptTokens,
+            completion_tokens: call.usage.completionTokens,
+            cost_usd: call.costUsd,
+            latency_ms: call.latencyMs,
+            cached: call.cached ? 1 : 0,
+            error: call.error,
+          });
+          this.insert('journal', { call: id, data: row.text });
+          if (cache) {
+            const entry = { request_hash: hashKey(call.requestHash), call: id };
+            this.insert('llm_cache', entry, 'INSERT OR REPLACE');
+          }
+          return id;
+        })
+        .immediate();
+    } catch (err) {
+      row.undo();
+      throw err;
+    }
     this.toCache.delete(call.requestHash);
-    this.pending.set(id, { id, ...body });
+    this.pending.set(id, { ...payload, id });
     return id;
   }
 
   /** A call's payload, from its document or the journal. */
   private payload(row: { id: number; doc: number | null }): CallPayload {
-    const found = row.doc === null ? this.journal(row.id) : this.docs.get(row.doc).call(row.id);
-    if (!found) throw new Error(`call ${row.id} is missing from ${this.path}; the file is damaged`);
+    const found = row.doc === null ? this.journaled(row.id) : this.docs.get(row.doc).call(row.id);
+    if (found?.id !== row.id) {
+      throw new Error(`call ${row.id} is missing from ${this.path}; the file is damaged`);
+    }
     return found;
   }
 
-  private journal(id: number): CallPayload | undefined {
+  private journaled(id: number): CallPayload | undefined {
     const mine = this.pending.get(id);
     if (mine) return mine;
-    const data = this.sql('SELECT data FROM journal WHERE call = ?').pluck().get(id) as
-      Buffer | undefined;
-    return data && { id, ...(JSON.parse(decompress(data)) as Omit<CallPayload, 'id'>) };
+    const { run, rollout } = this.sql('SELECT run, rollout FROM calls WHERE id = ?').get(id) as {
+      run: number;
+      rollout: number | null;
+    };
+    return this.unfiled('c.run = ? AND c.rollout IS ? AND c.id <= ?', run, rollout, id).at(-1);
+  }
+
+  /** The calls still in the journal that `where` selects (of `calls c`), in call order. */
+  private unfiled(where: string, ...params: unknown[]): CallPayload[] {
+    const rows = this.sql(
+      `SELECT c.id, c.rollout, j.data FROM calls c JOIN journal j ON j.call = c.id
+         WHERE c.doc IS NULL AND ${where} ORDER BY c.id`,
+    ).all(...params) as { id: number; rollout: number | null; data: string | Buffer }[];
+    return readJournal(rows, (id) => this.pending.get(id));
   }
 
   /**
-   * Writes a document holding the journal's calls `ids` (and the rollout's sections) and moves
-   * the calls there, in one transaction.
+   * Writes a document holding the journal's `calls` (and the rollout's sections) and moves the
+   * calls there, in one transaction.
    */
   private writeDocument(
     run: number,
-    ids: readonly number[],
+    calls: readonly CallPayload[],
     text: string,
     andThen: (doc: number) => void = () => {},
   ): void {
@@ -270,13 +284,13 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data });
         andThen(doc);
-        for (const id of ids) {
+        for (const { id } of calls) {
           this.sql('UPDATE calls SET doc = ? WHERE id = ?').run(doc, id);
           this.sql('DELETE FROM journal WHERE call = ?').run(id);
         }
       })
       .immediate();
-    for (const id of ids) this.pending.delete(id);
+    for (const { id } of calls) this.pending.delete(id);
   }
 
   /**
@@ -287,29 +301,19 @@ export class SqliteRunStore implements RunStore {
     if (this.db.readonly) return;
     const run = this.number('run', runId);
     if (run === undefined) return;
-    const ids = this.sql(
-      `SELECT id FROM calls WHERE run = ? AND doc IS NULL ${all ? '' : 'AND rollout IS NULL'}
-         ORDER BY id`,
-    )
-      .pluck()
-      .all(run) as number[];
-    if (ids.length > 0) {
-      const calls = ids.map((id) => this.payload({ id, doc: null }));
-      this.writeDocument(run, ids, callsDocument(calls));
-    }
+    const calls = this.unfiled(`c.run = ? ${all ? '' : 'AND c.rollout IS NULL'}`, run);
+    if (calls.length > 0) this.writeDocument(run, calls, callsDocument(calls));
+    if (!all) return;
+    this.journal.clear();
     // The journal's pages, free now, go back to the disk.
-    if (all) this.db.pragma('incremental_vacuum');
+    this.db.pragma('incremental_vacuum');
   }
 
   /** A call's request and response as the JSON texts they were recorded as. */
-  private callTexts(
-    row: { id: number; doc: number | null },
-    p = this.payload(row),
-  ): { request: string; response: string | null } {
-    return {
-      request: row.doc === null ? JSON.stringify(p.request) : this.docs.get(row.doc).requestJson(p),
-      response: p.response === null ? null : JSON.stringify(p.response),
-    };
+  private callTexts(row: { id: number; doc: number | null }) {
+    const { request, response } = this.payload(row);
+    const answer = response === null ? null : JSON.stringify(response);
+    return { request: JSON.stringify(request), response: answer };
   }
 
   callsOfRollout(rolloutId: string): CallUsage[] {
@@ -333,9 +337,9 @@ export class SqliteRunStore implements RunStore {
   /** Recorded calls in the order they were made, with their requests and responses. */
   calls(filter: CallFilter): LlmCallRow[] {
     const w = callWhere(filter);
-    type Row = Omit<LlmCallRow, 'taskId' | 'requestHash' | 'request' | 'response' | 'cached'>;
+    type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached'>;
     const rows = this.sql(
-      `SELECT c.id, c.doc, r.id AS runId, i.id AS rolloutId, c.step, c.role, c.provider, c.model,
+      `SELECT c.id, c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId, i.id AS rolloutId, c.step, c.role, c.provider, c.model,
            c.prompt_tokens AS promptTokens, c.cached_tokens AS cachedTokens,
            c.completion_tokens AS completionTokens, c.cost_usd AS costUsd,
            c.latency_ms AS latencyMs, c.cached, c.error
@@ -343,13 +347,11 @@ export class SqliteRunStore implements RunStore {
          WHERE ${w.sql} ORDER BY c.id`,
     ).all(...w.params) as (Row & { doc: number | null; cached: number })[];
     return rows.map(({ doc, cached, ...c }) => {
-      const p = this.payload({ id: c.id, doc });
-      const { taskId, requestHash, createdAt } = p;
+      const { taskId, createdAt } = this.payload({ id: c.id, doc });
       return {
         ...c,
         taskId,
-        requestHash,
-        ...this.callTexts({ id: c.id, doc }, p),
+        ...this.callTexts({ id: c.id, doc }),
         cached: cached === 1,
         createdAt: new Date(createdAt).toISOString(),
       };
@@ -491,12 +493,9 @@ export class SqliteRunStore implements RunStore {
   saveRollout(r: FinishedRollout): void {
     const run = this.runNumber(r.runId);
     const n = this.number('rollout', r.id, run)!;
-    const ids = this.sql('SELECT id FROM calls WHERE rollout = ? AND doc IS NULL ORDER BY id')
-      .pluck()
-      .all(n) as number[];
-    const calls = ids.map((id) => this.payload({ id, doc: null }));
-    const text = rolloutDocument(r, calls);
-    this.writeDocument(run, ids, text, (doc) =>
+    const calls = this.unfiled('c.rollout = ?', n);
+    this.journal.end(n);
+    this.writeDocument(run, calls, rolloutDocument(r, calls), (doc) =>
       this.insert('rollouts', {
         n,
         id: r.id,
@@ -661,13 +660,14 @@ export class SqliteRunStore implements RunStore {
 
   /** The agent steps of a rollout without their prompts: what the agent did and saw. */
   stepActions(rolloutId: string): StepActionRow[] {
-    const steps = this.doc(rolloutId).get('steps') as StoredStep[];
-    return steps.map((s) => ({
-      idx: s.index,
-      prompt_tokens: s.promptTokens,
-      assistant: JSON.stringify(s.assistant),
-      observations: JSON.stringify(s.observations),
-    }));
+    return this.doc(rolloutId)
+      .steps()
+      .map((s) => ({
+        idx: s.index,
+        prompt_tokens: s.promptTokens,
+        assistant: JSON.stringify(s.assistant),
+        observations: JSON.stringify(s.observations),
+      }));
   }
 
   events(rolloutId: string): CompressionEvent[] {
@@ -734,14 +734,6 @@ export function insertSql(table: string, row: Record<string, unknown>, verb = 'I
   const columns = Object.keys(row);
   return `${verb} INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`;
 }
-
-/** A step as its rollout's document holds it (the StepRecord without its prompt). */
-type StoredStep = {
-  index: number;
-  promptTokens: number;
-  assistant: unknown;
-  observations: unknown;
-};
 
 /** The first 16 bytes of a request hash (SHA-256 hex); of any other text, of its SHA-256. */
 export function hashKey(requestHash: string): Buffer {

@@ -92,7 +92,8 @@ CREATE TABLE calls (
 CREATE INDEX calls_run ON calls(run, role);
 CREATE INDEX calls_rollout ON calls(rollout);
 -- The payload of a call whose rollout (or run stage) has not written its document yet, one
--- brotli-compressed JSON row a call: a killed run keeps every call it finished.
+-- JSON row a call holding what is new since the rollout's previous call (src/store/journal.ts):
+-- a killed run keeps every call it finished.
 CREATE TABLE journal (
   call INTEGER PRIMARY KEY REFERENCES calls(id),
   data BLOB NOT NULL
@@ -129,10 +130,13 @@ export const APPLICATION_ID = 0x61636f6e;
 
 /**
  * 2: documents name their sections in a first line and write each message once (document.ts).
- * Schema 1 has the same tables and documents this acon still reads, so opening one for writing
- * only sets its version: an acon of schema 1 would not read the documents written since.
+ * 3: steps and responses refer to their messages by index too; a call's payload no longer holds
+ * its request hash (its row does); a journal row holds only what its rollout's previous row did
+ * not (journal.ts). The tables are those of schema 1 and this acon reads what 1 and 2 wrote, so
+ * opening such a file for writing only sets its version: an older acon would not read the
+ * documents written since.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another

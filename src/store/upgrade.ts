@@ -132,7 +132,6 @@ function convert(old: Database.Database, db: Database.Database): void {
       .all(runId) as OldCall[];
     const payload = (c: OldCall): CallPayload => ({
       id: c.id,
-      requestHash: hex(c.request_hash),
       taskId: c.task_id,
       createdAt: typeof c.created_at === 'number' ? c.created_at : Date.parse(c.created_at),
       request: blobs.request(hex(c.messages_key), hex(c.request_key)) as CallPayload['request'],

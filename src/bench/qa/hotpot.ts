@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { BenchmarkError, TaskFileError } from '../../errors.js';
+import { BenchmarkError, InputFileError, TaskFileError } from '../../errors.js';
 import type { QaSource } from './source.js';
 import type { Library } from './library.js';
 import type { QaObjective, QaTask } from './task.js';
@@ -72,8 +72,10 @@ export function hotpotSource(file: string, perTask: number): QaSource {
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      throw new BenchmarkError(
-        `cannot read --qa-data ${file}: ${(err as Error).message}; fix: give the path of a HotpotQA-format JSON file`,
+      throw new InputFileError(
+        file,
+        '--qa-data',
+        `cannot read it (${(err as Error).message}); fix: give the path of a HotpotQA-format JSON file`,
         { cause: err },
       );
     }

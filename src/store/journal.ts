@@ -1,0 +1,64 @@
+import { decompress, expandCall, Values, type CallPayload } from './document.js';
+
+/**
+ * The journal keeps the payload of every call whose rollout has not written its document yet,
+ * one row a call, so a killed run redoes nothing that finished. A row holds only what is new
+ * since its rollout's previous row: `{from, values, call}`, the messages not written before
+ * (continuing the rollout's value list at index `from`) and the call with its messages by
+ * index. An agent's prompt repeats every earlier turn, so writing whole requests would cost
+ * the square of a rollout's length (issue #30). Each process starts its own list at 0.
+ */
+type JournalRow = { from: number; values: unknown[]; call: Omit<CallPayload, 'id'> };
+
+export class JournalWriter {
+  /** Each rollout's value list so far, by rollout number. */
+  private readonly chains = new Map<number, Values>();
+
+  /** The row of a call, and what forgets its values again if the row is not written. */
+  row(rollout: number | null, call: CallPayload): { text: string; undo: () => void } {
+    let values = rollout === null ? new Values() : this.chains.get(rollout);
+    if (!values) this.chains.set(rollout!, (values = new Values()));
+    const from = values.list.length;
+    const { id: _, ...stored } = values.call(call);
+    const fresh = values.list.slice(from).join(',');
+    const text = `{"from":${from},"values":[${fresh}],"call":${JSON.stringify(stored)}}`;
+    const list = values;
+    return { text, undo: () => list.truncate(from) };
+  }
+
+  /** The rollout's calls went to a document: its next call starts a new list. */
+  end(rollout: number): void {
+    this.chains.delete(rollout);
+  }
+
+  clear(): void {
+    this.chains.clear();
+  }
+}
+
+/**
+ * Calls from their journal rows, in call order; `known` gives those this process still holds.
+ * A schema-2 row is the whole call, brotli-compressed.
+ */
+export function readJournal(
+  rows: readonly { id: number; rollout: number | null; data: string | Buffer }[],
+  known: (id: number) => CallPayload | undefined,
+): CallPayload[] {
+  const chains = new Map<number | null, unknown[]>();
+  return rows.map(({ id, rollout, data }) => {
+    const mine = known(id);
+    if (mine) return mine;
+    if (typeof data !== 'string')
+      return { id, ...(JSON.parse(decompress(data)) as JournalRow['call']) };
+    const row = JSON.parse(data) as JournalRow;
+    const values = row.from === 0 ? [] : chains.get(rollout);
+    if (values?.length !== row.from) {
+      throw new Error(
+        `the journal row of call ${id} continues a list that is not there; the file is damaged`,
+      );
+    }
+    for (const v of row.values) values.push(v);
+    chains.set(rollout, values);
+    return expandCall({ id, ...row.call }, (i) => values[i]);
+  });
+}
