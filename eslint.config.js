@@ -6,7 +6,6 @@ const MAX_LINES_EXEMPT = [
   'src/bench/apptown/seed/mail.ts', // seedMail
   'src/bench/apptown/seed/music.ts', // seedMusic
   'src/bench/apptown/seed/shop.ts', // seedShop
-  'src/bench/qa/corpus.ts', // generateCorpus
   'src/sim/analyzer.ts', // simUtilityAnalysis
 ];
 

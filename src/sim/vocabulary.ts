@@ -262,6 +262,44 @@ function wordStart(word: string): RegExp {
   return re;
 }
 
+/**
+ * keyShown's answers by evidence, then key (issue #28): a compressor asks about the same keys for
+ * every item of a list, against the one evidence text of its call. The last 8 evidence texts kept.
+ */
+const shownByEvidence = new Map<string, Map<string, boolean>>();
+
+function keyShownMemo(key: string, evidence: string): boolean {
+  let byKey = shownByEvidence.get(evidence);
+  if (byKey === undefined) {
+    byKey = new Map();
+    shownByEvidence.set(evidence, byKey);
+    if (shownByEvidence.size > 8) shownByEvidence.delete(shownByEvidence.keys().next().value!);
+  }
+  let shown = byKey.get(key);
+  if (shown === undefined) {
+    shown = keyShown(key, evidence);
+    byKey.set(key, shown);
+  }
+  return shown;
+}
+
+/**
+ * The default draw for a key in a prompt: the first number of the PRNG seeded by both, remembered
+ * (issue #28; every item of a list draws for the same keys). At most 16,384 kept.
+ */
+const draws = new Map<string, number>();
+
+function defaultDraw(promptHash: string, key: string): number {
+  const id = `${promptHash}\u0000${key}`;
+  let draw = draws.get(id);
+  if (draw === undefined) {
+    draw = seededRandom('sim-compressor', promptHash, key)();
+    if (draws.size >= 16_384) draws.clear();
+    draws.set(id, draw);
+  }
+  return draw;
+}
+
 /** Whether the prompt shows the key (or a word of it, `play` of `play_count`) or its class. */
 function keyShown(key: string, evidence: string): boolean {
   if (containsToken(evidence, key)) return true;
@@ -280,10 +318,10 @@ export function defaultKeeps(
   const p =
     value.length >= 2 && containsToken(evidence, value)
       ? KEEP_IF_VALUE_SHOWN
-      : keyShown(key, evidence)
+      : keyShownMemo(key, evidence)
         ? KEEP_IF_KEY_SHOWN
         : KEEP_WITHOUT_EVIDENCE;
-  return seededRandom('sim-compressor', promptHash, key)() < p;
+  return defaultDraw(promptHash, key) < p;
 }
 
 /** Longest free text kept whole when the guideline asks to shorten texts. */
