@@ -327,6 +327,42 @@ export function defaultKeeps(
 /** Longest free text kept whole when the guideline asks to shorten texts. */
 export const SHORT_TEXT_CHARS = 80;
 
-export function shorten(value: string): string {
-  return value.length <= SHORT_TEXT_CHARS ? value : `${value.slice(0, SHORT_TEXT_CHARS - 1)}…`;
+/** Words too common to show that a sentence bears on the task. */
+const STOPWORDS = new Set(
+  'about above after again their there these those which while would could should other every where before being under until'.split(
+    ' ',
+  ),
+);
+
+/** Content words (five letters or more) of a text, lower case. */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[a-z]{5,}/g)) {
+    if (!STOPWORDS.has(m[0])) out.add(m[0]);
+  }
+  return out;
+}
+
+let lastEvidence: { text: string; words: Set<string> } | undefined;
+export function evidenceWords(evidence: string): Set<string> {
+  if (lastEvidence?.text !== evidence)
+    lastEvidence = { text: evidence, words: contentWords(evidence) };
+  return lastEvidence.words;
+}
+
+/**
+ * A long free text shortened the way a reader shortens it (issue 22): the sentences that share a
+ * content word with what the prompt shows besides it (the task, the agent's calls) stay, the
+ * rest goes; a text with no such sentence keeps its opening. So an email whose body says "my new
+ * phone number is …" keeps that sentence when the task is about a new phone number.
+ */
+export function shorten(value: string, evidence = ''): string {
+  if (value.length <= SHORT_TEXT_CHARS) return value;
+  const words = evidenceWords(evidence);
+  const kept = value
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && [...contentWords(s)].some((w) => words.has(w)));
+  if (kept.length > 0) return kept.join(' … ');
+  return `${value.slice(0, SHORT_TEXT_CHARS - 1)}…`;
 }
