@@ -65,35 +65,19 @@ export type EpisodeResult = {
  * episode (starts and closes it).
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult> {
-  const { episode, strategy, llm } = opts;
+  const { episode } = opts;
   const maxSteps = opts.maxSteps ?? 50;
-  const maxOutputRetries = opts.maxOutputRetries ?? 2;
-  const tokens = opts.tokens ?? defaultTokenCounter;
-  const usesTools = episode.tools.length > 0;
-
-  const trajectory: Trajectory = {
-    system: episode.systemPrompt,
-    task: episode.firstUserMessage,
-    turns: [],
+  const run: EpisodeRun = {
+    opts,
+    tokens: opts.tokens ?? defaultTokenCounter,
+    usesTools: episode.tools.length > 0,
+    trajectory: { system: episode.systemPrompt, task: episode.firstUserMessage, turns: [] },
+    steps: [],
+    events: [],
+    stopReason: 'max_steps',
+    error: undefined,
+    malformedInARow: 0,
   };
-  const steps: StepRecord[] = [];
-  const events: CompressionEvent[] = [];
-  let stopReason: StopReason = 'max_steps';
-  let error: string | undefined;
-  let malformedInARow = 0;
-
-  /** Builds the view and asks the agent; events are collected even if the call then fails. */
-  async function ask(step: number, stepEvents: CompressionEvent[]) {
-    const view = await strategy.view(trajectory, step);
-    stepEvents.push(...view.events);
-    const prompt = view.messages;
-    const promptTokens = tokens.countMessageTokens(prompt, episode.tools);
-    const result = await llm.chat(
-      usesTools ? { messages: prompt, tools: episode.tools } : { messages: prompt },
-      { ...opts.callCtx, role: 'agent', step },
-    );
-    return { prompt, promptTokens, result };
-  }
 
   // Whether the event loop went round since the step began (set by an immediate scheduled then).
   let turned = false;
@@ -108,83 +92,142 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     setImmediate(() => (turned = true));
     if (opts.signal?.aborted) throw new InterruptedError(`interrupted before step ${step}`);
     const stepEvents: CompressionEvent[] = [];
-    let reactive = false;
-    let sent: { prompt: ChatMessage[]; promptTokens: number; result: ChatResult };
-    try {
-      sent = await ask(step, stepEvents);
-    } catch (first) {
-      if (!(first instanceof ContextLengthError)) throw first;
-      reactive = true;
-      try {
-        // A compressor that itself overflows counts as the same failure.
-        stepEvents.push(...(await strategy.compressNow(trajectory, step)));
-        sent = await ask(step, stepEvents);
-      } catch (second) {
-        if (!(second instanceof ContextLengthError)) throw second;
-        events.push(...stepEvents);
-        stopReason = 'error';
-        error = `step ${step}: the prompt is still too long for the model after reactive compression (${second.message})`;
-        break;
-      }
-    }
-    events.push(...stepEvents);
-
-    const assistant = normalizeAssistant(sent.result.message);
-    const toolCall = assistant.tool_calls?.[0] ?? null;
-    const malformed = usesTools && toolCall === null;
-    let observations: ChatMessage[] = [];
-    let done = false;
-    // What enters the history: the benchmark may keep less than the model said (AppWorld cuts
-    // a message after the code block it ran). The step record keeps the raw answer.
-    let kept = assistant;
-    if (malformed) {
-      malformedInARow++;
-      if (malformedInARow <= maxOutputRetries) {
-        observations = [{ role: 'user', content: renderPrompt('agent-no-tool-call.user.txt', {}) }];
-      } else {
-        stopReason = 'error';
-        error = `step ${step}: the agent answered without a tool call ${malformedInARow} times in a row`;
-      }
-    } else {
-      malformedInARow = 0;
-      const act = await episode.act(assistant);
-      kept = act.assistant ?? assistant;
-      observations = pairObservations(kept, act.messages);
-      done = act.done;
-      if (act.error !== undefined) {
-        stopReason = 'error';
-        error = `step ${step}: ${act.error}`;
-      }
-    }
-
-    trajectory.turns.push({ assistant: kept, observations });
-    const record: StepRecord = {
-      index: step,
-      prompt: sent.prompt,
-      promptTokens: sent.promptTokens,
-      assistant,
-      toolCall,
-      observations,
-      observationTokens: observations.reduce((n, m) => n + tokens.countTokens(m.content ?? ''), 0),
-      latencyMs: sent.result.latencyMs,
-      callId: sent.result.callId,
-      reactive,
-      malformed,
-    };
-    steps.push(record);
-    await opts.onStep?.(record, stepEvents);
-
-    if (error !== undefined) break;
+    const sent = await prompted(run, step, stepEvents);
+    run.events.push(...stepEvents);
+    if (!sent) break;
+    const done = await takeStep(run, step, sent, stepEvents);
+    if (run.error !== undefined) break;
     if (done) {
-      stopReason = 'completed';
+      run.stopReason = 'completed';
       break;
     }
   }
 
   const evaluation = await episode.evaluate();
+  const { trajectory, steps, events, stopReason, error } = run;
   return error === undefined
     ? { trajectory, steps, events, evaluation, stopReason }
     : { trajectory, steps, events, evaluation, stopReason, error };
+}
+
+/** A rollout in progress: what runEpisode's steps read and update. */
+type EpisodeRun = {
+  opts: RunEpisodeOptions;
+  tokens: TokenCounter;
+  usesTools: boolean;
+  trajectory: Trajectory;
+  steps: StepRecord[];
+  events: CompressionEvent[];
+  stopReason: StopReason;
+  error: string | undefined;
+  malformedInARow: number;
+};
+
+type Sent = {
+  prompt: ChatMessage[];
+  promptTokens: number;
+  result: ChatResult;
+  /** The prompt was sent again after a reactive compression (seed 002). */
+  reactive: boolean;
+};
+
+/** Builds the view and asks the agent; events are collected even if the call then fails. */
+async function ask(run: EpisodeRun, step: number, stepEvents: CompressionEvent[]) {
+  const { strategy, llm, episode } = run.opts;
+  const view = await strategy.view(run.trajectory, step);
+  stepEvents.push(...view.events);
+  const prompt = view.messages;
+  const promptTokens = run.tokens.countMessageTokens(prompt, episode.tools);
+  const result = await llm.chat(
+    run.usesTools ? { messages: prompt, tools: episode.tools } : { messages: prompt },
+    { ...run.opts.callCtx, role: 'agent', step },
+  );
+  return { prompt, promptTokens, result };
+}
+
+/**
+ * The step's prompt sent and answered. A context-length error gets one reactive compression and
+ * a retry (seed 002); if that overflows too (a compressor that itself overflows counts as the
+ * same failure), the rollout stops with `error` and null is returned.
+ */
+async function prompted(
+  run: EpisodeRun,
+  step: number,
+  stepEvents: CompressionEvent[],
+): Promise<Sent | null> {
+  try {
+    return { ...(await ask(run, step, stepEvents)), reactive: false };
+  } catch (first) {
+    if (!(first instanceof ContextLengthError)) throw first;
+  }
+  try {
+    stepEvents.push(...(await run.opts.strategy.compressNow(run.trajectory, step)));
+    return { ...(await ask(run, step, stepEvents)), reactive: true };
+  } catch (second) {
+    if (!(second instanceof ContextLengthError)) throw second;
+    run.stopReason = 'error';
+    run.error = `step ${step}: the prompt is still too long for the model after reactive compression (${second.message})`;
+    return null;
+  }
+}
+
+/**
+ * Acts on the agent's answer (or corrects an answer without a tool call), appends the turn and
+ * records the step. Returns whether the episode says it is done.
+ */
+async function takeStep(
+  run: EpisodeRun,
+  step: number,
+  sent: Sent,
+  stepEvents: CompressionEvent[],
+): Promise<boolean> {
+  const assistant = normalizeAssistant(sent.result.message);
+  const toolCall = assistant.tool_calls?.[0] ?? null;
+  const malformed = run.usesTools && toolCall === null;
+  let observations: ChatMessage[] = [];
+  let done = false;
+  // What enters the history: the benchmark may keep less than the model said (AppWorld cuts
+  // a message after the code block it ran). The step record keeps the raw answer.
+  let kept = assistant;
+  if (malformed) {
+    run.malformedInARow++;
+    if (run.malformedInARow <= (run.opts.maxOutputRetries ?? 2)) {
+      observations = [{ role: 'user', content: renderPrompt('agent-no-tool-call.user.txt', {}) }];
+    } else {
+      run.stopReason = 'error';
+      run.error = `step ${step}: the agent answered without a tool call ${run.malformedInARow} times in a row`;
+    }
+  } else {
+    run.malformedInARow = 0;
+    const act = await run.opts.episode.act(assistant);
+    kept = act.assistant ?? assistant;
+    observations = pairObservations(kept, act.messages);
+    done = act.done;
+    if (act.error !== undefined) {
+      run.stopReason = 'error';
+      run.error = `step ${step}: ${act.error}`;
+    }
+  }
+  run.trajectory.turns.push({ assistant: kept, observations });
+  const record: StepRecord = {
+    index: step,
+    prompt: sent.prompt,
+    promptTokens: sent.promptTokens,
+    assistant,
+    toolCall,
+    observations,
+    observationTokens: observations.reduce(
+      (n, m) => n + run.tokens.countTokens(m.content ?? ''),
+      0,
+    ),
+    latencyMs: sent.result.latencyMs,
+    callId: sent.result.callId,
+    reactive: sent.reactive,
+    malformed,
+  };
+  run.steps.push(record);
+  await run.opts.onStep?.(record, stepEvents);
+  return done;
 }
 
 /**

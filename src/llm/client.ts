@@ -97,28 +97,28 @@ const ZERO_USAGE: Usage = { promptTokens: 0, cachedPromptTokens: 0, completionTo
  * their own cost.
  */
 export function createLlmClient(opts: CreateLlmClientOptions): MeteredLlmClient {
-  const { config, providers, store } = opts;
-  const clock = opts.clock ?? systemClock;
-  const random = opts.random ?? Math.random;
-  const budget = opts.budgetUsd === undefined ? config.budget.usd : opts.budgetUsd;
-  const prior = opts.priorSpentUsd ?? 0;
-  const cacheOn = config.run.cache;
-  const readCache = cacheOn && !opts.noCache;
+  const client = new MeteredClient(opts);
+  return {
+    chat: (req, ctx) => client.chat(req, ctx),
+    spentUsd: () => client.spentUsd(),
+    stats: () => client.stats(),
+  };
+}
 
-  const isSimulated = (name: ProviderName) => providers[name]?.simulated ?? name === 'sim';
-  checkEndpoints(config, isSimulated);
+type Outcome = { response: ProviderResponse; cached: boolean };
 
-  const queues = new Map<string, EndpointQueue>();
-  for (const [name, ep] of Object.entries(config.endpoints)) {
-    queues.set(
-      name,
-      new EndpointQueue({ concurrency: ep.concurrency, rpm: ep.rpm, tpm: ep.tpm }, clock),
-    );
-  }
-
-  const inFlight = new Map<string, Promise<ProviderResponse>>();
-  const unpriced = new Set<string>();
-  const stats: Omit<LlmStats, 'unpricedModels'> = {
+class MeteredClient {
+  private readonly config: Config;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly budget: number | null;
+  private readonly prior: number;
+  private readonly cacheOn: boolean;
+  private readonly readCache: boolean;
+  private readonly queues = new Map<string, EndpointQueue>();
+  private readonly inFlight = new Map<string, Promise<ProviderResponse>>();
+  private readonly unpriced = new Set<string>();
+  private readonly totals: Omit<LlmStats, 'unpricedModels'> = {
     calls: 0,
     cacheHits: 0,
     errors: 0,
@@ -130,130 +130,48 @@ export function createLlmClient(opts: CreateLlmClientOptions): MeteredLlmClient 
     simulatedCalls: 0,
   };
 
-  function resolve(req: ChatRequest, role: LlmRole): Resolved {
-    const roleCfg = config.roles[role];
-    const providerName = roleCfg.provider ?? config.provider;
-    const model = roleCfg.model;
-    const temperature = req.temperature ?? roleCfg.temperature;
-    const maxTokens = req.maxTokens ?? roleCfg.max_tokens;
-    const request = { ...req, model, temperature, maxTokens };
-    const hash = requestHash({ provider: providerName, ...request });
-    return {
-      providerName,
-      provider: providers[providerName],
-      simulated: isSimulated(providerName),
-      model,
-      endpoint: roleCfg.endpoint,
-      request,
-      hash,
-    };
-  }
-
-  async function send(r: Resolved, provider: LlmProvider, ctx: CallContext) {
-    const preq: ProviderRequest = { ...r.request, ctx, endpoint: r.endpoint };
-    if (r.simulated) {
-      stats.requests++;
-      return provider.chat(preq, opts.signal);
-    }
-    const queue = queues.get(r.endpoint)!;
-    const endpoint = config.endpoints[r.endpoint]!;
-    const tokens = queue.limitsTokens
-      ? countMessageTokens(r.request.messages, r.request.tools) + r.request.maxTokens
-      : undefined;
-    return withRetry(
-      () => {
-        stats.requests++;
-        return queue.run(() => provider.chat(preq, opts.signal), { tokens, signal: opts.signal });
-      },
-      {
-        maxRetries: endpoint.max_retries,
-        sleep: (ms, signal) => clock.sleep(ms, signal),
-        now: () => clock.now(),
-        random,
-        signal: opts.signal,
-      },
-    );
-  }
-
-  async function answer(r: Resolved, ctx: CallContext) {
-    const provider = r.provider;
-    if (!provider) {
-      throw new AconError(
-        `no "${r.providerName}" provider was given to the LLM client for role ${ctx.role}; pass it in createLlmClient({ providers })`,
+  constructor(private readonly opts: CreateLlmClientOptions) {
+    const { config } = opts;
+    this.config = config;
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? Math.random;
+    this.budget = opts.budgetUsd === undefined ? config.budget.usd : opts.budgetUsd;
+    this.prior = opts.priorSpentUsd ?? 0;
+    this.cacheOn = config.run.cache;
+    this.readCache = this.cacheOn && !opts.noCache;
+    checkEndpoints(config, (name) => this.isSimulated(name));
+    for (const [name, ep] of Object.entries(config.endpoints)) {
+      this.queues.set(
+        name,
+        new EndpointQueue({ concurrency: ep.concurrency, rpm: ep.rpm, tpm: ep.tpm }, this.clock),
       );
     }
-    const cacheable = readCache && !ctx.noCache && !r.simulated;
-    if (cacheable) {
-      const stored = store.getCached(r.hash);
-      if (stored) return { response: stored, cached: true };
-      const leader = inFlight.get(r.hash);
-      // If the first identical request fails, this one makes its own attempt.
-      const shared = leader && (await leader.catch(() => undefined));
-      if (shared) return { response: shared, cached: true };
-    }
-    // No await from the cache check to registering in `inFlight`: an identical call started in
-    // the same tick must find this one.
-    const spent = prior + stats.costUsd;
-    if (budget !== null && spent >= budget) throw new BudgetExceededError(spent, budget);
-    const pending = send(r, provider, ctx);
-    if (cacheable) {
-      inFlight.set(r.hash, pending);
-      // Followers handle the rejection; this only keeps the map clean.
-      const forget = () => {
-        if (inFlight.get(r.hash) === pending) inFlight.delete(r.hash);
-      };
-      pending.then(forget, forget);
-    }
-    const response = await pending;
-    if (cacheOn && !r.simulated) store.putCached(r.hash, r.providerName, r.model, response);
-    return { response, cached: false };
   }
 
-  async function chat(req: ChatRequest, ctx: CallContext): Promise<ChatResult> {
-    const started = clock.now();
-    const r = resolve(req, ctx.role);
-    let outcome: { response: ProviderResponse; cached: boolean } | undefined;
+  spentUsd(): number {
+    return this.prior + this.totals.costUsd;
+  }
+
+  stats(): LlmStats {
+    return { ...this.totals, unpricedModels: [...this.unpriced].sort() };
+  }
+
+  async chat(req: ChatRequest, ctx: CallContext): Promise<ChatResult> {
+    const { signal } = this.opts;
+    const started = this.clock.now();
+    const r = this.resolve(req, ctx.role);
+    let outcome: Outcome | undefined;
     let error: unknown;
     try {
-      if (opts.signal?.aborted) throw new InterruptedError('interrupted before the LLM call');
-      outcome = await answer(r, ctx);
+      if (signal?.aborted) throw new InterruptedError('interrupted before the LLM call');
+      outcome = await this.answer(r, ctx);
     } catch (err) {
       // Whatever an abort looks like below (p-queue's AbortError, a ProviderError), say it once.
-      const interrupted = opts.signal?.aborted && !(err instanceof InterruptedError);
+      const interrupted = signal?.aborted && !(err instanceof InterruptedError);
       error = interrupted ? new InterruptedError('LLM call interrupted', { cause: err }) : err;
     }
-    const latencyMs = Math.max(0, clock.now() - started);
-    const usage = outcome?.response.usage ?? ZERO_USAGE;
-    const price = config.prices[r.model];
-    const billable = outcome !== undefined && !outcome.cached && !r.simulated;
-    if (billable && !price) unpriced.add(r.model);
-    const cost = billable ? costUsd(usage, price) : 0;
-
-    const record: CallRecord = {
-      ctx,
-      provider: r.providerName,
-      model: r.model,
-      requestHash: r.hash,
-      request: r.request,
-      response: outcome?.response ?? null,
-      usage,
-      costUsd: cost,
-      latencyMs,
-      cached: outcome?.cached ?? false,
-      error: error === undefined ? null : errorMessage(error),
-    };
-    const callId = store.recordCall(record);
-
-    stats.calls++;
-    stats.costUsd += cost;
-    if (error !== undefined) stats.errors++;
-    if (outcome?.cached) stats.cacheHits++;
-    if (outcome && r.simulated) stats.simulatedCalls++;
-    stats.promptTokens += usage.promptTokens;
-    stats.cachedPromptTokens += usage.cachedPromptTokens;
-    stats.completionTokens += usage.completionTokens;
-    opts.onCall?.({ ...record, callId });
-
+    const latencyMs = Math.max(0, this.clock.now() - started);
+    const { callId, usage, cost } = this.record(r, ctx, outcome, error, latencyMs);
     if (error !== undefined || !outcome) throw error;
     return {
       message: outcome.response.message,
@@ -267,11 +185,133 @@ export function createLlmClient(opts: CreateLlmClientOptions): MeteredLlmClient 
     };
   }
 
-  return {
-    chat,
-    spentUsd: () => prior + stats.costUsd,
-    stats: () => ({ ...stats, unpricedModels: [...unpriced].sort() }),
-  };
+  private isSimulated(name: ProviderName): boolean {
+    return this.opts.providers[name]?.simulated ?? name === 'sim';
+  }
+
+  private resolve(req: ChatRequest, role: LlmRole): Resolved {
+    const roleCfg = this.config.roles[role];
+    const providerName = roleCfg.provider ?? this.config.provider;
+    const model = roleCfg.model;
+    const temperature = req.temperature ?? roleCfg.temperature;
+    const maxTokens = req.maxTokens ?? roleCfg.max_tokens;
+    const request = { ...req, model, temperature, maxTokens };
+    const hash = requestHash({ provider: providerName, ...request });
+    return {
+      providerName,
+      provider: this.opts.providers[providerName],
+      simulated: this.isSimulated(providerName),
+      model,
+      endpoint: roleCfg.endpoint,
+      request,
+      hash,
+    };
+  }
+
+  private async send(r: Resolved, provider: LlmProvider, ctx: CallContext) {
+    const { signal } = this.opts;
+    const preq: ProviderRequest = { ...r.request, ctx, endpoint: r.endpoint };
+    if (r.simulated) {
+      this.totals.requests++;
+      return provider.chat(preq, signal);
+    }
+    const queue = this.queues.get(r.endpoint)!;
+    const endpoint = this.config.endpoints[r.endpoint]!;
+    const tokens = queue.limitsTokens
+      ? countMessageTokens(r.request.messages, r.request.tools) + r.request.maxTokens
+      : undefined;
+    return withRetry(
+      () => {
+        this.totals.requests++;
+        return queue.run(() => provider.chat(preq, signal), { tokens, signal });
+      },
+      {
+        maxRetries: endpoint.max_retries,
+        sleep: (ms, s) => this.clock.sleep(ms, s),
+        now: () => this.clock.now(),
+        random: this.random,
+        signal,
+      },
+    );
+  }
+
+  private async answer(r: Resolved, ctx: CallContext): Promise<Outcome> {
+    const provider = r.provider;
+    if (!provider) {
+      throw new AconError(
+        `no "${r.providerName}" provider was given to the LLM client for role ${ctx.role}; pass it in createLlmClient({ providers })`,
+      );
+    }
+    const cacheable = this.readCache && !ctx.noCache && !r.simulated;
+    if (cacheable) {
+      const stored = this.opts.store.getCached(r.hash);
+      if (stored) return { response: stored, cached: true };
+      const leader = this.inFlight.get(r.hash);
+      // If the first identical request fails, this one makes its own attempt.
+      const shared = leader && (await leader.catch(() => undefined));
+      if (shared) return { response: shared, cached: true };
+    }
+    // No await from the cache check to registering in `inFlight`: an identical call started in
+    // the same tick must find this one.
+    const spent = this.spentUsd();
+    if (this.budget !== null && spent >= this.budget) {
+      throw new BudgetExceededError(spent, this.budget);
+    }
+    const pending = this.send(r, provider, ctx);
+    if (cacheable) {
+      this.inFlight.set(r.hash, pending);
+      // Followers handle the rejection; this only keeps the map clean.
+      const forget = () => {
+        if (this.inFlight.get(r.hash) === pending) this.inFlight.delete(r.hash);
+      };
+      pending.then(forget, forget);
+    }
+    const response = await pending;
+    if (this.cacheOn && !r.simulated) {
+      this.opts.store.putCached(r.hash, r.providerName, r.model, response);
+    }
+    return { response, cached: false };
+  }
+
+  /** Prices the call, records it in the store (failed ones too) and adds it to the totals. */
+  private record(
+    r: Resolved,
+    ctx: CallContext,
+    outcome: Outcome | undefined,
+    error: unknown,
+    latencyMs: number,
+  ): { callId: number; usage: Usage; cost: number } {
+    const usage = outcome?.response.usage ?? ZERO_USAGE;
+    const price = this.config.prices[r.model];
+    const billable = outcome !== undefined && !outcome.cached && !r.simulated;
+    if (billable && !price) this.unpriced.add(r.model);
+    const cost = billable ? costUsd(usage, price) : 0;
+    const record: CallRecord = {
+      ctx,
+      provider: r.providerName,
+      model: r.model,
+      requestHash: r.hash,
+      request: r.request,
+      response: outcome?.response ?? null,
+      usage,
+      costUsd: cost,
+      latencyMs,
+      cached: outcome?.cached ?? false,
+      error: error === undefined ? null : errorMessage(error),
+    };
+    const callId = this.opts.store.recordCall(record);
+    const t = this.totals;
+    t.calls++;
+    t.costUsd += cost;
+    if (error !== undefined) t.errors++;
+    if (outcome?.cached) t.cacheHits++;
+    if (outcome && r.simulated) t.simulatedCalls++;
+    t.promptTokens += usage.promptTokens;
+    t.cachedPromptTokens += usage.cachedPromptTokens;
+    t.completionTokens += usage.completionTokens;
+    this.opts.onCall?.({ ...record, callId });
+    return { callId, usage, cost };
+  }
 }
 
 function errorMessage(err: unknown): string {

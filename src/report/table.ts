@@ -61,6 +61,11 @@ export const usd = (x: number) => `$${x.toFixed(4)}`;
  * it is the first to go when the terminal is narrow (`--wide` always shows it).
  */
 export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
+  return [...outcomeColumns<R>(), ...tokenColumns<R>(), ...costColumns<R>()];
+}
+
+/** Which condition, on how many tasks, and how well it did. */
+function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
   return [
     // Condition labels name guideline versions (acon[obs-0002,hist-0001]); columns go before they shorten.
     { key: 'condition', label: 'condition', value: (r) => r.condition, flex: true, minWidth: 26 },
@@ -105,6 +110,12 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
       value: (r) => (r.pareto === undefined ? undefined : r.pareto ? '★' : ''),
       priority: 9,
     },
+  ];
+}
+
+/** How large the agent's context got, and how long the rollouts ran. */
+function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
+  return [
     {
       key: 'meanPeakTokens',
       label: 'peak',
@@ -151,6 +162,12 @@ export function conditionColumns<R extends ConditionMetrics>(): Column<R>[] {
       align: 'right',
       priority: 5,
     },
+  ];
+}
+
+/** What the condition cost, and what its compressors did. */
+function costColumns<R extends ConditionMetrics>(): Column<R>[] {
+  return [
     {
       key: 'costPerTask',
       label: 'billed$',

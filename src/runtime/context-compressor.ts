@@ -108,8 +108,6 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
     keep_last: deps.thresholds?.keepLast ?? base.keep_last,
     guidelines: deps.guidelines,
   };
-  const maxSessions = deps.maxSessions ?? 256;
-  const sessions = new Map<string, Session>();
   const cachedCalls = new Set<number>();
   const llm: LlmClient = {
     async chat(req, ctx) {
@@ -118,67 +116,22 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
       return result;
     },
   };
-  const newStrategy = () =>
+  const sessions = new ReplaySessions(deps.maxSessions ?? 256, () =>
     createStrategy('acon', options, {
       llm,
       callCtx: { runId: deps.runId ?? 'runtime' },
       maxOutputRetries: deps.maxOutputRetries ?? 2,
-    });
-
-  function remember(key: string, session: Session) {
-    sessions.delete(key);
-    sessions.set(key, session);
-    if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!);
-  }
-
-  async function view(indexed: IndexedTrajectory) {
-    const { trajectory } = indexed;
-    const hashes = prefixHashes(trajectory);
-    let session: Session | undefined;
-    for (let i = hashes.length - 1; i >= 0 && !session; i--) {
-      const hit = sessions.get(hashes[i]!);
-      if (hit) {
-        // Taken out while it runs: a concurrent call for the same conversation replays its own.
-        sessions.delete(hashes[i]!);
-        session = hit;
-      }
-    }
-    session ??= { strategy: newStrategy(), turns: -1 };
-    const events: CompressionEvent[] = [];
-    let messages: ChatMessage[] = [];
-    const n = trajectory.turns.length;
-    // Every step the agent would have taken: view(turns[0..t)) for t up to n.
-    // A session that has seen exactly these turns views them once more (no new compression).
-    const start = session.turns === n ? n : session.turns + 1;
-    for (let t = start; t <= n; t++) {
-      const prefix = t === n ? trajectory : { ...trajectory, turns: trajectory.turns.slice(0, t) };
-      const result = await session.strategy.view(prefix, t);
-      events.push(...result.events);
-      messages = result.messages;
-    }
-    session.turns = n;
-    remember(hashes[n]!, session);
-    return { messages, events };
-  }
+    }),
+  );
 
   async function plan(messages: readonly OpenAiMessage[]): Promise<CompressionPlan> {
     const indexed = indexTrajectory(messages);
-    const full = fullMessages(indexed.trajectory);
-    const tokensBefore = countMessageTokens(full);
+    const tokensBefore = countMessageTokens(fullMessages(indexed.trajectory));
     try {
-      const { messages: shown, events } = await view(indexed);
+      const { messages: shown, events } = await sessions.view(indexed);
       const out = planFromView(indexed, shown, messages.length);
       const report: CompressionReport = {
-        events: events.map((e) => ({
-          kind: e.kind,
-          inputTokens: e.inputTokens,
-          outputTokens: e.outputTokens,
-          guidelineId: e.guidelineId,
-          failed: e.failed,
-          input: e.input,
-          output: e.output,
-          cached: e.callId !== null && cachedCalls.has(e.callId),
-        })),
+        events: events.map((e) => reportedEvent(e, cachedCalls)),
         tokensBefore,
         tokensAfter: countMessageTokens(shown),
       };
@@ -205,6 +158,71 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
       return applyPlan(messages, await plan(messages));
     },
   };
+}
+
+function reportedEvent(e: CompressionEvent, cachedCalls: Set<number>) {
+  return {
+    kind: e.kind,
+    inputTokens: e.inputTokens,
+    outputTokens: e.outputTokens,
+    guidelineId: e.guidelineId,
+    failed: e.failed,
+    input: e.input,
+    output: e.output,
+    cached: e.callId !== null && cachedCalls.has(e.callId),
+  };
+}
+
+/**
+ * Strategies of the conversations seen, by a content hash of their turns (least recently used
+ * dropped past `max`), so a longer conversation replays only the turns it added.
+ */
+class ReplaySessions {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly max: number,
+    private readonly newStrategy: () => ContextStrategy,
+  ) {}
+
+  async view(indexed: IndexedTrajectory) {
+    const { trajectory } = indexed;
+    const hashes = prefixHashes(trajectory);
+    const session = this.take(hashes) ?? { strategy: this.newStrategy(), turns: -1 };
+    const events: CompressionEvent[] = [];
+    let messages: ChatMessage[] = [];
+    const n = trajectory.turns.length;
+    // Every step the agent would have taken: view(turns[0..t)) for t up to n.
+    // A session that has seen exactly these turns views them once more (no new compression).
+    const start = session.turns === n ? n : session.turns + 1;
+    for (let t = start; t <= n; t++) {
+      const prefix = t === n ? trajectory : { ...trajectory, turns: trajectory.turns.slice(0, t) };
+      const result = await session.strategy.view(prefix, t);
+      events.push(...result.events);
+      messages = result.messages;
+    }
+    session.turns = n;
+    this.remember(hashes[n]!, session);
+    return { messages, events };
+  }
+
+  /** The session of the longest prefix seen, taken out while it runs: a concurrent call for the same conversation replays its own. */
+  private take(hashes: string[]): Session | undefined {
+    for (let i = hashes.length - 1; i >= 0; i--) {
+      const hit = this.sessions.get(hashes[i]!);
+      if (hit) {
+        this.sessions.delete(hashes[i]!);
+        return hit;
+      }
+    }
+    return undefined;
+  }
+
+  private remember(key: string, session: Session): void {
+    this.sessions.delete(key);
+    this.sessions.set(key, session);
+    if (this.sessions.size > this.max) this.sessions.delete(this.sessions.keys().next().value!);
+  }
 }
 
 /** The plan that turns `messages` into the strategy's view `shown`. */

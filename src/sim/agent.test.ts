@@ -142,6 +142,70 @@ describe('simAgentTurn', () => {
     expect(a).toEqual(b);
   });
 
+  it('tries a step again when it sees its call answered with an error, at most R times', () => {
+    const error = JSON.stringify({ status: 404, error: 'Not found: no playlist with that id' });
+    const m = turn(turn(head, tokenResult, 0), listFull, 1);
+    // Its call of step 3 had a mistyped id (a slip) and was refused.
+    const slipped = (step: number): ChatMessage[] => {
+      const args = { ...PLAN.steps[2]!.args, args: { access_token: TOKEN, playlist_id: 48218 } };
+      const id = `call_${step}`;
+      return [
+        {
+          role: 'assistant',
+          content: 'Step 3 of 4: calling music.show with playlist_id=48218.',
+          tool_calls: [
+            {
+              id,
+              type: 'function',
+              function: { name: 'call_api', arguments: JSON.stringify(args) },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: id, content: error },
+      ];
+    };
+    let failed = [...m, ...slipped(2)];
+    const again = simAgentTurn(PLAN, failed, { ...CTX, step: 3 }, OPTS);
+    expect(JSON.parse(again.tool_calls![0]!.function.arguments)).toEqual(PLAN.steps[2]!.args);
+    expect(again.content).toContain('Step 3 of 4: my last call returned an error; trying again');
+    // After R = 2 failed tries it moves on.
+    failed = [...failed, ...slipped(3), ...slipped(4)];
+    expect(call(failed, 5).function.name).toBe('complete_task');
+    // The very call that failed is all it could try again: it moves on at once.
+    const same = turn(m, error, 2);
+    expect(call(same, 3).function.name).toBe('complete_task');
+    // A result that is not an error (even one with an "error" field) is a done step.
+    const ok = turn(
+      turn(head, tokenResult, 0),
+      JSON.stringify({ items: [{ id: Number(PID) }], error: null }),
+      1,
+    );
+    expect(JSON.parse(call(ok, 2).function.arguments)).toMatchObject({ api: 'show' });
+  });
+
+  it('does not copy a value from its own call that was refused', () => {
+    // The login result is out of view; the agent's list call with a mistyped token was refused.
+    const args = { ...PLAN.steps[1]!.args, args: { access_token: 'tok_a1b2c3d4e9' } };
+    const m: ChatMessage[] = [
+      ...head,
+      {
+        role: 'assistant',
+        content: 'Step 2 of 4: calling music.list.',
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'call_api', arguments: JSON.stringify(args) },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '{"status":401,"error":"Unauthorized"}' },
+    ];
+    const next = simAgentTurn(PLAN, m, { ...CTX, step: 2 }, OPTS);
+    expect(next.content).toContain('re-fetching it');
+    expect(JSON.parse(next.tool_calls![0]!.function.arguments)).toEqual(PLAN.steps[0]!.args);
+  });
+
   it('slips on some tasks with noise, deterministically by seed, task and plan step', () => {
     const slipped = (seed: number) =>
       [...Array(20).keys()].filter((task) => {

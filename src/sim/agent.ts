@@ -255,6 +255,11 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
       ? results.find((r) => r.source.kind === 'observation' && r.source.message === last.message)
       : undefined;
   const app = call.split('.')[0] ?? call;
+  // Not from a call it sees refused (a mistyped token is not copied on).
+  const refused = (message: number) => {
+    const reply = seen.messages[message + 1];
+    return reply?.role === 'tool' && isErrorResult(reply.content);
+  };
   const action = newest(
     seen
       .records()
@@ -262,7 +267,8 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
         (r) =>
           r.source.kind === 'action' &&
           r.source.call.startsWith(`${app}.`) &&
-          r.fields[field] !== undefined,
+          r.fields[field] !== undefined &&
+          !refused(r.source.message),
       ),
   );
   const summary = newest(
@@ -497,17 +503,30 @@ export function simAgentTurn(
     }
     return v;
   };
-  const decision = decide(plan, view, progress(messages, n), opts.refetchLimit);
-
-  const target = decision.kind === 'do' ? decision.index : decision.producer;
+  const choose = (at: Progress) => {
+    const decision = decide(plan, view, at, opts.refetchLimit);
+    const target = decision.kind === 'do' ? decision.index : decision.producer;
+    let args = view(target).args;
+    // Keyed by the plan step and the try, not the turn, so a slip hits the same step under every
+    // condition, and a try after an error slips again only by its own draw.
+    const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
+    if (opts.noise > 0 && decision.kind === 'do') {
+      const key = retry === 0 ? [] : ['retry', retry];
+      const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
+      if (random() < opts.noise) args = slip(args, random);
+    }
+    return { decision, target, args, retry };
+  };
+  const at = progress(messages, n, opts.refetchLimit);
+  let chosen = choose(at);
+  // The very call that just failed is all it could try again (a guessed value, a refused
+  // request): nothing to correct, so it moves on.
+  if (chosen.retry > 0 && JSON.stringify(chosen.args) === at.failedCall) {
+    chosen = choose({ ...at, next: at.next + 1, failedTries: 0, failedCall: undefined });
+  }
+  const { decision, target, args, retry } = chosen;
   const step = plan.steps[target]!;
   const { notes } = view(target);
-  let args = view(target).args;
-  // Keyed by the plan step, not the turn, so a slip hits the same step under every condition.
-  if (opts.noise > 0 && decision.kind === 'do') {
-    const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index);
-    if (random() < opts.noise) args = slip(args, random);
-  }
 
   const action = describe(step.tool, args) + (notes.length > 0 ? ` (${notes.join('; ')})` : '');
   let content: string;
@@ -522,6 +541,8 @@ export function simAgentTurn(
       `Step ${decision.index + 1} of ${n}: a value from step ${from.join(', ')} is still not in my ` +
       `context after ${opts.refetchLimit} re-fetches (${decision.guessed[0]!.why}); ${GUESSING} ` +
       `(gave up on step ${from.join(', ')}). Calling ${action}.`;
+  } else if (retry > 0) {
+    content = `Step ${decision.index + 1} of ${n}: my last call returned an error; trying again: calling ${action}.`;
   } else {
     content = `Step ${decision.index + 1} of ${n}: calling ${action}.`;
   }
@@ -572,30 +593,70 @@ type Progress = {
   attempts: Map<number, number>;
   /** Steps whose results are lost for good: given up on, or run with a guessed value. */
   gaveUp: Set<number>;
+  /** Tries of `next` that the agent can see failed with an error (0: a first try). */
+  failedTries: number;
+  /** The arguments of the newest of those failed tries. */
+  failedCall?: string | undefined;
 };
 
 /**
- * Where the rollout stands: from the newest reasoning line the agent can still see, or, when a
- * history compression folded all of them away, from the highest `Step k of n` in a summary.
+ * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
+ * apptown answers a bad token, an unknown id or a missing argument).
  */
-function progress(messages: readonly ChatMessage[], n: number): Progress {
-  const markers: AgentMarker[] = [];
+function isErrorResult(content: string): boolean {
+  if (!content.includes('"error"')) return false;
+  try {
+    const body = JSON.parse(content) as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+    const { status, error } = body as { status?: unknown; error?: unknown };
+    return typeof status === 'number' && status >= 400 && typeof error === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the rollout stands: from the newest reasoning line the agent can still see, or, when a
+ * history compression folded all of them away, from the highest `Step k of n` in a summary. A
+ * step whose call it sees answered with an error is not done: it tries it again, at most `limit`
+ * times in a row (an LLM agent reads the error and corrects the call, seed 002's ReAct loop).
+ */
+function progress(messages: readonly ChatMessage[], n: number, limit: number): Progress {
+  const markers: { marker: AgentMarker; failed: boolean; args: string }[] = [];
+  const failedCalls = new Set<string>();
+  for (const m of messages) {
+    if (m.role === 'tool' && isErrorResult(m.content)) failedCalls.add(m.tool_call_id);
+  }
   for (const m of messages) {
     if (m.role !== 'assistant' || m.content === null) continue;
     const marker = parseAgentMarker(m.content);
-    if (marker && marker.of === n) markers.push(marker);
+    const id = m.tool_calls?.[0]?.id;
+    if (marker && marker.of === n) {
+      const args = m.tool_calls?.[0]?.function.arguments ?? '';
+      markers.push({ marker, failed: id !== undefined && failedCalls.has(id), args });
+    }
   }
   const gaveUp = new Set<number>();
-  for (const marker of markers) {
+  for (const { marker } of markers) {
     if (marker.kind !== 'guess') continue;
     gaveUp.add(marker.step);
     for (const s of marker.gaveUp) gaveUp.add(s);
   }
-  const last = markers[markers.length - 1];
+  const last = markers[markers.length - 1]?.marker;
   if (last) {
-    return last.kind === 'refetch'
-      ? { next: last.step, attempts: last.attempts, gaveUp }
-      : { next: last.step + 1, attempts: new Map(), gaveUp };
+    if (last.kind === 'refetch') {
+      return { next: last.step, attempts: last.attempts, gaveUp, failedTries: 0 };
+    }
+    let failedTries = 0;
+    for (let i = markers.length - 1; i >= 0; i--) {
+      const { marker, failed } = markers[i]!;
+      if (!failed || marker.step !== last.step || marker.kind === 'refetch') break;
+      failedTries++;
+    }
+    const failedCall = markers[markers.length - 1]!.args;
+    return failedTries > 0 && failedTries <= limit
+      ? { next: last.step, attempts: new Map(), gaveUp, failedTries, failedCall }
+      : { next: last.step + 1, attempts: new Map(), gaveUp, failedTries: 0 };
   }
   let done = 0;
   for (const m of messages) {
@@ -604,7 +665,7 @@ function progress(messages: readonly ChatMessage[], n: number): Progress {
       if (Number(s[2]) === n) done = Math.max(done, Number(s[1]));
     }
   }
-  return { next: done, attempts: new Map(), gaveUp };
+  return { next: done, attempts: new Map(), gaveUp, failedTries: 0 };
 }
 
 type Decision =

@@ -172,13 +172,17 @@ const HISTORY = renderTurns([
   },
 ]);
 
-function histMessages(guideline: string, previous = '(none)'): ChatMessage[] {
+function histMessages(
+  guideline: string,
+  previous = '(none)',
+  task = 'Buy the cheapest mix.',
+): ChatMessage[] {
   return [
     { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
     {
       role: 'user',
       content: renderPrompt('hist-compressor.user.txt', {
-        task: 'Buy the cheapest mix.',
+        task,
         previous_summary: previous,
         history: HISTORY,
       }),
@@ -218,6 +222,77 @@ describe('simHistoryCompressor', () => {
     );
     expect(text).toContain('[auth.login]\n- access_token=tk_9f8e7d6c5b4a39281706f5e4d3');
     expect(text).toContain('[music.list]\n- title=Mix 1 | description=Songs for mood 1');
+  });
+
+  it('keeps, when concise, the records of a list that bear on the task, or the whole list', () => {
+    const lean =
+      'Keep titles. Leave out ids, descriptions, prices, dates, urls, pagination, `share_token`, `status` and `expires_in`.';
+    const guideline = `${lean} Be concise.`;
+    const about = summaryText(
+      simHistoryCompressor(histMessages(guideline, '(none)', 'Play my mix titled "Mix 2".')),
+    );
+    expect(about).toContain('title=Mix 2');
+    expect(about).not.toContain('title=Mix 1');
+    // No record bears on the task: the summarizer cannot tell which matter and keeps them all.
+    const blind = summaryText(
+      simHistoryCompressor(histMessages(guideline, '(none)', 'Play my newest mix.')),
+    );
+    for (const i of [1, 2, 3]) expect(blind).toContain(`title=Mix ${i}`);
+    // Not asked to be concise: every record stays.
+    const full = summaryText(
+      simHistoryCompressor(histMessages(lean, '(none)', 'Play my mix titled "Mix 2".')),
+    );
+    for (const i of [1, 2, 3]) expect(full).toContain(`title=Mix ${i}`);
+  });
+
+  it('leaves out, when told to drop what no longer matters, the password of an account it logged in to', () => {
+    const call = (id: string, app: string, api: string, args = {}) => ({
+      role: 'assistant' as const,
+      content: `Step 1 of 9: calling ${app}.${api}.`,
+      tool_calls: [
+        {
+          id,
+          type: 'function' as const,
+          function: { name: 'call_api', arguments: JSON.stringify({ app, api, args }) },
+        },
+      ],
+    });
+    const passwords = [
+      { account_name: 'shop', password: 'Pw_shop_1234567' },
+      { account_name: 'music', password: 'Pw_music_765432' },
+    ];
+    const history = renderTurns([
+      {
+        assistant: call('c1', 'supervisor', 'show_account_passwords'),
+        observations: [{ role: 'tool', tool_call_id: 'c1', content: JSON.stringify(passwords) }],
+      },
+      {
+        assistant: call('c2', 'shop', 'login', { password: 'Pw_shop_1234567' }),
+        observations: [
+          { role: 'tool', tool_call_id: 'c2', content: '{"access_token":"atk_shop_99"}' },
+        ],
+      },
+    ]);
+    const summarize = (guideline: string) =>
+      summaryText(
+        simHistoryCompressor([
+          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
+          {
+            role: 'user',
+            content: renderPrompt('hist-compressor.user.txt', {
+              task: 'Buy a lamp, then play a song.',
+              previous_summary: '(none)',
+              history,
+            }),
+          },
+        ]),
+      );
+    const keep = 'Keep passwords, account names and tokens.';
+    expect(summarize(keep)).toContain('Pw_shop_1234567');
+    const stale = summarize(`${keep} Leave out details that no longer matter.`);
+    expect(stale).not.toContain('Pw_shop_1234567');
+    expect(stale).toContain('account_name=music | password=Pw_music_765432');
+    expect(stale).toContain('access_token=atk_shop_99');
   });
 
   it('is at most half as long as what it folds', () => {
@@ -445,6 +520,39 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
     const concise = compress('Keep the ids. Be concise.', task);
     expect(concise).toContain('A long note');
     expect(concise).not.toContain('The end.');
+  });
+
+  it('keeps the sentences of a long text that bear on the task when it shortens it', () => {
+    const body =
+      'Hey Myrl, quick heads-up: I switched carriers and my new phone number is (993) 656-5889. ' +
+      'The old one stops working next week. Thanks, and see you at the cleanup day on Sunday!';
+    const observation = JSON.stringify({ messages: [{ id: 7, body }] });
+    const compress = (task: string) =>
+      simObservationCompressor([
+        {
+          role: 'system',
+          content: renderPrompt('obs-compressor.system.txt', {
+            guideline: 'Keep the ids. Shorten the `body`.',
+          }),
+        },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task,
+            session: '(none)',
+            observation,
+          }),
+        },
+      ]);
+    const relevant = compress(
+      'Clemens emailed me a new phone number. Update their contact with it.',
+    );
+    expect(relevant).toContain('(993) 656-5889');
+    expect(relevant).not.toContain('cleanup day');
+    // A task the text says nothing about: its opening stays, cut short.
+    const other = compress('Pin my newest note.');
+    expect(other).toContain('Hey Myrl, quick heads-up');
+    expect(other).not.toContain('656-5889');
   });
 
   it('lets API documentation go before the data the agent gathered when over its size', () => {

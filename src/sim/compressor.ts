@@ -11,8 +11,14 @@ import {
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
-import { clip, jsonSpans, section, shortHash, tryParseJson } from './text.js';
-import { readGuideline, verdictFor, type GuidelineReading } from './vocabulary.js';
+import { clip, containsToken, jsonSpans, section, shortHash, tryParseJson } from './text.js';
+import {
+  contentWords,
+  evidenceWords,
+  readGuideline,
+  verdictFor,
+  type GuidelineReading,
+} from './vocabulary.js';
 
 /**
  * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
@@ -55,6 +61,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
     // changes nothing.
     promptHash: shortHash(user),
+    focus: focusOf(section(user, 'task') ?? '', section(user, 'session') ?? ''),
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -66,6 +73,11 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     body = filterLines(observation, policy);
   }
   return `# Refined Observation\n${body === '' ? '(nothing relevant to the task)' : body}`;
+}
+
+/** The task and the `Action:` lines of rendered turns (render-history.ts): the job at hand. */
+function focusOf(task: string, turns: string): string {
+  return [task, ...turns.split('\n').filter((l) => l.startsWith('Action:'))].join('\n');
 }
 
 /** What a summary carries, oldest first. */
@@ -93,6 +105,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
     // changes nothing.
     promptHash: shortHash(user),
+    focus: focusOf(task, history),
   };
 
   const memory: Memory = { lastStep: null, apis: [], facts: [] };
@@ -151,10 +164,22 @@ function dropFinished(memory: Memory): void {
     const lastOfApp = work.map(appOf).lastIndexOf(app);
     if (acted && lastOfApp === i && i < work.length - 1) finished.add(app);
   });
-  if (finished.size === 0) return;
+  const calledApis = new Set(memory.apis.map((a) => a.split('.')[1] ?? a));
   memory.facts = memory.facts.filter((line) => {
-    const source = parseSourcedFactLine(line)?.source;
+    const fact = parseSourcedFactLine(line);
+    const source = fact?.source;
     if (!source) return true;
+    const value = (key: string) => fact.facts.find((f) => f.key === key)?.value;
+    // Read only to make a call the agent has since made: the password of an account it logged
+    // in to (the login's token is what it uses now), the listing entry of an API it has called.
+    if (source === 'supervisor.show_account_passwords') {
+      const account = value('account_name');
+      if (account !== undefined && memory.apis.includes(`${account}.login`)) return false;
+    }
+    if (source === 'api_docs.show_api_descriptions') {
+      const api = value('name');
+      if (api !== undefined && calledApis.has(api)) return false;
+    }
     const [app, api] = source.split('.');
     return !(finished.has(app ?? '') && !/^login$/.test(api ?? ''));
   });
@@ -386,8 +411,45 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
     return;
   }
   for (const span of spans) {
-    for (const group of factGroups(span, policy)) {
+    const kept = policy.reading.shortenTexts ? bearing(span, policy.focus) : span;
+    for (const group of factGroups(kept, policy)) {
       addFact(memory.facts, group, call === '' ? undefined : call);
     }
   }
+}
+
+/**
+ * A concise summary (issue 22) keeps, of a list of records, those that bear on the job at hand: a
+ * value of the record is one the task or the agent's calls show (the thread it opened, the
+ * account of an app it uses), or it shares a content word with them (the thread titled "My new
+ * phone number" when the task is about a new phone number). A list none of whose records bears on
+ * the job is kept whole: the summarizer cannot tell which of them matter (the songs of a library
+ * the task asks the longest of), so it does not choose.
+ */
+function bearing(value: unknown, focus: string): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((v) => bearing(v, focus));
+    const records = items.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+    if (records.length < 2 || records.length !== items.length) return items;
+    const relevant = records.filter((r) => bears(r as Record<string, unknown>, focus));
+    return relevant.length === 0 ? items : relevant;
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, bearing(v, focus)]),
+    );
+  }
+  return value;
+}
+
+function bears(record: Record<string, unknown>, focus: string): boolean {
+  const words = evidenceWords(focus);
+  const values = Object.values(record).flatMap((v) => (Array.isArray(v) ? v : [v]));
+  return values.some((v) => {
+    if (typeof v === 'number') return String(v).length >= 3 && containsToken(focus, String(v));
+    if (typeof v !== 'string' || v.length < 3) return false;
+    if (containsToken(focus, v)) return true;
+    // Words of prose (a subject, a description), not the parts of a url or a path.
+    return v.includes(' ') && [...contentWords(v)].some((w) => words.has(w));
+  });
 }

@@ -15,6 +15,11 @@ export type FieldPolicy = {
   evidence: string;
   /** Seeds the default draws: a hash of the whole prompt. */
   promptHash: string;
+  /**
+   * What the compressor reads as the job at hand: the task and the agent's calls, without the
+   * data of other results; a shortened text keeps its sentences that bear on it.
+   */
+  focus: string;
 };
 
 /** The fate of one scalar field. */
@@ -29,10 +34,13 @@ export function scalarFate(
   const text = String(value);
   if (verdict === 'keep') return { keep: true, value };
   if (verdict === 'shorten')
-    return { keep: true, value: typeof value === 'string' ? shorten(value) : value };
+    return {
+      keep: true,
+      value: typeof value === 'string' ? shorten(value, policy.focus) : value,
+    };
   if (!defaultKeeps(key, text, policy.evidence, policy.promptHash)) return { keep: false };
   if (policy.reading.shortenTexts && typeof value === 'string')
-    return { keep: true, value: shorten(value) };
+    return { keep: true, value: shorten(value, policy.focus) };
   return { keep: true, value };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../seeded-random.js';
-import { containsToken } from './text.js';
+import { containsToken, jsonSpans, tryParseJson } from './text.js';
 
 /** The definition `containsToken` memoizes (issue #28). */
 function byRegExp(text: string, value: string): boolean {
@@ -42,6 +42,72 @@ describe('containsToken', () => {
           byRegExp(text, value),
         );
       }
+    }
+  });
+});
+
+/** jsonSpans as it was before it skipped openings JSON.parse must refuse (issue #28). */
+function spansByParsing(text: string): unknown[] {
+  const found: unknown[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] !== '{' && text[i] !== '[') {
+      i++;
+      continue;
+    }
+    let depth = 0;
+    let inString = false;
+    let end = -1;
+    for (let j = i; j < text.length && end === -1; j++) {
+      const ch = text[j];
+      if (inString) {
+        if (ch === '\\') j++;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === '{' || ch === '[') depth++;
+      else if ((ch === '}' || ch === ']') && --depth === 0) end = j;
+    }
+    const parsed = end === -1 ? undefined : tryParseJson(text.slice(i, end + 1));
+    if (parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+      found.push(parsed);
+      i = end + 1;
+    } else {
+      i++;
+    }
+  }
+  return found;
+}
+
+describe('jsonSpans', () => {
+  const PIECES = [
+    '[Turn 3]',
+    '[music.login]',
+    '{"a": [1, {"b": "x]"}]}',
+    '[ 1, 2]',
+    '[\n{"c":3}]',
+    '{ }',
+    '[]',
+    '[x]',
+    '{x}',
+    '{"d": tru}',
+    ' ',
+    '\n',
+    'text ',
+    '[ -1]',
+    '[ "s"]',
+    '{\t"e": null}',
+    ']',
+    '}',
+    '"',
+  ];
+
+  it('finds the same spans as parsing at every opening bracket', () => {
+    const random = seededRandom('json-spans');
+    for (let round = 0; round < 2000; round++) {
+      const n = 1 + Math.floor(random() * 12);
+      let text = '';
+      for (let k = 0; k < n; k++) text += PIECES[Math.floor(random() * PIECES.length)]!;
+      expect(jsonSpans(text), text).toEqual(spansByParsing(text));
     }
   });
 });

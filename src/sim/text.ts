@@ -125,7 +125,7 @@ export function jsonSpans(text: string): unknown[] {
       continue;
     }
     const end = balancedEnd(text, i);
-    if (end !== -1) {
+    if (end !== -1 && mayOpenJson(text, i)) {
       const parsed = tryParseJson(text.slice(i, end + 1));
       if (parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
         found.push(parsed);
@@ -136,6 +136,18 @@ export function jsonSpans(text: string): unknown[] {
     i++;
   }
   return found;
+}
+
+/**
+ * Whether JSON.parse could accept a value opening at `start` (`{` or `[`): the first character
+ * after JSON whitespace must open a member or a value, or close the container. Saves the throw of
+ * a `[Turn 3]` or `[app.api]` heading (issue #28).
+ */
+function mayOpenJson(text: string, start: number): boolean {
+  let i = start + 1;
+  while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  const next = text[i] ?? '';
+  return text[start] === '{' ? next === '"' || next === '}' : ']{["-0123456789tfn'.includes(next);
 }
 
 function balancedEnd(text: string, start: number): number {

@@ -262,6 +262,44 @@ function wordStart(word: string): RegExp {
   return re;
 }
 
+/**
+ * keyShown's answers by evidence, then key (issue #28): a compressor asks about the same keys for
+ * every item of a list, against the one evidence text of its call. The last 8 evidence texts kept.
+ */
+const shownByEvidence = new Map<string, Map<string, boolean>>();
+
+function keyShownMemo(key: string, evidence: string): boolean {
+  let byKey = shownByEvidence.get(evidence);
+  if (byKey === undefined) {
+    byKey = new Map();
+    shownByEvidence.set(evidence, byKey);
+    if (shownByEvidence.size > 8) shownByEvidence.delete(shownByEvidence.keys().next().value!);
+  }
+  let shown = byKey.get(key);
+  if (shown === undefined) {
+    shown = keyShown(key, evidence);
+    byKey.set(key, shown);
+  }
+  return shown;
+}
+
+/**
+ * The default draw for a key in a prompt: the first number of the PRNG seeded by both, remembered
+ * (issue #28; every item of a list draws for the same keys). At most 16,384 kept.
+ */
+const draws = new Map<string, number>();
+
+function defaultDraw(promptHash: string, key: string): number {
+  const id = `${promptHash}\u0000${key}`;
+  let draw = draws.get(id);
+  if (draw === undefined) {
+    draw = seededRandom('sim-compressor', promptHash, key)();
+    if (draws.size >= 16_384) draws.clear();
+    draws.set(id, draw);
+  }
+  return draw;
+}
+
 /** Whether the prompt shows the key (or a word of it, `play` of `play_count`) or its class. */
 function keyShown(key: string, evidence: string): boolean {
   if (containsToken(evidence, key)) return true;
@@ -280,15 +318,51 @@ export function defaultKeeps(
   const p =
     value.length >= 2 && containsToken(evidence, value)
       ? KEEP_IF_VALUE_SHOWN
-      : keyShown(key, evidence)
+      : keyShownMemo(key, evidence)
         ? KEEP_IF_KEY_SHOWN
         : KEEP_WITHOUT_EVIDENCE;
-  return seededRandom('sim-compressor', promptHash, key)() < p;
+  return defaultDraw(promptHash, key) < p;
 }
 
 /** Longest free text kept whole when the guideline asks to shorten texts. */
 export const SHORT_TEXT_CHARS = 80;
 
-export function shorten(value: string): string {
-  return value.length <= SHORT_TEXT_CHARS ? value : `${value.slice(0, SHORT_TEXT_CHARS - 1)}…`;
+/** Words too common to show that a sentence bears on the task. */
+const STOPWORDS = new Set(
+  'about above after again their there these those which while would could should other every where before being under until'.split(
+    ' ',
+  ),
+);
+
+/** Content words (five letters or more) of a text, lower case. */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[a-z]{5,}/g)) {
+    if (!STOPWORDS.has(m[0])) out.add(m[0]);
+  }
+  return out;
+}
+
+let lastEvidence: { text: string; words: Set<string> } | undefined;
+export function evidenceWords(evidence: string): Set<string> {
+  if (lastEvidence?.text !== evidence)
+    lastEvidence = { text: evidence, words: contentWords(evidence) };
+  return lastEvidence.words;
+}
+
+/**
+ * A long free text shortened the way a reader shortens it (issue 22): the sentences that share a
+ * content word with what the prompt shows besides it (the task, the agent's calls) stay, the
+ * rest goes; a text with no such sentence keeps its opening. So an email whose body says "my new
+ * phone number is …" keeps that sentence when the task is about a new phone number.
+ */
+export function shorten(value: string, evidence = ''): string {
+  if (value.length <= SHORT_TEXT_CHARS) return value;
+  const words = evidenceWords(evidence);
+  const kept = value
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && [...contentWords(s)].some((w) => words.has(w)));
+  if (kept.length > 0) return kept.join(' … ');
+  return `${value.slice(0, SHORT_TEXT_CHARS - 1)}…`;
 }

@@ -199,7 +199,36 @@ export function generateCorpus(seed: number): Corpus {
     }
     throw new Error(`qa corpus: could not draw a unique title (seed ${seed})`);
   };
+  const g: Draw = { f, r, unique };
+  // Each kind draws from the same seeded stream in this order: the order is part of the corpus.
+  const places = drawPlaces(g);
+  const people = drawPeople(g, places);
+  const orgs = drawOrgs(g, people, places);
+  const works = drawWorks(g, people, orgs, places);
+  const events = drawEvents(g, places, orgs);
 
+  // Links drawn once every kind exists.
+  for (const p of places) {
+    p.links.mayor = pick(r, people).id;
+    p.links.twin_city = pick(
+      r,
+      places.filter((q) => q !== p),
+    ).id;
+  }
+  for (const p of people) p.links.employer = pick(r, orgs).id;
+
+  const entities = [...people, ...places, ...orgs, ...works, ...events];
+  return { seed, entities, byId: new Map(entities.map((e) => [e.id, e])) };
+}
+
+/** The seeded sources every kind draws from, and the title registry that keeps titles unique. */
+type Draw = {
+  f: ReturnType<typeof englishFaker>;
+  r: () => number;
+  unique: (make: () => string) => string;
+};
+
+function drawPlaces({ f, r, unique }: Draw): Entity[] {
   const places: Entity[] = [];
   for (let i = 0; i < KIND_COUNTS.place; i++) {
     places.push({
@@ -220,7 +249,10 @@ export function generateCorpus(seed: number): Corpus {
       links: {},
     });
   }
+  return places;
+}
 
+function drawPeople({ f, r, unique }: Draw, places: Entity[]): Entity[] {
   const people: Entity[] = [];
   for (let i = 0; i < KIND_COUNTS.person; i++) {
     const born = int(r, 1790, 1975);
@@ -241,7 +273,10 @@ export function generateCorpus(seed: number): Corpus {
       links: { birthplace: birthplace.id },
     });
   }
+  return people;
+}
 
+function drawOrgs({ f, r, unique }: Draw, people: Entity[], places: Entity[]): Entity[] {
   const orgs: Entity[] = [];
   for (let i = 0; i < KIND_COUNTS.organisation; i++) {
     const [industry, suffixes] = pick(r, INDUSTRIES);
@@ -260,7 +295,15 @@ export function generateCorpus(seed: number): Corpus {
       links: { founder: founder.id, headquarters: pick(r, places).id },
     });
   }
+  return orgs;
+}
 
+function drawWorks(
+  { f, r, unique }: Draw,
+  people: Entity[],
+  orgs: Entity[],
+  places: Entity[],
+): Entity[] {
   const works: Entity[] = [];
   for (let i = 0; i < KIND_COUNTS.work; i++) {
     const [type, unit] = pick(r, WORK_TYPES);
@@ -285,7 +328,10 @@ export function generateCorpus(seed: number): Corpus {
       links: { creator: creator.id, publisher: publisher.id, setting: setting.id },
     });
   }
+  return works;
+}
 
+function drawEvents({ r, unique }: Draw, places: Entity[], orgs: Entity[]): Entity[] {
   const events: Entity[] = [];
   for (let i = 0; i < KIND_COUNTS.event; i++) {
     const location = pick(r, places);
@@ -305,19 +351,7 @@ export function generateCorpus(seed: number): Corpus {
       links: { location: location.id, organiser: organiser.id },
     });
   }
-
-  // Links drawn once every kind exists.
-  for (const p of places) {
-    p.links.mayor = pick(r, people).id;
-    p.links.twin_city = pick(
-      r,
-      places.filter((q) => q !== p),
-    ).id;
-  }
-  for (const p of people) p.links.employer = pick(r, orgs).id;
-
-  const entities = [...people, ...places, ...orgs, ...works, ...events];
-  return { seed, entities, byId: new Map(entities.map((e) => [e.id, e])) };
+  return events;
 }
 
 /** The entity an article id names; `undefined` for an unknown id. */

@@ -45,20 +45,10 @@ export type RunningProxy = {
  * given guidelines and the config's thresholds, and the HTTP server.
  */
 export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy> {
-  const config = structuredClone(opts.config);
-  const flags = { ...opts.compressor };
-  const provider = (role: 'obs_compressor' | 'hist_compressor'): ProviderName =>
-    config.roles[role].provider ?? config.provider;
-  // An OpenAI-compatible compressor without a server of its own uses the upstream's URL.
-  if (
-    flags.compressorBaseUrl === undefined &&
-    provider('obs_compressor') === 'openai' &&
-    !config.endpoints.default
-  ) {
-    flags.compressorBaseUrl = opts.upstream;
-  }
-  applyCompressorFlags(config, flags);
-  const simulated = provider('obs_compressor') === 'sim' || provider('hist_compressor') === 'sim';
+  const config = compressorConfig(opts);
+  const simulated =
+    providerOf(config, 'obs_compressor') === 'sim' ||
+    providerOf(config, 'hist_compressor') === 'sim';
   const providers: Partial<Record<ProviderName, LlmProvider>> = {
     openai: new OpenAiProvider({ endpoints: config.endpoints }),
     sim: createSimProvider({
@@ -67,31 +57,8 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
       planFor: () => Promise.reject(new ProviderError('sim: acon proxy runs no simulated agent')),
     }),
   };
-  // The agent, analyzer and updater roles never run here; keep them off any endpoint check.
-  for (const role of ['agent', 'analyzer', 'updater'] as const) config.roles[role].provider = 'sim';
-
   const store = opts.record ? openRunStore(opts.record) : undefined;
-  const runId = store ? newProxyRunId() : null;
-  if (store && runId) {
-    store.createRun({
-      id: runId,
-      kind: 'proxy',
-      command: 'proxy',
-      bench: 'proxy',
-      provider: provider('obs_compressor'),
-      models: {
-        obs_compressor: `${provider('obs_compressor')}/${config.roles.obs_compressor.model}`,
-        hist_compressor: `${provider('hist_compressor')}/${config.roles.hist_compressor.model}`,
-      },
-      simulated,
-      params: {
-        upstream: opts.upstream,
-        guidelineObs: opts.guidelines.obs.id,
-        guidelineHist: opts.guidelines.hist.id,
-      },
-      config: config as unknown as Record<string, unknown>,
-    });
-  }
+  const runId = store ? recordedRun(store, opts, config, simulated) : null;
   const recorder =
     store && runId
       ? new ProxyRecorder({ store, runId, guidelines: opts.guidelines, prices: config.prices })
@@ -137,6 +104,60 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     store?.close();
     throw err;
   }
+}
+
+/**
+ * The config with the compressor flags applied. An OpenAI-compatible compressor without a server
+ * of its own uses the upstream's URL; the agent, analyzer and updater roles never run here, so
+ * they are kept off any endpoint check.
+ */
+function compressorConfig(opts: StartProxyOptions): Config {
+  const config = structuredClone(opts.config);
+  const flags = { ...opts.compressor };
+  if (
+    flags.compressorBaseUrl === undefined &&
+    providerOf(config, 'obs_compressor') === 'openai' &&
+    !config.endpoints.default
+  ) {
+    flags.compressorBaseUrl = opts.upstream;
+  }
+  applyCompressorFlags(config, flags);
+  for (const role of ['agent', 'analyzer', 'updater'] as const) config.roles[role].provider = 'sim';
+  return config;
+}
+
+/** The `--record` run: created before the first conversation, its id returned. */
+function recordedRun(
+  store: ReturnType<typeof openRunStore>,
+  opts: StartProxyOptions,
+  config: Config,
+  simulated: boolean,
+): string {
+  const runId = newProxyRunId();
+  const provider = (role: 'obs_compressor' | 'hist_compressor') => providerOf(config, role);
+  store.createRun({
+    id: runId,
+    kind: 'proxy',
+    command: 'proxy',
+    bench: 'proxy',
+    provider: provider('obs_compressor'),
+    models: {
+      obs_compressor: `${provider('obs_compressor')}/${config.roles.obs_compressor.model}`,
+      hist_compressor: `${provider('hist_compressor')}/${config.roles.hist_compressor.model}`,
+    },
+    simulated,
+    params: {
+      upstream: opts.upstream,
+      guidelineObs: opts.guidelines.obs.id,
+      guidelineHist: opts.guidelines.hist.id,
+    },
+    config: config as unknown as Record<string, unknown>,
+  });
+  return runId;
+}
+
+function providerOf(config: Config, role: 'obs_compressor' | 'hist_compressor'): ProviderName {
+  return config.roles[role].provider ?? config.provider;
 }
 
 /** `proxy-20261124-143000-ab12`: sorts by time like run ids. */
