@@ -127,6 +127,15 @@ describe('simGuidelineUpdate', () => {
     expect(verdictFor('description', reading)).toBe('default');
   });
 
+  it('does not leave out a field of the same kind as one an analysis needed', () => {
+    const runs = [
+      co(['total', 'total_pages', 'bio'], ['amount', 'has_more']),
+      co(['total', 'total_pages', 'bio'], []),
+    ];
+    const { guideline } = update('co', BASE, runs);
+    expect(dropped(guideline)).toEqual(['bio']);
+  });
+
   it('stays under the length limit by dropping older added prose', () => {
     let guideline = BASE;
     for (let round = 0; round < 80; round++) {

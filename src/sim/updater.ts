@@ -147,6 +147,39 @@ function compose(guideline: string, prose: string | null): string {
   return cut.slice(0, Math.max(1, cut.lastIndexOf(' '))).trimEnd();
 }
 
+/**
+ * Fields the CO analyses found unused that may go, as the CO updater prompt asks: long unused
+ * material (the analyses' unused_content) on one run's evidence; a short field (a date, an
+ * amount, a name costs a few tokens and another task may compare on it) only when more than one
+ * run left it unused; never a field the guideline keeps or of a needed field's kind.
+ */
+function droppable(
+  compression: readonly CompressionAnalysis[],
+  needed: ReadonlySet<string>,
+  kept: (f: string) => boolean,
+): string[] {
+  const long = new Set(
+    compression.flatMap((a) =>
+      a.unused_content.flatMap((c) => [...c.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!)),
+    ),
+  );
+  const unusedIn = new Map<string, number>();
+  for (const a of compression) {
+    for (const f of new Set(a.unused_fields)) unusedIn.set(f, (unusedIn.get(f) ?? 0) + 1);
+  }
+  // "Never ask to leave out anything an analysis lists as needed", read as an LLM reads it: not
+  // the other fields of a needed field's kind either (`amount` was compared on: `total` stays).
+  const neededKinds = new Set([...needed].map(classOf).filter((c) => c !== undefined));
+  const ofNeededKind = (f: string) => {
+    const c = classOf(f);
+    return c !== undefined && neededKinds.has(c);
+  };
+  return ranked(
+    compression.map((a) => a.unused_fields),
+    needed,
+  ).filter((f) => !kept(f) && !ofNeededKind(f) && (long.has(f) || (unusedIn.get(f) ?? 0) >= 2));
+}
+
 export type SimUpdaterInput = { seed: number; user: string };
 
 /** The updater's answer for a prompt rendered from src/prompts/updater-*.user.txt. */
@@ -174,22 +207,7 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
     new Set(),
   );
   const needed = new Set([...missing, ...analyses.compression.flatMap((a) => a.needed_fields)]);
-  // What can go, as the CO updater prompt asks: long unused material (the analyses'
-  // unused_content) on one run's evidence; a short field (a date, an amount, a name costs a few
-  // tokens and another task may compare on it) only when more than one run left it unused.
-  const long = new Set(
-    analyses.compression.flatMap((a) =>
-      a.unused_content.flatMap((c) => [...c.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!)),
-    ),
-  );
-  const unusedIn = new Map<string, number>();
-  for (const a of analyses.compression) {
-    for (const f of new Set(a.unused_fields)) unusedIn.set(f, (unusedIn.get(f) ?? 0) + 1);
-  }
-  const unused = ranked(
-    analyses.compression.map((a) => a.unused_fields),
-    needed,
-  ).filter((f) => !kept(f) && (long.has(f) || (unusedIn.get(f) ?? 0) >= 2));
+  const unused = droppable(analyses.compression, needed, kept);
 
   const allItems = missing.includes('items') && current.maxItems !== null;
   const keep = choose(
