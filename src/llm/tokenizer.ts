@@ -1,12 +1,28 @@
-import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
+import type * as O200kModule from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage, ToolDef } from './types.js';
 
+type O200k = typeof O200kModule;
+type EncodeOptions = Parameters<O200k['countTokens']>[1];
+
+let o200k: O200k['countTokens'] | undefined;
+
 /**
- * gpt-tokenizer remembers the merges of up to 100,000 text chunks by default, and ids, tokens and
- * amounts make most chunks of tool output new: an export of 16,000 history compressions grew the
- * heap by 25 MB with it (issue #16). 10,000 counts AppWorld-like JSON as fast as 100,000 does.
+ * The o200k_base encoding, loaded when the first text is counted: its 2.3 MB of rank tables cost
+ * 0.2 s of CPU, which commands that count nothing (`tasks`, `runs`, `report`, `guidelines`) need
+ * not pay (issue #28). Loaded synchronously (its CommonJS build), so counting stays synchronous.
  */
-setMergeCacheSize(10_000);
+function countO200k(text: string, options: EncodeOptions): number {
+  if (o200k === undefined) {
+    const encoding = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as O200k;
+    // gpt-tokenizer remembers the merges of up to 100,000 text chunks by default, and ids, tokens
+    // and amounts make most chunks of tool output new: an export of 16,000 history compressions
+    // grew the heap by 25 MB with it (issue #16). 10,000 counts AppWorld-like JSON as fast.
+    encoding.setMergeCacheSize(10_000);
+    o200k = encoding.countTokens;
+  }
+  return o200k(text, options);
+}
 
 /**
  * Token counts for thresholds (T_obs, T_hist) and peak-token metrics, in the o200k_base
