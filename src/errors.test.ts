@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { AconError, ConfigError, GuidelineError, InputFileError, TaskFileError } from './errors.js';
+import {
+  AconError,
+  BenchmarkError,
+  BudgetExceededError,
+  ConfigError,
+  DatabaseError,
+  GuidelineError,
+  InputFileError,
+  InterruptedError,
+  NotFoundError,
+  OutputFileError,
+  ProviderError,
+  RunBusyError,
+  TaskFileError,
+  UsageError,
+} from './errors.js';
 
 describe('InputFileError', () => {
   it.each([
@@ -27,5 +42,23 @@ describe('InputFileError', () => {
   it('lets a loader tell a task file apart from the other input files', () => {
     expect(new ConfigError('acon.config.yaml', 'run', 'x')).not.toBeInstanceOf(TaskFileError);
     expect(new GuidelineError('g.md', 'text', 'x')).not.toBeInstanceOf(TaskFileError);
+  });
+});
+
+describe('exit codes (docs/reliability.md)', () => {
+  it.each([
+    ['UsageError', new UsageError('x'), 2],
+    ['InputFileError', new InputFileError('f', 'field', 'x'), 2],
+    ['NotFoundError', new NotFoundError('x'), 2],
+    ['DatabaseError', new DatabaseError('f', 'x'), 2],
+    ['RunBusyError', new RunBusyError('x'), 2],
+    ['ProviderError', new ProviderError('x', 503), 1],
+    ['BenchmarkError', new BenchmarkError('x'), 1],
+    ['OutputFileError', new OutputFileError('f', 'ENOSPC', 'x'), 1],
+    ['BudgetExceededError', new BudgetExceededError(1, 1), 3],
+    ['InterruptedError', new InterruptedError('x'), 130],
+  ] as const)('%s exits %i: bad input 2, a failure while working 1', (_name, err, code) => {
+    expect(err).toBeInstanceOf(AconError);
+    expect(err.exitCode).toBe(code);
   });
 });

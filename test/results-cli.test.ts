@@ -29,7 +29,8 @@ describe('seeing the results (issue 15), as a user runs it', () => {
     const list = JSON.parse(tasks.stdout) as { id: string }[];
     devTasks = list.length;
     firstTask = list[0]!.id;
-  });
+    // A whole dev compare (about 13 s of CPU): on a loaded machine it can exceed the default hook limit.
+  }, 180_000);
 
   it('compare at COLUMNS=100 prints no line over 100 columns, and the run id', () => {
     expect(widest(compareOut)).toBeLessThanOrEqual(100);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { UtilityAnalysisSchema } from '../domain/utility-analysis.js';
 import { UtilityAnalysisJsonSchema } from '../optimize/analysis.js';
-import { loadPrompt } from './template.js';
+import { AconError } from '../errors.js';
+import { loadPrompt, renderTemplate, TemplateError } from './template.js';
 
 const files = readdirSync(fileURLToPath(new URL('.', import.meta.url))).filter((f) =>
   f.endsWith('.txt'),
@@ -47,5 +48,20 @@ describe('prompts real models see', () => {
     expect(loadPrompt('analyzer-co.system.txt')).toMatch(
       /next\s+turns \(its reasoning and its actions\)/,
     );
+  });
+});
+
+describe('renderTemplate', () => {
+  it('throws an AconError naming the placeholder that has no value', () => {
+    const err = (() => {
+      try {
+        renderTemplate('Hello {{who}}', {}, 'greeting.txt');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TemplateError);
+    expect(err).toBeInstanceOf(AconError);
+    expect((err as Error).message).toBe('greeting.txt: no value for {{who}}');
   });
 });

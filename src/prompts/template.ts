@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { AconError } from '../errors.js';
 
 /**
  * A strict `{{name}}` template engine: a placeholder without a value throws, so a prompt is
  * never sent with a hole in it. Values are inserted verbatim (no escaping: prompts are text).
  */
-export class TemplateError extends Error {
+export class TemplateError extends AconError {
   override name = 'TemplateError';
 }
 
