@@ -94,7 +94,7 @@ describe('acon optimize (sim)', () => {
     expect(new Set(keys).size).toBe(keys.length);
     // Agent calls of stored rollouts: exactly one per step, so nothing finished was redone.
     for (const r of after) {
-      expect(again.store.countCalls({ rolloutId: r.id, role: 'agent' })).toBe(r.steps);
+      expect(again.store.calls({ rolloutId: r.id, role: 'agent' }).length).toBe(r.steps);
     }
     expect(numbers(resumed)).toEqual(numbers(reference));
     expect(resumed.final.obs.text).toBe(reference.final.obs.text);
@@ -154,7 +154,7 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     expect(ut.analyses).toBeGreaterThan(0);
     expect(ut.analyses + ut.failedAnalyses).toBe(ut.pairs);
     // Every pair was retried; a failed analysis made 1 + max_output_retries recorded calls.
-    const analyzerCalls = env.store.countCalls({ runId: r.runId, role: 'analyzer' });
+    const analyzerCalls = env.store.calls({ runId: r.runId, role: 'analyzer' }).length;
     expect(analyzerCalls).toBe(ut.analyses * 2 + ut.failedAnalyses * 3);
     const invalid = ut.candidates.find((c) => c.index === 1)!;
     expect(invalid.status).toBe('rejected');

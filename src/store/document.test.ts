@@ -43,6 +43,17 @@ describe('Doc', () => {
     expect(requests).toEqual(r.calls.map((c) => JSON.stringify(c.request)));
   });
 
+  it("reads a trajectory without parsing the requests' messages", () => {
+    const r = rollout(5);
+    const lines = rolloutDocument(r, r.calls).split('\n');
+    const names = JSON.parse(lines[0]!) as string[];
+    lines[1 + names.indexOf('requestValues')] = 'not JSON';
+    const doc = new Doc(lines.join('\n'));
+    expect(JSON.stringify(doc.trajectory())).toBe(JSON.stringify(r.trajectory));
+    expect(doc.steps()).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
+    expect(() => doc.call(1)).toThrow(SyntaxError);
+  });
+
   it('keeps a turn that differs from its step (an answer the benchmark cut) in full', () => {
     const r = rollout(3);
     const turns = r.trajectory.turns.map((t, i) =>

@@ -7,13 +7,24 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
  * `values`, `turns`, `prompts` and `calls`; a run's document only `values` and `calls`.
  *
  * Every chat message (of a prompt, a step, a call's request or response) and every tool list is
- * written once in `values` and referred to by its index: a raw agent's 30th prompt repeats 29
- * earlier turns, which cost brotli few bytes but a reader 1.4 MB of text to decode (issue #30).
+ * written once and referred to by its index: a raw agent's 30th prompt repeats 29 earlier turns,
+ * which cost brotli few bytes but a reader 1.4 MB of text to decode (issue #30). `values` holds
+ * the steps' messages, `requestValues` the others (numbered on after them), so reading a
+ * trajectory does not parse the compressors' prompts.
  * A turn equal to its step's answer and observations is `0`. A call is
  * `{id, taskId, createdAt, request, response}`; its request hash is in its `calls` row.
  * Documents of schema 1 and 2 held some of these as objects; a reader takes either.
  */
-export const SECTIONS = ['head', 'steps', 'events', 'values', 'turns', 'prompts', 'calls'] as const;
+export const SECTIONS = [
+  'head',
+  'steps',
+  'events',
+  'values',
+  'turns',
+  'prompts',
+  'requestValues',
+  'calls',
+] as const;
 type Section = (typeof SECTIONS)[number] | 'trajectory';
 /** The sections of a schema-1 document, whose first line did not name them. */
 const UNNAMED: readonly Section[] = ['trajectory', 'steps', 'prompts', 'events', 'calls'];
@@ -91,8 +102,8 @@ export class Values {
     return { id, taskId, createdAt, request: stored, response: answer };
   }
 
-  json(): string {
-    return `[${this.list.join(',')}]`;
+  json(from = 0, to = this.list.length): string {
+    return `[${this.list.slice(from, to).join(',')}]`;
   }
 }
 
@@ -155,6 +166,7 @@ export function rolloutDocument(
     assistant: values.add(s.assistant),
     observations: s.observations.map((m) => values.add(m)),
   }));
+  const split = values.list.length;
   const prompts = r.steps.map((s) => s.prompt.map((m) => values.add(m)));
   const stored = calls.map((c) => values.call(c));
   const { system, task } = r.trajectory;
@@ -162,9 +174,10 @@ export function rolloutDocument(
     head: JSON.stringify({ system, task }),
     steps: JSON.stringify(steps),
     events: JSON.stringify(r.events),
-    values: values.json(),
+    values: values.json(0, split),
     turns: JSON.stringify(turns),
     prompts: JSON.stringify(prompts),
+    requestValues: values.json(split),
     calls: JSON.stringify(stored),
   });
 }
@@ -207,7 +220,11 @@ export class Doc {
     return this.parsed.get(section);
   }
 
-  private readonly value = (i: number): unknown => (this.get('values') as unknown[])[i];
+  private readonly value = (i: number): unknown => {
+    const values = this.get('values') as unknown[];
+    if (i < values.length) return values[i];
+    return (this.get('requestValues') as unknown[])[i - values.length];
+  };
 
   /** The trajectory's system prompt and task. */
   head(): { system: string; task: string } {

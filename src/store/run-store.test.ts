@@ -207,7 +207,7 @@ describe('SqliteRunStore', () => {
       const calls = store.calls({ runId: RUN, role: 'agent' });
       expect(calls.map((c) => c.request)).toEqual(records.map((r) => JSON.stringify(r.request)));
       expect(calls.map((c) => c.response)).toEqual(records.map((r) => JSON.stringify(r.response)));
-      expect(store.countCalls({ rolloutId: 'r1', role: 'agent' })).toBe(6);
+      expect(store.calls({ rolloutId: 'r1', role: 'agent' }).length).toBe(6);
     },
   );
 

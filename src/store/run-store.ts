@@ -2,21 +2,20 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import type { CompressionEvent } from '../domain/compression-event.js';
+import type { CallUsage } from '../domain/rollout-metrics.js';
 import { TrajectorySchema, type Trajectory } from '../domain/trajectory.js';
 import { NotFoundError, RunBusyError, UsageError } from '../errors.js';
 import type { CallRecord, CallStore } from '../llm/call-store.js';
 import type { ProviderResponse } from '../llm/types.js';
-import type { CallUsage } from '../domain/rollout-metrics.js';
 import {
-  compress,
   callsDocument,
+  compress,
   DocCache,
   rolloutDocument,
   type CallPayload,
-  type Doc,
 } from './document.js';
-import { JournalWriter, readJournal } from './journal.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
+import { JournalWriter, readJournal } from './journal.js';
 import { openDatabase, type OpenMode } from './open.js';
 import {
   currentOwner,
@@ -30,14 +29,14 @@ import {
 import {
   GuidelineVersionRowSchema,
   RolloutRowSchema,
-  type ConditionCount,
-  type RoleUsageRow,
   RunRowSchema,
   type CallFilter,
+  type ConditionCount,
   type FinishedRollout,
   type GuidelineVersionRow,
   type LlmCallRow,
   type NewRun,
+  type RoleUsageRow,
   type RolloutRow,
   type RunRow,
   type RunStatus,
@@ -67,7 +66,6 @@ export interface RunStore extends CallStore {
   callsOfRollout(rolloutId: string): CallUsage[];
   callStats(runId: string): { calls: number; cachedCalls: number; costUsd: number };
   calls(filter: CallFilter): LlmCallRow[];
-  countCalls(filter: CallFilter): number;
   createRun(run: NewRun): void;
   getRun(id: string): RunRow;
   listRuns(kind?: string): RunRow[];
@@ -97,6 +95,14 @@ export interface RunStore extends CallStore {
   saveGuidelineVersion(v: GuidelineVersionRow): void;
 }
 
+/** A call's row as payload readers need it: its document, or null while it is in the journal. */
+type Located = { id: number; doc: number | null };
+
+/** What `calls()` reads of a call row, by the names of LlmCallRow. */
+const CALL_COLUMNS = `c.id, c.step, c.role, c.provider, c.model, c.prompt_tokens AS promptTokens,
+  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
+  c.cost_usd AS costUsd, c.latency_ms AS latencyMs, c.cached, c.error`;
+
 /**
  * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
  * rollout (trajectory, steps, prompts, compression events, its calls' requests and responses),
@@ -107,16 +113,23 @@ export interface RunStore extends CallStore {
  */
 export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
-  private readonly docs: DocCache;
   private readonly probe: OwnerProbe;
   private readonly heartbeatMs: number;
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
+  private readonly docs = new DocCache((n) => {
+    const data = this.value<Buffer>('SELECT data FROM docs WHERE n = ?', n);
+    if (!data) throw new Error(`document ${n} is missing from ${this.path}; the file is damaged`);
+    return data;
+  });
   /** Payloads of the calls this process wrote to the journal, until they move to a document. */
   private readonly pending = new Map<number, CallPayload>();
   private readonly journal = new JournalWriter();
   /** Answers putCached was given, until recordCall stores the call that got them. */
   private readonly toCache = new Map<string, ProviderResponse>();
+  /** Numbers of run and rollout ids (`run\0id`, `rollout\0id`). */
   private readonly numbers = new Map<string, number>();
+  /** Prepared statements by their SQL: preparing costs more than running most of them. */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
     readonly path: string,
@@ -129,23 +142,31 @@ export class SqliteRunStore implements RunStore {
       pidAlive: opts.probe?.pidAlive ?? processAlive,
     };
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
-    this.docs = new DocCache((n) => {
-      const data = this.sql('SELECT data FROM docs WHERE n = ?').pluck().get(n) as Buffer;
-      if (!data) throw new Error(`document ${n} is missing from ${this.path}; the file is damaged`);
-      return data;
-    });
   }
-
-  /** Prepared statements by their SQL: preparing costs more than running most of them. */
-  private readonly statements = new Map<string, Database.Statement>();
 
   private sql(text: string): Database.Statement {
     let stmt = this.statements.get(text);
-    if (!stmt) {
-      stmt = this.db.prepare(text);
-      this.statements.set(text, stmt);
-    }
+    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)));
     return stmt;
+  }
+
+  private all<T>(text: string, ...params: unknown[]): T[] {
+    return this.sql(text).all(...params) as T[];
+  }
+
+  private one<T>(text: string, ...params: unknown[]): T | undefined {
+    return this.sql(text).get(...params) as T | undefined;
+  }
+
+  /** The first column of the first row. */
+  private value<T>(text: string, ...params: unknown[]): T | undefined {
+    return this.sql(text)
+      .pluck()
+      .get(...params) as T | undefined;
+  }
+
+  private run(text: string, ...params: unknown[]): number {
+    return this.sql(text).run(...params).changes;
   }
 
   /** Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. */
@@ -165,7 +186,7 @@ export class SqliteRunStore implements RunStore {
     const known = this.numbers.get(key);
     if (known !== undefined) return known;
     const table = kind === 'run' ? 'runs' : 'rollout_ids';
-    let n = this.sql(`SELECT n FROM ${table} WHERE id = ?`).pluck().get(id) as number | undefined;
+    let n = this.value<number>(`SELECT n FROM ${table} WHERE id = ?`, id);
     if (n === undefined && run !== undefined) n = this.insert('rollout_ids', { id, run });
     if (n === undefined) return undefined;
     if (this.numbers.size >= 10_000) this.numbers.clear();
@@ -182,10 +203,10 @@ export class SqliteRunStore implements RunStore {
   // ---- call cache and call log (CallStore) ----
 
   getCached(requestHash: string): ProviderResponse | undefined {
-    const row = this.sql(
-      `SELECT c.id, c.doc FROM llm_cache k JOIN calls c ON c.id = k.call
-         WHERE k.request_hash = ?`,
-    ).get(hashKey(requestHash)) as { id: number; doc: number | null } | undefined;
+    const row = this.one<Located>(
+      'SELECT c.id, c.doc FROM llm_cache k JOIN calls c ON c.id = k.call WHERE k.request_hash = ?',
+      hashKey(requestHash),
+    );
     const response = row && this.payload(row).response;
     // A copy: callers cannot change the document read for others.
     return response ? (structuredClone(response) as ProviderResponse) : undefined;
@@ -200,38 +221,35 @@ export class SqliteRunStore implements RunStore {
     const run = this.runNumber(call.ctx.runId);
     const { rolloutId, taskId, step, role } = call.ctx;
     const rollout = rolloutId === undefined ? null : this.number('rollout', rolloutId, run)!;
-    const body = { taskId: taskId ?? null, createdAt: Date.now() };
-    const payload = { id: 0, ...body, request: call.request, response: call.response };
+    const { request, response, usage } = call;
+    const payload = { id: 0, taskId: taskId ?? null, createdAt: Date.now(), request, response };
     const row = this.journal.row(rollout, payload);
-    const cache = call.response !== null && this.toCache.get(call.requestHash) === call.response;
+    const cache = response !== null && this.toCache.get(call.requestHash) === response;
+    const write = this.db.transaction(() => {
+      const id = this.insert('calls', {
+        run,
+        rollout,
+        step: step ?? null,
+        role,
+        provider: call.provider,
+        model: call.model,
+        request_hash: hashKey(call.requestHash),
+        prompt_tokens: usage.promptTokens,
+        cached_tokens: usage.cachedPromptTokens,
+        completion_tokens: usage.completionTokens,
+        cost_usd: call.costUsd,
+        latency_ms: call.latencyMs,
+        cached: call.cached ? 1 : 0,
+        error: call.error,
+      });
+      this.insert('journal', { call: id, data: row.text });
+      const entry = { request_hash: hashKey(call.requestHash), call: id };
+      if (cache) this.insert('llm_cache', entry, 'INSERT OR REPLACE');
+      return id;
+    });
     let id: number;
     try {
-      id = this.db
-        .transaction(() => {
-          const id = this.insert('calls', {
-            run,
-            rollout,
-            step: step ?? null,
-            role,
-            provider: call.provider,
-            model: call.model,
-            request_hash: hashKey(call.requestHash),
-            prompt_tokens: call.usage.promptTokens,
-            cached_tokens: call.usage.cachedPromptTokens,
-            completion_tokens: call.usage.completionTokens,
-            cost_usd: call.costUsd,
-            latency_ms: call.latencyMs,
-            cached: call.cached ? 1 : 0,
-            error: call.error,
-          });
-          this.insert('journal', { call: id, data: row.text });
-          if (cache) {
-            const entry = { request_hash: hashKey(call.requestHash), call: id };
-            this.insert('llm_cache', entry, 'INSERT OR REPLACE');
-          }
-          return id;
-        })
-        .immediate();
+      id = write.immediate();
     } catch (err) {
       row.undo();
       throw err;
@@ -242,10 +260,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** A call's payload, from its document or the journal. */
-  private payload(row: { id: number; doc: number | null }): CallPayload {
-    const found = row.doc === null ? this.journaled(row.id) : this.docs.get(row.doc).call(row.id);
-    if (found?.id !== row.id) {
-      throw new Error(`call ${row.id} is missing from ${this.path}; the file is damaged`);
+  private payload({ id, doc }: Located): CallPayload {
+    const found = doc === null ? this.journaled(id) : this.docs.get(doc).call(id);
+    if (found?.id !== id) {
+      throw new Error(`call ${id} is missing from ${this.path}; the file is damaged`);
     }
     return found;
   }
@@ -253,40 +271,38 @@ export class SqliteRunStore implements RunStore {
   private journaled(id: number): CallPayload | undefined {
     const mine = this.pending.get(id);
     if (mine) return mine;
-    const { run, rollout } = this.sql('SELECT run, rollout FROM calls WHERE id = ?').get(id) as {
-      run: number;
-      rollout: number | null;
-    };
-    return this.unfiled('c.run = ? AND c.rollout IS ? AND c.id <= ?', run, rollout, id).at(-1);
+    const c = this.one<{ run: number; rollout: number | null }>(
+      'SELECT run, rollout FROM calls WHERE id = ?',
+      id,
+    )!;
+    return this.unfiled('c.run = ? AND c.rollout IS ? AND c.id <= ?', c.run, c.rollout, id).at(-1);
   }
 
   /** The calls still in the journal that `where` selects (of `calls c`), in call order. */
   private unfiled(where: string, ...params: unknown[]): CallPayload[] {
-    const rows = this.sql(
+    const rows = this.all<{ id: number; rollout: number | null; data: string | Buffer }>(
       `SELECT c.id, c.rollout, j.data FROM calls c JOIN journal j ON j.call = c.id
          WHERE c.doc IS NULL AND ${where} ORDER BY c.id`,
-    ).all(...params) as { id: number; rollout: number | null; data: string | Buffer }[];
+      ...params,
+    );
     return readJournal(rows, (id) => this.pending.get(id));
   }
 
-  /**
-   * Writes a document holding the journal's `calls` (and the rollout's sections) and moves the
-   * calls there, in one transaction.
-   */
+  /** Writes a document with `calls` out of the journal (and `andThen`), in one transaction. */
   private writeDocument(
     run: number,
-    calls: readonly CallPayload[],
+    calls: CallPayload[],
     text: string,
-    andThen: (doc: number) => void = () => {},
-  ): void {
+    andThen = (_: number) => {},
+  ) {
     const data = compress(text);
     this.db
       .transaction(() => {
         const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data });
         andThen(doc);
         for (const { id } of calls) {
-          this.sql('UPDATE calls SET doc = ? WHERE id = ?').run(doc, id);
-          this.sql('DELETE FROM journal WHERE call = ?').run(id);
+          this.run('UPDATE calls SET doc = ? WHERE id = ?', doc, id);
+          this.run('DELETE FROM journal WHERE call = ?', id);
         }
       })
       .immediate();
@@ -298,9 +314,8 @@ export class SqliteRunStore implements RunStore {
    * `all`: also those of rollouts that never finished (the run stopped).
    */
   private flushRun(runId: string, all: boolean): void {
-    if (this.db.readonly) return;
     const run = this.number('run', runId);
-    if (run === undefined) return;
+    if (this.db.readonly || run === undefined) return;
     const calls = this.unfiled(`c.run = ? ${all ? '' : 'AND c.rollout IS NULL'}`, run);
     if (calls.length > 0) this.writeDocument(run, calls, callsDocument(calls));
     if (!all) return;
@@ -310,63 +325,52 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** A call's request and response as the JSON texts they were recorded as. */
-  private callTexts(row: { id: number; doc: number | null }) {
+  private callTexts(row: Located) {
     const { request, response } = this.payload(row);
     const answer = response === null ? null : JSON.stringify(response);
     return { request: JSON.stringify(request), response: answer };
   }
 
   callsOfRollout(rolloutId: string): CallUsage[] {
-    return this.sql(
+    return this.all(
       `SELECT c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
            c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
            c.cost_usd AS costUsd
          FROM calls c JOIN rollout_ids i ON i.n = c.rollout WHERE i.id = ? ORDER BY c.id`,
-    ).all(rolloutId) as CallUsage[];
+      rolloutId,
+    );
   }
 
   /** Calls and cost of a run, and how many were served from the cache. */
   callStats(runId: string): { calls: number; cachedCalls: number; costUsd: number } {
-    return this.sql(
+    return this.one(
       `SELECT COUNT(*) AS calls, COALESCE(SUM(c.cached), 0) AS cachedCalls,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ?`,
-    ).get(runId) as { calls: number; cachedCalls: number; costUsd: number };
+      runId,
+    )!;
   }
 
   /** Recorded calls in the order they were made, with their requests and responses. */
-  calls(filter: CallFilter): LlmCallRow[] {
-    const w = callWhere(filter);
-    type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached'>;
-    const rows = this.sql(
-      `SELECT c.id, c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId, i.id AS rolloutId, c.step, c.role, c.provider, c.model,
-           c.prompt_tokens AS promptTokens, c.cached_tokens AS cachedTokens,
-           c.completion_tokens AS completionTokens, c.cost_usd AS costUsd,
-           c.latency_ms AS latencyMs, c.cached, c.error
+  calls(f: CallFilter): LlmCallRow[] {
+    const given = Object.entries({ 'r.id': f.runId, 'i.id': f.rolloutId, 'c.role': f.role });
+    const where = given.filter(([, v]) => v !== undefined);
+    type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached' | 'createdAt'>;
+    const rows = this.all<Row & { doc: number | null; cached: number }>(
+      `SELECT ${CALL_COLUMNS}, c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId,
+           i.id AS rolloutId
          FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
-         WHERE ${w.sql} ORDER BY c.id`,
-    ).all(...w.params) as (Row & { doc: number | null; cached: number })[];
+         WHERE ${['1 = 1', ...where.map(([c]) => `${c} = ?`)].join(' AND ')} ORDER BY c.id`,
+      ...where.map(([, v]) => v),
+    );
     return rows.map(({ doc, cached, ...c }) => {
       const { taskId, createdAt } = this.payload({ id: c.id, doc });
-      return {
-        ...c,
-        taskId,
-        ...this.callTexts({ id: c.id, doc }),
-        cached: cached === 1,
-        createdAt: new Date(createdAt).toISOString(),
-      };
+      const texts = this.callTexts({ id: c.id, doc });
+      const at = new Date(createdAt).toISOString();
+      return { ...c, taskId, ...texts, cached: cached === 1, createdAt: at };
     });
   }
 
-  countCalls(filter: CallFilter): number {
-    const w = callWhere(filter);
-    return this.sql(
-      `SELECT COUNT(*) FROM calls c JOIN runs r ON r.n = c.run
-         LEFT JOIN rollout_ids i ON i.n = c.rollout WHERE ${w.sql}`,
-    )
-      .pluck()
-      .get(...w.params) as number;
-  }
   // ---- runs ----
 
   /** Records a new run, owned by this process until it stops. */
@@ -386,54 +390,55 @@ export class SqliteRunStore implements RunStore {
     this.startHeartbeat(run.id);
   }
 
+  /** Refuses to change a run another live process owns (issue #31, item 6). */
+  private checkOwner(run: RunRow, fix: string): void {
+    if (run.status === 'running' && !isSelf(run.owner, this.probe)) {
+      const by = describeOwner(run.owner, this.probe);
+      throw new RunBusyError(`run ${run.id} is being run by ${by}; ${fix}`);
+    }
+  }
+
   /**
    * Takes over a run to resume it: refused while another live process owns it; a run whose
    * owner is gone (or that stopped cleanly) becomes this process's, status `running`.
    */
   claimRun(id: string): RunRow {
-    const claimed = this.db
-      .transaction(() => {
-        const run = this.getRun(id);
-        // getRun already shows a run whose owner is gone as interrupted.
-        if (run.status === 'running' && !isSelf(run.owner, this.probe)) {
-          throw new RunBusyError(
-            `run ${id} is being run by ${describeOwner(run.owner, this.probe)}; wait for it to finish or stop it (Ctrl-C) before resuming`,
-          );
-        }
-        const self = this.probe.self;
-        this.sql(
-          `UPDATE runs SET status = 'running', finished_at = NULL, owner_pid = ?, owner_host = ?,
-               heartbeat_at = ? WHERE id = ?`,
-        ).run(self.pid, self.host, this.probe.now(), id);
-        return this.getRun(id);
-      })
-      .immediate();
+    const claim = this.db.transaction(() => {
+      // getRun already shows a run whose owner is gone as interrupted.
+      const fix = 'wait for it to finish or stop it (Ctrl-C) before resuming';
+      this.checkOwner(this.getRun(id), fix);
+      const { pid, host } = this.probe.self;
+      this.run(
+        `UPDATE runs SET status = 'running', finished_at = NULL, owner_pid = ?, owner_host = ?,
+           heartbeat_at = ? WHERE id = ?`,
+        pid,
+        host,
+        this.probe.now(),
+        id,
+      );
+      return this.getRun(id);
+    });
+    const claimed = claim.immediate();
     this.startHeartbeat(id);
     return claimed;
   }
 
   /** Writes the heartbeat of a run this process owns (the timer does this every heartbeatMs). */
   heartbeat(id: string): void {
-    this.sql(
-      'UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner_pid = ? AND owner_host = ?',
-    ).run(this.probe.now(), id, this.probe.self.pid, this.probe.self.host);
+    const { pid, host } = this.probe.self;
+    const sql =
+      'UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner_pid = ? AND owner_host = ?';
+    this.run(sql, this.probe.now(), id, pid, host);
   }
 
   private startHeartbeat(id: string): void {
     if (this.db.readonly || this.heartbeats.has(id)) return;
-    const timer = setInterval(() => this.heartbeat(id), this.heartbeatMs);
     // The heartbeat never keeps a finished command alive.
-    timer.unref();
-    this.heartbeats.set(id, timer);
-  }
-
-  private stopHeartbeat(id: string): void {
-    clearInterval(this.heartbeats.get(id));
-    this.heartbeats.delete(id);
+    this.heartbeats.set(id, setInterval(() => this.heartbeat(id), this.heartbeatMs).unref());
   }
 
   getRun(id: string): RunRow {
-    const row = this.sql('SELECT * FROM runs WHERE id = ?').get(id);
+    const row = this.one('SELECT * FROM runs WHERE id = ?', id);
     if (!row) throw new NotFoundError(`no run ${id} in ${this.path}; list runs with \`acon runs\``);
     return this.toRunRow(row);
   }
@@ -446,42 +451,38 @@ export class SqliteRunStore implements RunStore {
 
   /** Runs, newest first, optionally of one kind. */
   listRuns(kind?: string): RunRow[] {
+    const order = 'ORDER BY created_at DESC, n DESC';
     const rows = kind
-      ? this.sql('SELECT * FROM runs WHERE kind = ? ORDER BY created_at DESC, n DESC').all(kind)
-      : this.sql('SELECT * FROM runs ORDER BY created_at DESC, n DESC').all();
+      ? this.all(`SELECT * FROM runs WHERE kind = ? ${order}`, kind)
+      : this.all(`SELECT * FROM runs ${order}`);
     return rows.map((r) => this.toRunRow(r));
   }
 
   /** The newest run that has at least one stored rollout, of any kind; null when there is none. */
   latestRunWithRollouts(): RunRow | null {
-    const row = this.sql(
+    const row = this.one(
       `SELECT * FROM runs r WHERE EXISTS (SELECT 1 FROM rollouts o WHERE o.run_id = r.id)
        ORDER BY r.created_at DESC, r.n DESC LIMIT 1`,
-    ).get();
+    );
     return row ? this.toRunRow(row) : null;
   }
 
   /** Sets a run's status; any status but `running` ends this process's ownership (heartbeat). */
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
     if (status !== 'running') {
-      this.stopHeartbeat(id);
+      clearInterval(this.heartbeats.get(id));
+      this.heartbeats.delete(id);
       this.flushRun(id, true);
     }
     const finished = status === 'running' ? null : now();
-    if (summary === undefined) {
-      this.sql('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(
-        status,
-        finished,
-        id,
-      );
-    } else {
-      this.sql('UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?').run(
-        status,
-        finished,
-        JSON.stringify(summary),
-        id,
-      );
-    }
+    const json = summary === undefined ? null : JSON.stringify(summary);
+    this.run(
+      'UPDATE runs SET status = ?, finished_at = ?, summary = COALESCE(?, summary) WHERE id = ?',
+      status,
+      finished,
+      json,
+      id,
+    );
   }
 
   // ---- rollouts ----
@@ -525,26 +526,26 @@ export class SqliteRunStore implements RunStore {
 
   rollouts(runId: string, condition?: string): RolloutRow[] {
     const rows = condition
-      ? this.sql('SELECT * FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id').all(
+      ? this.all(
+          'SELECT * FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id',
           runId,
           condition,
         )
-      : this.sql('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id').all(runId);
+      : this.all('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id', runId);
     return rows.map((r) => RolloutRowSchema.parse(r));
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
-    const exact = this.sql('SELECT * FROM rollouts WHERE id = ?').get(idOrPrefix);
-    if (exact) return RolloutRowSchema.parse(exact);
-    const rows = this.sql("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2").all(
-      `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-    );
+    const prefix = `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const exact = this.one('SELECT * FROM rollouts WHERE id = ?', idOrPrefix);
+    const rows = exact
+      ? [exact]
+      : this.all("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefix);
     if (rows.length === 1) return RolloutRowSchema.parse(rows[0]);
     if (rows.length > 1) {
-      throw new UsageError(
-        `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`,
-      );
+      const msg = `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`;
+      throw new UsageError(msg);
     }
     throw new NotFoundError(
       `no rollout ${idOrPrefix} in ${this.path}; list a run's rollouts with \`acon runs show RUN\``,
@@ -553,28 +554,30 @@ export class SqliteRunStore implements RunStore {
 
   /** Rollouts and successes per split and condition of each run (for `acon runs`), in one query. */
   conditionCounts(): ConditionCount[] {
-    return this.sql(
+    return this.all(
       `SELECT run_id AS runId, split, condition, COUNT(*) AS rollouts, SUM(success) AS successes
          FROM rollouts GROUP BY run_id, split, condition ORDER BY run_id, MIN(rowid)`,
-    ).all() as ConditionCount[];
+    );
   }
 
   /** LLM calls of a run by role: calls, tokens and cost (the report's cost-by-role view). */
   usageByRole(runId: string): RoleUsageRow[] {
-    return this.sql(
+    return this.all(
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ? GROUP BY c.role ORDER BY c.role`,
-    ).all(runId) as RoleUsageRow[];
+      runId,
+    );
   }
 
   /** Guideline versions created by a run (its lineage), oldest first. */
   guidelineVersions(runId: string): GuidelineVersionRow[] {
-    const rows = this.sql(
+    const rows = this.all(
       `SELECT id, kind, parent, phase, run_id AS runId, status, path, text, metrics,
            created_at AS createdAt FROM guideline_versions WHERE run_id = ? ORDER BY created_at, id`,
-    ).all(runId);
+      runId,
+    );
     return rows.map((r) => GuidelineVersionRowSchema.parse(r));
   }
 
@@ -585,30 +588,24 @@ export class SqliteRunStore implements RunStore {
    * refused (RunBusyError), whatever the caller says.
    */
   deleteRun(runId: string): { rollouts: number; calls: number } {
-    this.getRun(runId);
-    const run = this.runNumber(runId);
     const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
-    const deleted = this.db
-      .transaction(() => {
-        // Checked in the transaction: a run resumed meanwhile is not pulled from under its
-        // writer (issue #31, item 6).
-        const row = this.getRun(runId);
-        if (row.status === 'running' && !isSelf(row.owner, this.probe)) {
-          throw new RunBusyError(
-            `run ${runId} is being run by ${describeOwner(row.owner, this.probe)}; stop that process first (Ctrl-C in its terminal, or kill ${row.owner.pid}), then delete the run`,
-          );
-        }
-        this.sql(`DELETE FROM llm_cache WHERE call ${ofCalls}`).run(run);
-        this.sql(`DELETE FROM journal WHERE call ${ofCalls}`).run(run);
-        const calls = this.sql('DELETE FROM calls WHERE run = ?').run(run).changes;
-        const rollouts = this.sql('DELETE FROM rollouts WHERE run_id = ?').run(runId).changes;
-        this.sql('DELETE FROM rollout_ids WHERE run = ?').run(run);
-        this.sql('DELETE FROM docs WHERE run = ?').run(run);
-        this.sql('DELETE FROM run_state WHERE run_id = ?').run(runId);
-        this.sql('DELETE FROM runs WHERE n = ?').run(run);
-        return { rollouts, calls };
-      })
-      .immediate();
+    const remove = this.db.transaction(() => {
+      // Checked in the transaction: a run resumed meanwhile is not pulled from under its writer.
+      const row = this.getRun(runId);
+      const run = this.runNumber(runId);
+      const fix = `stop that process first (Ctrl-C in its terminal, or kill ${row.owner.pid}), then delete the run`;
+      this.checkOwner(row, fix);
+      this.run(`DELETE FROM llm_cache WHERE call ${ofCalls}`, run);
+      this.run(`DELETE FROM journal WHERE call ${ofCalls}`, run);
+      const calls = this.run('DELETE FROM calls WHERE run = ?', run);
+      const rollouts = this.run('DELETE FROM rollouts WHERE run_id = ?', runId);
+      this.run('DELETE FROM rollout_ids WHERE run = ?', run);
+      this.run('DELETE FROM docs WHERE run = ?', run);
+      this.run('DELETE FROM run_state WHERE run_id = ?', runId);
+      this.run('DELETE FROM runs WHERE n = ?', run);
+      return { rollouts, calls };
+    });
+    const deleted = remove.immediate();
     this.numbers.clear();
     this.docs.clear();
     return deleted;
@@ -616,23 +613,22 @@ export class SqliteRunStore implements RunStore {
 
   /** The conditions the run has rollouts of, sorted. */
   runConditions(runId: string): string[] {
-    return this.sql('SELECT DISTINCT condition FROM rollouts WHERE run_id = ? ORDER BY condition')
-      .pluck()
-      .all(runId) as string[];
+    const sql = 'SELECT DISTINCT condition FROM rollouts WHERE run_id = ? ORDER BY condition';
+    return this.sql(sql).pluck().all(runId) as string[];
   }
 
   /** `condition\u0000taskId` keys of the finished rollouts of a run (for --resume). */
   finishedKeys(runId: string): Set<string> {
-    const rows = this.sql('SELECT condition, task_id FROM rollouts WHERE run_id = ?').all(
+    const rows = this.all<{ condition: string; task_id: string }>(
+      'SELECT condition, task_id FROM rollouts WHERE run_id = ?',
       runId,
-    ) as { condition: string; task_id: string }[];
+    );
     return new Set(rows.map((r) => rolloutKey(r.condition, r.task_id)));
   }
 
   /** The document of a finished rollout. */
-  private doc(rolloutId: string): Doc {
-    const n = this.sql('SELECT doc FROM rollouts WHERE id = ?').pluck().get(rolloutId) as
-      number | undefined;
+  private doc(rolloutId: string) {
+    const n = this.value<number>('SELECT doc FROM rollouts WHERE id = ?', rolloutId);
     if (n === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
     return this.docs.get(n);
   }
@@ -643,8 +639,7 @@ export class SqliteRunStore implements RunStore {
 
   /** The system prompt and task of a rollout (what a viewer shows above the steps). */
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'> {
-    const { system, task } = this.doc(rolloutId).head();
-    return { system, task };
+    return this.doc(rolloutId).head();
   }
 
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
@@ -689,39 +684,30 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  // ---- storage ----
-
   /** Documents stored, their bytes on disk (journal included) and their bytes decompressed. */
   storageStats(): StorageStats {
-    return this.sql(
+    return this.one(
       `SELECT COUNT(*) AS documents,
            COALESCE(SUM(LENGTH(data)), 0) + (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM journal)
              AS storedBytes,
            COALESCE(SUM(size), 0) AS textBytes FROM docs`,
-    ).get() as StorageStats;
+    )!;
   }
 
-  // ---- checkpoints of multi-stage runs ----
+  // ---- checkpoints of multi-stage runs, guideline versions ----
 
   getState<T extends z.ZodType>(runId: string, key: string, schema: T): z.infer<T> | undefined {
-    const row = this.sql('SELECT value FROM run_state WHERE run_id = ? AND key = ?').get(
-      runId,
-      key,
-    ) as { value: string } | undefined;
-    return row ? (schema.parse(JSON.parse(row.value)) as z.infer<T>) : undefined;
+    const sql = 'SELECT value FROM run_state WHERE run_id = ? AND key = ?';
+    const value = this.value<string>(sql, runId, key);
+    return value === undefined ? undefined : (schema.parse(JSON.parse(value)) as z.infer<T>);
   }
 
   /** Records a checkpoint; the calls the run made outside rollouts so far go to a document. */
   setState(runId: string, key: string, value: unknown): void {
     this.flushRun(runId, false);
-    this.insert(
-      'run_state',
-      { run_id: runId, key, value: JSON.stringify(value) },
-      'INSERT OR REPLACE',
-    );
+    const row = { run_id: runId, key, value: JSON.stringify(value) };
+    this.insert('run_state', row, 'INSERT OR REPLACE');
   }
-
-  // ---- guideline versions ----
 
   saveGuidelineVersion({ runId, createdAt, metrics, ...v }: GuidelineVersionRow): void {
     const row = { ...v, run_id: runId, created_at: createdAt, metrics: JSON.stringify(metrics) };
@@ -740,15 +726,6 @@ export function hashKey(requestHash: string): Buffer {
   return /^[0-9a-f]{32}/.test(requestHash)
     ? Buffer.from(requestHash.slice(0, 32), 'hex')
     : createHash('sha256').update(requestHash).digest().subarray(0, 16);
-}
-
-function callWhere(f: CallFilter): { sql: string; params: string[] } {
-  const columns = { 'r.id': f.runId, 'i.id': f.rolloutId, 'c.role': f.role };
-  const given = Object.entries(columns).filter(([, v]) => v !== undefined);
-  return {
-    sql: ['1 = 1', ...given.map(([c]) => `${c} = ?`)].join(' AND '),
-    params: given.map(([, v]) => v!),
-  };
 }
 
 export function rolloutKey(condition: string, taskId: string): string {

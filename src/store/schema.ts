@@ -132,11 +132,12 @@ export const APPLICATION_ID = 0x61636f6e;
  * 2: documents name their sections in a first line and write each message once (document.ts).
  * 3: steps and responses refer to their messages by index too; a call's payload no longer holds
  * its request hash (its row does); a journal row holds only what its rollout's previous row did
- * not (journal.ts). The tables are those of schema 1 and this acon reads what 1 and 2 wrote, so
- * opening such a file for writing only sets its version: an older acon would not read the
- * documents written since.
+ * not (journal.ts). 4: the messages of prompts and requests that no step holds are a section of
+ * their own (`requestValues`), so reading a trajectory parses only the steps' messages.
+ * The tables are those of schema 1 and this acon reads what 1–3 wrote, so opening such a file
+ * for writing only sets its version: an older acon would not read the documents written since.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
