@@ -6,7 +6,7 @@ import { type CompressionAnalysis } from '../domain/compression-analysis.js';
 import { type UtilityAnalysis } from '../domain/utility-analysis.js';
 import { renderPrompt, unresolvedPlaceholders } from '../prompts/template.js';
 import { simGuidelineUpdate } from './updater.js';
-import { readGuideline } from './vocabulary.js';
+import { readGuideline, verdictFor } from './vocabulary.js';
 
 const kept = (g: string) => [...readGuideline(g).keepFields];
 const dropped = (g: string) => [...readGuideline(g).dropFields];
@@ -116,14 +116,34 @@ describe('simGuidelineUpdate', () => {
     expect(kept(out.guideline)).toEqual(['id']);
   });
 
+  it('keeps, beside the fields the analyses name, the other fields of their kinds', () => {
+    const { guideline } = update('ut', BASE, [ut(['play_count', 'created_at'])]);
+    const reading = readGuideline(guideline);
+    expect([...reading.keepClasses].sort()).toEqual(['dates', 'quantities']);
+    // So a task that compares on another key of the same kind finds it kept.
+    for (const key of ['size_bytes', 'duration_seconds', 'modified_at']) {
+      expect(verdictFor(key, reading)).toBe('keep');
+    }
+    expect(verdictFor('description', reading)).toBe('default');
+  });
+
+  it('does not leave out a field of the same kind as one an analysis needed', () => {
+    const runs = [
+      co(['total', 'total_pages', 'bio'], ['amount', 'has_more']),
+      co(['total', 'total_pages', 'bio'], []),
+    ];
+    const { guideline } = update('co', BASE, runs);
+    expect(dropped(guideline)).toEqual(['bio']);
+  });
+
   it('stays under the length limit by dropping older added prose', () => {
     let guideline = BASE;
     for (let round = 0; round < 80; round++) {
-      const field = `field_number_${round}_with_a_long_name`;
+      const field = `field_number_${round}_with_a_long_label`;
       guideline = update('ut', guideline, [ut([field])], round).guideline;
     }
     expect(guideline.length).toBeLessThanOrEqual(GUIDELINE_MAX_CHARS);
     expect(guideline.startsWith(BASE)).toBe(true);
-    expect(kept(guideline)).toContain('field_number_79_with_a_long_name');
+    expect(kept(guideline)).toContain('field_number_79_with_a_long_label');
   });
 });

@@ -8,13 +8,13 @@ import { type GuidelineUpdate } from '../domain/guideline-update.js';
 import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';
-import { readGuideline, verdictFor } from './vocabulary.js';
+import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabulary.js';
 
 /**
  * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
  * the sim compressors read (the vocabulary of vocabulary.ts, never a machine grammar). Utility
- * analyses add a sentence keeping the fields found missing (and every list item when lists were
- * cut); compression analyses add one leaving out fields kept but never used (never a field the
+ * analyses add a sentence keeping the fields found missing, one keeping the other fields of their
+ * kinds (an LLM generalizes from examples), and every list item when lists were cut; compression analyses add one leaving out fields kept but never used (never a field the
  * guideline keeps or an analysis needed). Each candidate reads its own sample of analyses, so
  * different samples give different guidelines; on top, a seeded coin per candidate leaves out
  * some of the less-named fields, as a sampling model would.
@@ -31,6 +31,31 @@ const KEEP_SENTENCES = [
 ];
 
 const ALL_ITEMS = 'Keep every item of a list; never cut lists short.';
+
+/**
+ * How an updater names the kind of field its examples are (issue 22): a model that read "the
+ * agent lacked `play_count` to find the most played song" writes a rule for counts, not for one
+ * key, so the guideline carries over to tasks that compare on `size_bytes`. The words are those
+ * the vocabulary reads (vocabulary.ts).
+ */
+const CLASS_PHRASE: Record<FieldClass, string> = {
+  identifiers: 'ids',
+  credentials: 'tokens and passwords',
+  contacts: 'emails and phone numbers',
+  amounts: 'amounts and prices',
+  dates: 'dates',
+  names: 'names and titles',
+  quantities: 'counts, sizes and durations',
+  urls: 'urls',
+  pagination: 'pagination',
+};
+
+function generalize(fields: readonly string[]): string | null {
+  const classes = [...new Set(fields.map(classOf).filter((c) => c !== undefined))];
+  if (classes.length === 0) return null;
+  const phrases = classes.map((c) => CLASS_PHRASE[c]);
+  return `Keep the other ${phrases.join(', ')} of every record too.`;
+}
 
 const DROP_SENTENCES = [
   'Leave out fields the agent never uses later: {fields}.',
@@ -122,6 +147,39 @@ function compose(guideline: string, prose: string | null): string {
   return cut.slice(0, Math.max(1, cut.lastIndexOf(' '))).trimEnd();
 }
 
+/**
+ * Fields the CO analyses found unused that may go, as the CO updater prompt asks: long unused
+ * material (the analyses' unused_content) on one run's evidence; a short field (a date, an
+ * amount, a name costs a few tokens and another task may compare on it) only when more than one
+ * run left it unused; never a field the guideline keeps or of a needed field's kind.
+ */
+function droppable(
+  compression: readonly CompressionAnalysis[],
+  needed: ReadonlySet<string>,
+  kept: (f: string) => boolean,
+): string[] {
+  const long = new Set(
+    compression.flatMap((a) =>
+      a.unused_content.flatMap((c) => [...c.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!)),
+    ),
+  );
+  const unusedIn = new Map<string, number>();
+  for (const a of compression) {
+    for (const f of new Set(a.unused_fields)) unusedIn.set(f, (unusedIn.get(f) ?? 0) + 1);
+  }
+  // "Never ask to leave out anything an analysis lists as needed", read as an LLM reads it: not
+  // the other fields of a needed field's kind either (`amount` was compared on: `total` stays).
+  const neededKinds = new Set([...needed].map(classOf).filter((c) => c !== undefined));
+  const ofNeededKind = (f: string) => {
+    const c = classOf(f);
+    return c !== undefined && neededKinds.has(c);
+  };
+  return ranked(
+    compression.map((a) => a.unused_fields),
+    needed,
+  ).filter((f) => !kept(f) && !ofNeededKind(f) && (long.has(f) || (unusedIn.get(f) ?? 0) >= 2));
+}
+
 export type SimUpdaterInput = { seed: number; user: string };
 
 /** The updater's answer for a prompt rendered from src/prompts/updater-*.user.txt. */
@@ -149,22 +207,7 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
     new Set(),
   );
   const needed = new Set([...missing, ...analyses.compression.flatMap((a) => a.needed_fields)]);
-  // What can go, as the CO updater prompt asks: long unused material (the analyses'
-  // unused_content) on one run's evidence; a short field (a date, an amount, a name costs a few
-  // tokens and another task may compare on it) only when more than one run left it unused.
-  const long = new Set(
-    analyses.compression.flatMap((a) =>
-      a.unused_content.flatMap((c) => [...c.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!)),
-    ),
-  );
-  const unusedIn = new Map<string, number>();
-  for (const a of analyses.compression) {
-    for (const f of new Set(a.unused_fields)) unusedIn.set(f, (unusedIn.get(f) ?? 0) + 1);
-  }
-  const unused = ranked(
-    analyses.compression.map((a) => a.unused_fields),
-    needed,
-  ).filter((f) => !kept(f) && (long.has(f) || (unusedIn.get(f) ?? 0) >= 2));
+  const unused = droppable(analyses.compression, needed, kept);
 
   const allItems = missing.includes('items') && current.maxItems !== null;
   const keep = choose(
@@ -188,6 +231,7 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
   const prose = [
     allItems ? ALL_ITEMS : null,
     keep.length > 0 ? sentence(KEEP_SENTENCES, candidate, keep) : null,
+    keep.length > 0 ? generalize(keep) : null,
     drop.length > 0 ? sentence(DROP_SENTENCES, candidate, drop) : null,
   ]
     .filter((s): s is string => s !== null)

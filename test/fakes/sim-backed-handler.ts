@@ -1,6 +1,6 @@
 import type { ReferencePlan } from '../../src/bench/types.js';
 import { createSimProvider } from '../../src/sim/index.js';
-import type { LlmRole } from '../../src/llm/types.js';
+import type { ChatMessage, LlmRole } from '../../src/llm/types.js';
 import { reply, type FakeHandler, type FakeRequest } from './fake-openai-server.js';
 
 /**
@@ -17,6 +17,7 @@ export function simBackedHandler(opts: {
   override?: (role: LlmRole, req: FakeRequest) => ReturnType<FakeHandler> | undefined;
 }): FakeHandler {
   const sim = createSimProvider({ seed: 7, refetchLimit: 2, planFor: opts.planFor });
+  const messages = internMessages();
   return async (req) => {
     const body = req.body;
     if (!body) return reply.error(400, 'not a chat request');
@@ -28,7 +29,7 @@ export function simBackedHandler(opts: {
     const responseFormat = responseFormatOf(body.response_format);
     const res = await sim.chat({
       model: body.model,
-      messages: body.messages,
+      messages: messages(body.messages),
       tools: body.tools,
       responseFormat,
       ctx: { role, runId: 'fake', taskId },
@@ -46,6 +47,25 @@ export function simBackedHandler(opts: {
     }
     return reply.text(res.message.content ?? '', { usage });
   };
+}
+
+/**
+ * One object per distinct message. Every request carries the whole history again as new JSON,
+ * and the sim and the tokenizer remember their reading per message object (as they get it from
+ * an in-process agent loop), so without this each request re-read the rollout so far (issue #28).
+ * Up to 20,000 messages are kept; then the map starts again.
+ */
+function internMessages(): (list: readonly ChatMessage[]) => ChatMessage[] {
+  const seen = new Map<string, ChatMessage>();
+  return (list) =>
+    list.map((m) => {
+      const key = JSON.stringify(m);
+      const hit = seen.get(key);
+      if (hit !== undefined) return hit;
+      if (seen.size >= 20_000) seen.clear();
+      seen.set(key, m);
+      return m;
+    });
 }
 
 export function roleOf(req: FakeRequest): LlmRole {
