@@ -258,7 +258,7 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
   // Not from a call it sees refused (a mistyped token is not copied on).
   const refused = (message: number) => {
     const reply = seen.messages[message + 1];
-    return reply?.role === 'tool' && isErrorResult(reply.content);
+    return reply?.role === 'tool' && isErrorReply(reply);
   };
   const action = newest(
     seen
@@ -603,6 +603,21 @@ type Progress = {
  * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
  * apptown answers a bad token, an unknown id or a missing argument).
  */
+/**
+ * isErrorResult per message object, remembered (issue #28): every step reads every tool result of
+ * its prompt again, and a result holding `"error"` was parsed whole each time. The content is
+ * compared on every hit.
+ */
+const errorReplies = new WeakMap<ChatMessage, { content: string; error: boolean }>();
+
+function isErrorReply(m: ChatMessage & { content: string }): boolean {
+  const hit = errorReplies.get(m);
+  if (hit !== undefined && hit.content === m.content) return hit.error;
+  const error = isErrorResult(m.content);
+  errorReplies.set(m, { content: m.content, error });
+  return error;
+}
+
 function isErrorResult(content: string): boolean {
   if (!content.includes('"error"')) return false;
   try {
@@ -625,7 +640,7 @@ function progress(messages: readonly ChatMessage[], n: number, limit: number): P
   const markers: { marker: AgentMarker; failed: boolean; args: string }[] = [];
   const failedCalls = new Set<string>();
   for (const m of messages) {
-    if (m.role === 'tool' && isErrorResult(m.content)) failedCalls.add(m.tool_call_id);
+    if (m.role === 'tool' && isErrorReply(m)) failedCalls.add(m.tool_call_id);
   }
   for (const m of messages) {
     if (m.role !== 'assistant' || m.content === null) continue;
