@@ -156,7 +156,7 @@ describe('openDatabase', () => {
       reader.close();
       expect(version()).toBe(old);
       new SqliteRunStore(file).close();
-      expect(version()).toBe(4);
+      expect(version()).toBe(5);
     },
   );
 

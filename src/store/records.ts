@@ -4,6 +4,7 @@ import type { StepRecord } from '../domain/step.js';
 import type { Trajectory } from '../domain/trajectory.js';
 import { EvaluationSchema, type Evaluation } from '../domain/evaluation.js';
 import { RolloutMetricsSchema, type RolloutMetrics } from '../domain/rollout-metrics.js';
+import { decompress } from './document.js';
 import type { OwnerRecord } from './ownership.js';
 
 /** The records the run store reads and writes, and the zod schemas of its rows. */
@@ -75,7 +76,11 @@ export const RolloutRowSchema = z.object({
   peak_input_tokens: z.number(),
   cost_usd: z.number(),
   metrics: json(RolloutMetricsSchema),
-  evaluation: json(EvaluationSchema),
+  /** Brotli-compressed since schema 5 (JSON text before). */
+  evaluation: z
+    .union([z.string(), z.instanceof(Buffer)])
+    .transform((v) => (typeof v === 'string' ? v : decompress(v)))
+    .pipe(json(EvaluationSchema)),
   error: z.string().nullable(),
   started_at: z.string(),
   finished_at: z.string(),

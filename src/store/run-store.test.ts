@@ -124,7 +124,11 @@ function rollout(id: string, t: Trajectory, callIds: number[]): FinishedRollout 
     guidelineObs: null,
     guidelineHist: null,
     status: 'completed',
-    evaluation: { success: true, score: 1, details: [] },
+    evaluation: {
+      success: true,
+      score: 1,
+      details: [{ name: 'answer', passed: true, detail: 'expected "3", got "3"' }],
+    },
     metrics: {
       success: true,
       score: 1,
@@ -204,6 +208,7 @@ describe('SqliteRunStore', () => {
       );
       expect(store.stepActions('r1')).toEqual(steps.map(({ prompt: _, ...rest }) => rest));
       expect(store.events('r1')).toEqual(written.events);
+      expect(store.rollout('r1').evaluation).toEqual(written.evaluation);
       const calls = store.calls({ runId: RUN, role: 'agent' });
       expect(calls.map((c) => c.request)).toEqual(records.map((r) => JSON.stringify(r.request)));
       expect(calls.map((c) => c.response)).toEqual(records.map((r) => JSON.stringify(r.response)));

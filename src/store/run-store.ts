@@ -514,7 +514,7 @@ export class SqliteRunStore implements RunStore {
         peak_input_tokens: r.metrics.peakInputTokens,
         cost_usd: r.metrics.costUsd,
         metrics: JSON.stringify(r.metrics),
-        evaluation: JSON.stringify(r.evaluation),
+        evaluation: compress(JSON.stringify(r.evaluation)),
         error: r.error,
         started_at: r.startedAt,
         finished_at: r.finishedAt,

@@ -61,7 +61,7 @@ CREATE TABLE rollouts (
   peak_input_tokens INTEGER NOT NULL,
   cost_usd REAL NOT NULL,
   metrics TEXT NOT NULL,           -- JSON RolloutMetrics
-  evaluation TEXT NOT NULL,        -- JSON Evaluation
+  evaluation BLOB NOT NULL,        -- JSON Evaluation, brotli-compressed (schema 1-4: as text)
   error TEXT,
   started_at TEXT NOT NULL,
   finished_at TEXT NOT NULL,
@@ -134,10 +134,12 @@ export const APPLICATION_ID = 0x61636f6e;
  * its request hash (its row does); a journal row holds only what its rollout's previous row did
  * not (journal.ts). 4: the messages of prompts and requests that no step holds are a section of
  * their own (`requestValues`), so reading a trajectory parses only the steps' messages.
- * The tables are those of schema 1 and this acon reads what 1–3 wrote, so opening such a file
+ * 5: a rollout row's evaluation is brotli-compressed: as text (1.5 KB on apptown) a row did not
+ * fit twice in a 4 KiB page, and the rollouts table took 3.4 KB a row (issue #30).
+ * The tables are those of schema 1 and this acon reads what 1–4 wrote, so opening such a file
  * for writing only sets its version: an older acon would not read the documents written since.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another

@@ -4,7 +4,25 @@ import { byTime, daysAgo, personRef, type SeedContext } from './context.js';
 
 const GENRES = ['indie rock', 'jazz', 'hip hop', 'electronic', 'folk', 'pop', 'soul', 'classical'];
 
+/** The music app: artists, their albums and songs, then the supervisor's library, playlists and queue. */
 export function seedMusic(ctx: SeedContext) {
+  const artists = seedArtists(ctx);
+  const { albums, songs } = seedAlbums(ctx, artists);
+  const library = seedLibrary(ctx, songs);
+  const playlists = seedPlaylists(ctx, songs);
+  const queue = seedQueue(ctx, songs);
+  return {
+    'music.artists': artists,
+    'music.albums': albums,
+    'music.songs': songs,
+    'music.library': library,
+    'music.playlists': playlists,
+    'music.queue': queue,
+  };
+}
+
+/** 24 artists with distinct names. */
+function seedArtists(ctx: SeedContext): Artist[] {
   const { f, ids } = ctx;
   const names = new Set<string>();
   const artists: Artist[] = [];
@@ -25,7 +43,12 @@ export function seedMusic(ctx: SeedContext) {
       verified: f.datatype.boolean(0.7),
     });
   }
+  return artists;
+}
 
+/** 40 albums with distinct titles, dealt round the artists, each with 6 to 10 songs. */
+function seedAlbums(ctx: SeedContext, artists: Artist[]): { albums: Album[]; songs: Song[] } {
+  const { f, ids } = ctx;
   const albums: Album[] = [];
   const songs: Song[] = [];
   const titles = new Set<string>();
@@ -48,40 +71,56 @@ export function seedMusic(ctx: SeedContext) {
     };
     const count = f.number.int({ min: 6, max: 10 });
     for (let track = 1; track <= count; track++) {
-      const featured = f.datatype.boolean(0.15) ? f.helpers.arrayElement(artists) : null;
-      const song: Song = {
-        id: ids.next(),
-        title: f.music.songName(),
-        album: { id: album.id, title: album.title },
-        artists: [
-          { id: artist.id, name: artist.name },
-          ...(featured && featured.id !== artist.id
-            ? [{ id: featured.id, name: featured.name }]
-            : []),
-        ],
-        genre: artist.genre,
-        track_number: track,
-        duration_seconds: f.number.int({ min: 120, max: 420 }),
-        release_date,
-        play_count: f.number.int({ min: 1_000, max: 9_000_000 }),
-        like_count: f.number.int({ min: 10, max: 400_000 }),
-        rating: f.number.float({ min: 1, max: 5, fractionDigits: 1 }),
-        explicit: f.datatype.boolean(0.2),
-        bpm: f.number.int({ min: 60, max: 180 }),
-        stream_url: `https://stream.music.apptown.example/t/${f.string.alphanumeric(24)}`,
-      };
+      const song = seedSong(ctx, artists, artist, album, track);
       album.song_ids.push(song.id);
       songs.push(song);
     }
     albums.push(album);
   }
+  return { albums, songs };
+}
 
-  const library: LibrarySong[] = f.helpers
+/** Track `track` of `album`; sometimes another artist is featured. */
+function seedSong(
+  ctx: SeedContext,
+  artists: Artist[],
+  artist: Artist,
+  album: Album,
+  track: number,
+): Song {
+  const { f, ids } = ctx;
+  const featured = f.datatype.boolean(0.15) ? f.helpers.arrayElement(artists) : null;
+  return {
+    id: ids.next(),
+    title: f.music.songName(),
+    album: { id: album.id, title: album.title },
+    artists: [
+      { id: artist.id, name: artist.name },
+      ...(featured && featured.id !== artist.id ? [{ id: featured.id, name: featured.name }] : []),
+    ],
+    genre: artist.genre,
+    track_number: track,
+    duration_seconds: f.number.int({ min: 120, max: 420 }),
+    release_date: album.release_date,
+    play_count: f.number.int({ min: 1_000, max: 9_000_000 }),
+    like_count: f.number.int({ min: 10, max: 400_000 }),
+    rating: f.number.float({ min: 1, max: 5, fractionDigits: 1 }),
+    explicit: f.datatype.boolean(0.2),
+    bpm: f.number.int({ min: 60, max: 180 }),
+    stream_url: `https://stream.music.apptown.example/t/${f.string.alphanumeric(24)}`,
+  };
+}
+
+function seedLibrary(ctx: SeedContext, songs: Song[]): LibrarySong[] {
+  return ctx.f.helpers
     .arrayElements(songs, 60)
-    .map((s) => ({ id: ids.next(), song_id: s.id, added_at: daysAgo(ctx, 700) }))
+    .map((s) => ({ id: ctx.ids.next(), song_id: s.id, added_at: daysAgo(ctx, 700) }))
     .sort(byTime((l) => l.added_at));
+}
 
-  const playlists: Playlist[] = f.helpers.arrayElements(PLAYLIST_TITLES, 10).map((title) => {
+function seedPlaylists(ctx: SeedContext, songs: Song[]): Playlist[] {
+  const { f, ids } = ctx;
+  return f.helpers.arrayElements(PLAYLIST_TITLES, 10).map((title) => {
     const created_at = daysAgo(ctx, 600, 30);
     return {
       id: ids.next(),
@@ -96,22 +135,15 @@ export function seedMusic(ctx: SeedContext) {
       updated_at: daysAgo(ctx, 29),
     };
   });
+}
 
-  const queue: QueueItem[] = f.helpers.arrayElements(songs, 4).map((s, i) => ({
-    id: ids.next(),
+function seedQueue(ctx: SeedContext, songs: Song[]): QueueItem[] {
+  return ctx.f.helpers.arrayElements(songs, 4).map((s, i) => ({
+    id: ctx.ids.next(),
     song_id: s.id,
     position: i + 1,
     added_at: daysAgo(ctx, 1),
   }));
-
-  return {
-    'music.artists': artists,
-    'music.albums': albums,
-    'music.songs': songs,
-    'music.library': library,
-    'music.playlists': playlists,
-    'music.queue': queue,
-  };
 }
 
 function capitalize(s: string): string {
