@@ -295,6 +295,13 @@ function resolveIndex(
       const v = a.args[need.arg];
       if (typeof v === 'string' || typeof v === 'number') handled.add(String(v));
     }
+    // A summary's progress lines name what was done (`- Done: music.add_song_to_queue song_id=7`).
+    const arg = need.arg;
+    for (const line of seen.userText().split('\n')) {
+      if (!line.startsWith('- Done: ')) continue;
+      for (const m of line.matchAll(/(?:^|\s)([\w.]+)=(\S+)/g))
+        if (m[1] === arg) handled.add(m[2]!);
+    }
   }
   const listed = seen
     .records()
@@ -603,7 +610,7 @@ type Progress = {
  * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
  * apptown answers a bad token, an unknown id or a missing argument).
  */
-function isErrorResult(content: string): boolean {
+export function isErrorResult(content: string): boolean {
   if (!content.includes('"error"')) return false;
   try {
     const body = JSON.parse(content) as unknown;
