@@ -63,7 +63,9 @@ function fileBytes(file: string): number {
   return existsSync(file) ? statSync(file).size : 0;
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+// Decimal MB, as the issues state their bounds, with MiB beside it so neither is mistaken for the other.
+const mb = (bytes: number) =>
+  `${(bytes / 1e6).toFixed(1)} MB (${(bytes / 1024 / 1024).toFixed(1)} MiB)`;
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))

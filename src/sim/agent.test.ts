@@ -206,6 +206,59 @@ describe('simAgentTurn', () => {
     expect(JSON.parse(next.tool_calls![0]!.function.arguments)).toEqual(PLAN.steps[0]!.args);
   });
 
+  it('takes the items a summary says were done as handled when working through a list', () => {
+    const add = (i: number) => ({
+      tool: 'call_api',
+      args: { app: 'music', api: 'queue', args: { song_id: 70 + i } },
+      needs: [
+        {
+          value: String(70 + i),
+          fromStep: 0,
+          field: 'id',
+          select: { kind: 'index' as const, list: 'songs', index: i },
+          arg: 'song_id',
+        },
+      ],
+    });
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+        add(0),
+        add(1),
+        add(2),
+      ],
+    };
+    const songs = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
+    const summary = (done: string) =>
+      `# History Summary\nPROGRESS:\n- Step 3 of 4: music.queue\n${done}FACTS:\n- id=70\n- id=71\n- id=72`;
+    const shown = (done: string): ChatMessage[] => [
+      ...head,
+      { role: 'user', content: summary(done) },
+      {
+        role: 'assistant',
+        content: 'Step 1 of 4: calling music.show.',
+        tool_calls: [
+          {
+            id: 'c0',
+            type: 'function',
+            function: { name: 'call_api', arguments: '{"app":"music","api":"show","args":{}}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c0', content: songs },
+    ];
+    const songOf = (m: ChatMessage[]) =>
+      (
+        JSON.parse(
+          simAgentTurn(plan, m, { ...CTX, step: 9 }, OPTS).tool_calls![0]!.function.arguments,
+        ) as { args: { song_id: number } }
+      ).args.song_id;
+    // Without the progress lines it cannot see songs 70 and 71 queued: it queues 70 again.
+    expect(songOf(shown(''))).toBe(70);
+    const done = '- Done: music.queue song_id=70\n- Done: music.queue song_id=71\n';
+    expect(songOf(shown(done))).toBe(72);
+  });
+
   it('slips on some tasks with noise, deterministically by seed, task and plan step', () => {
     const slipped = (seed: number) =>
       [...Array(20).keys()].filter((task) => {

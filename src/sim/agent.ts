@@ -295,6 +295,13 @@ function resolveIndex(
       const v = a.args[need.arg];
       if (typeof v === 'string' || typeof v === 'number') handled.add(String(v));
     }
+    // A summary's progress lines name what was done (`- Done: music.add_song_to_queue song_id=7`).
+    const arg = need.arg;
+    for (const line of seen.userText().split('\n')) {
+      if (!line.startsWith('- Done: ')) continue;
+      for (const m of line.matchAll(/(?:^|\s)([\w.]+)=(\S+)/g))
+        if (m[1] === arg) handled.add(m[2]!);
+    }
   }
   const listed = seen
     .records()
@@ -600,10 +607,6 @@ type Progress = {
 };
 
 /**
- * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
- * apptown answers a bad token, an unknown id or a missing argument).
- */
-/**
  * isErrorResult per message object, remembered (issue #28): every step reads every tool result of
  * its prompt again, and a result holding `"error"` was parsed whole each time. The content is
  * compared on every hit.
@@ -618,7 +621,11 @@ function isErrorReply(m: ChatMessage & { content: string }): boolean {
   return error;
 }
 
-function isErrorResult(content: string): boolean {
+/**
+ * Whether a tool result is an error the agent can read (`{"status": 401, "error": "…"}`, as
+ * apptown answers a bad token, an unknown id or a missing argument).
+ */
+export function isErrorResult(content: string): boolean {
   if (!content.includes('"error"')) return false;
   try {
     const body = JSON.parse(content) as unknown;

@@ -295,6 +295,63 @@ describe('simHistoryCompressor', () => {
     expect(stale).toContain('access_token=atk_shop_99');
   });
 
+  it('says what was done, when asked for progress: each call that acted and was not refused', () => {
+    const call = (id: string, api: string, songId: number) => ({
+      role: 'assistant' as const,
+      content: `Step 3 of 9: calling music.${api}.`,
+      tool_calls: [
+        {
+          id,
+          type: 'function' as const,
+          function: {
+            name: 'call_api',
+            arguments: JSON.stringify({
+              app: 'music',
+              api,
+              args: { access_token: 'atk_1', song_id: songId },
+            }),
+          },
+        },
+      ],
+    });
+    const history = renderTurns([
+      {
+        assistant: call('c1', 'add_song_to_queue', 71),
+        observations: [{ role: 'tool', tool_call_id: 'c1', content: '{"ok":true}' }],
+      },
+      {
+        assistant: call('c2', 'add_song_to_queue', 72),
+        observations: [
+          { role: 'tool', tool_call_id: 'c2', content: '{"status":404,"error":"No song 72"}' },
+        ],
+      },
+      {
+        assistant: call('c3', 'show_song', 73),
+        observations: [{ role: 'tool', tool_call_id: 'c3', content: '{"id":73}' }],
+      },
+    ]);
+    const summarize = (guideline: string) =>
+      summaryText(
+        simHistoryCompressor([
+          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
+          {
+            role: 'user',
+            content: renderPrompt('hist-compressor.user.txt', {
+              task: 'Queue my playlist.',
+              previous_summary: '(none)',
+              history,
+            }),
+          },
+        ]),
+      );
+    const asked = summarize('Record the progress: what has been done.');
+    expect(asked).toContain('- Done: music.add_song_to_queue song_id=71');
+    expect(asked).not.toContain('song_id=72');
+    expect(asked).not.toContain('- Done: music.show_song');
+    expect(asked).not.toContain('atk_1');
+    expect(summarize('Keep the ids.')).not.toContain('- Done:');
+  });
+
   it('is at most half as long as what it folds', () => {
     const text = simHistoryCompressor(histMessages('KEEP: items, access_token, expires_in'));
     const input = HISTORY;

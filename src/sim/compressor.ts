@@ -1,6 +1,6 @@
 import { countTokens } from '../llm/tokenizer.js';
 import type { ChatMessage } from '../llm/types.js';
-import { parseAgentMarker } from './agent.js';
+import { isErrorResult, parseAgentMarker } from './agent.js';
 import {
   factGroups,
   filterJson,
@@ -85,6 +85,8 @@ type Memory = {
   /** The newest progress marker line and the APIs the agent has called. */
   lastStep: string | null;
   apis: string[];
+  /** What the agent did (calls that act on an app's data and were not refused), oldest first. */
+  done: string[];
   facts: string[];
 };
 
@@ -108,7 +110,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     focus: focusOf(task, history),
   };
 
-  const memory: Memory = { lastStep: null, apis: [], facts: [] };
+  const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
   const previous = section(user, 'previous_summary') ?? '';
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
   readHistory(history, policy, memory);
@@ -201,6 +203,7 @@ function renderSummary(
   if (reading.progress) {
     if (memory.lastStep !== null) progress.push(memory.lastStep);
     if (memory.apis.length > 0) progress.push(`- Called: ${memory.apis.join(', ')}`);
+    progress.push(...memory.done);
   }
   const state = facts.length > 0 ? grouped(facts) : ['(none)'];
   if (structured) {
@@ -317,6 +320,8 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
     if (heading === 'COMPLETED' || heading === 'PROGRESS') {
       if (line.startsWith('- Called: ')) {
         for (const api of line.slice(10).split(', ')) called(memory, api);
+      } else if (line.startsWith('- Done: ')) {
+        addOnce(memory.done, line);
       } else if (parseAgentMarker(line.slice(2))) {
         memory.lastStep = line;
       }
@@ -341,10 +346,17 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
 function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
   let call = '';
   let about: string | undefined;
+  let acted: string | undefined;
   let observation: string[] | undefined;
   const read: { text: string; call: string; about: string | undefined }[] = [];
   const flush = () => {
-    if (observation !== undefined) read.push({ text: observation.join('\n'), call, about });
+    if (observation !== undefined) {
+      const text = observation.join('\n');
+      read.push({ text, call, about });
+      // "What has been done": a call that acted on the app's data and was not refused.
+      if (acted !== undefined && !isErrorResult(text.trim())) addOnce(memory.done, acted);
+      acted = undefined;
+    }
     observation = undefined;
   };
   for (const line of text.split(/\r?\n/)) {
@@ -364,6 +376,7 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
       flush();
       call = actionName(line.slice(7).trim());
       about = documentedApi(line.slice(7).trim());
+      acted = doneLine(line.slice(7).trim());
       called(memory, call);
       continue;
     }
@@ -392,6 +405,26 @@ function documentedApi(action: string): string | undefined {
   if (call !== 'api_docs.show_api_doc') return undefined;
   const { app_name: app, api_name: api } = args;
   return typeof app === 'string' && typeof api === 'string' ? `${app}.${api}` : undefined;
+}
+
+/**
+ * `- Done: music.add_song_to_queue song_id=7` for a call that acts on an app's data (not a read,
+ * not the service apps), its credentials left out; `undefined` for any other call.
+ */
+function doneLine(action: string): string | undefined {
+  const m = /^([\w.-]+)\((.*)\)$/s.exec(action);
+  if (!m) return undefined;
+  const { call, args } = callOf(m[1] ?? '', m[2] ?? '');
+  const [app, api] = call.split('.');
+  if (app === undefined || api === undefined || SERVICE_APPS.has(app) || READS.test(api)) {
+    return undefined;
+  }
+  const parts = Object.entries(args)
+    .filter(
+      ([k, v]) => !/token|password/i.test(k) && (typeof v === 'string' || typeof v === 'number'),
+    )
+    .map(([k, v]) => `${k}=${String(v).replace(/\s+/g, '_').slice(0, 40)}`);
+  return `- Done: ${call}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}`;
 }
 
 /** `call_api({"app":"music","api":"login",…})` → `music.login`. */

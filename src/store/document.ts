@@ -216,6 +216,8 @@ export class Doc {
     if (!this.parsed.has(section)) {
       const i = this.names.indexOf(section);
       this.parsed.set(section, i < 0 ? null : JSON.parse(this.lines[i]!));
+      // The parsed value replaces its text: a cached document does not hold both.
+      if (i >= 0) this.lines[i] = '';
     }
     return this.parsed.get(section);
   }
