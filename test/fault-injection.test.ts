@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { InterruptedError } from '../src/errors.js';
-import type { Clock } from '../src/llm/clock.js';
 import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
 import {
   FakeOpenAiServer,
@@ -11,7 +10,7 @@ import {
   type FakeRequest,
 } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
-import { hashUnit, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
+import { hashUnit, INSTANT_CLOCK, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
 import { expiringFetch, REQUEST_ID_HEADER } from './helpers/expiring-fetch.js';
 
 /**
@@ -85,7 +84,6 @@ function faulty(inner: FakeHandler, kinds: readonly Fault[]) {
 }
 
 /** Backoff without waiting: the retries happen at once (issue 17: no sleeps in tests). */
-const instantClock: Clock = { now: () => Date.now(), sleep: async () => {} };
 
 const CONFIG = {
   endpoints: {
@@ -123,7 +121,7 @@ async function runThrough(handler: FakeHandler, opts: { stopAfter?: number; dir?
       ...CONFIG,
       endpoints: { default: { ...CONFIG.endpoints.default, base_url: server.url } },
     },
-    clock: instantClock,
+    clock: INSTANT_CLOCK,
     fetch: timeouts.fetch,
     ...(opts.dir && { dir: opts.dir }),
   });

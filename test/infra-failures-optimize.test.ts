@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/llm/clock.js';
 import { infraFailures } from '../src/optimize/infra-failures.js';
 import { optimize } from '../src/optimize/optimize.js';
 import { optimizeReport } from '../src/optimize/optimize-report.js';
-import type { OptimizeParams } from '../src/optimize/params.js';
 import { rolloutKey } from '../src/store/run-store.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
-import { lossyEnv, makeEnv, taskResolver } from './helpers/env.js';
+import { INSTANT_CLOCK, lossyEnv, makeEnv, optimizeParams, taskResolver } from './helpers/env.js';
 
 /**
  * Issue #31, item 10, in `acon optimize`: a rollout lost to the infrastructure inside a stage
@@ -15,24 +13,8 @@ import { lossyEnv, makeEnv, taskResolver } from './helpers/env.js';
  * its decision lacked and what the selection rule picks on the completed rollouts.
  */
 
-const PARAMS: OptimizeParams = {
-  bench: 'apptown',
-  target: 'obs',
-  phases: ['ut', 'co'],
-  rounds: 1,
-  candidates: 2,
-  trainSplit: 'train',
-  selectSplit: 'dev',
-  evalSplit: 'test',
-  guidelines: null,
-  promote: false,
-  maxTasks: 6,
-  trainTasks: null,
-  selectTasks: null,
-  selection: 'heldout',
-};
+const PARAMS = optimizeParams({ maxTasks: 6 });
 
-const instantClock: Clock = { now: () => Date.now(), sleep: async () => {} };
 const servers: FakeOpenAiServer[] = [];
 
 afterEach(async () => {
@@ -47,7 +29,12 @@ async function serve(handler: FakeHandler): Promise<string> {
 
 /** The first run writes the lossy v0 (lossyEnv); the resumed one opens the same folder. */
 function env(url: string, dir?: string) {
-  const opts = { shortTasks: true, provider: 'openai' as const, baseUrl: url, clock: instantClock };
+  const opts = {
+    shortTasks: true,
+    provider: 'openai' as const,
+    baseUrl: url,
+    clock: INSTANT_CLOCK,
+  };
   return dir ? makeEnv({ ...opts, dir }) : lossyEnv(opts);
 }
 

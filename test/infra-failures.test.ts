@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { ProviderError } from '../src/errors.js';
-import type { Clock } from '../src/llm/clock.js';
 import { infraFailures } from '../src/optimize/infra-failures.js';
 import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
 import { runShow, runShowTable } from '../src/report/run-show.js';
@@ -9,7 +8,7 @@ import { RunsListSchema } from '../src/report/runs-list.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { runAcon } from './helpers/cli.js';
-import { hashUnit, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
+import { hashUnit, INSTANT_CLOCK, makeEnv, shortestTaskIds, taskResolver } from './helpers/env.js';
 
 /**
  * Issue #31, item 10: at 60% injected faults some calls fail every attempt. Such a call ends
@@ -38,8 +37,6 @@ function faulty(inner: FakeHandler): FakeHandler {
   };
 }
 
-const instantClock: Clock = { now: () => Date.now(), sleep: async () => {} };
-
 let sim: FakeHandler;
 let params: RunParams;
 const servers: FakeOpenAiServer[] = [];
@@ -57,7 +54,7 @@ async function envThrough(handler: FakeHandler, dir?: string) {
     provider: 'openai',
     baseUrl: server.url,
     config: { endpoints: { default: endpoint }, run: { concurrency: 6 } },
-    clock: instantClock,
+    clock: INSTANT_CLOCK,
     ...(dir && { dir }),
   });
 }
@@ -163,7 +160,7 @@ describe('infrastructure failures (60% of attempts faulted)', () => {
       config: {
         endpoints: { default: { base_url: url, api_key_env: 'ACON_TEST_KEY', max_retries: 1 } },
       },
-      clock: instantClock,
+      clock: INSTANT_CLOCK,
     });
     const run = runConditions({ session: env, kind: 'compare', params, command: 'test' });
     await expect(run).rejects.toThrow(/ECONNREFUSED|cannot connect/);

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../src/errors.js';
 import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
-import type { OptimizeParams } from '../src/optimize/params.js';
 import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
 import { seededRandom } from '../src/seeded-random.js';
-import { lossyEnv, makeEnv } from './helpers/env.js';
+import { lossyEnv, makeEnv, optimizeParams } from './helpers/env.js';
 
 /**
  * Issue 17: whatever moment a run is killed at, `--resume` ends with exactly what an
@@ -62,22 +61,7 @@ describe('kill and resume of compare at random points', () => {
   }, 120_000);
 });
 
-const OPTIMIZE: OptimizeParams = {
-  bench: 'apptown',
-  target: 'obs',
-  phases: ['ut'],
-  rounds: 1,
-  candidates: 2,
-  trainSplit: 'train',
-  selectSplit: 'dev',
-  evalSplit: 'test',
-  guidelines: null,
-  promote: true,
-  maxTasks: 4,
-  trainTasks: null,
-  selectTasks: null,
-  selection: 'heldout',
-};
+const OPTIMIZE = optimizeParams({ phases: ['ut'], promote: true, maxTasks: 4 });
 
 async function optimizeOnce(env: Env, resume?: string, onEvent?: () => void) {
   const out = await optimize(env, OPTIMIZE, { command: 'test', resume, progress: onEvent });

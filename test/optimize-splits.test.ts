@@ -4,24 +4,9 @@ import { createApptown } from '../src/bench/apptown/index.js';
 import type { Benchmark } from '../src/bench/types.js';
 import { optimize } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
-import { makeEnv } from './helpers/env.js';
+import { makeEnv, optimizeParams } from './helpers/env.js';
 
-const PARAMS: OptimizeParams = {
-  bench: 'apptown',
-  target: 'obs',
-  phases: ['ut', 'co'],
-  rounds: 1,
-  candidates: 2,
-  trainSplit: 'train',
-  selectSplit: 'dev',
-  evalSplit: 'test',
-  guidelines: null,
-  promote: false,
-  maxTasks: 8,
-  trainTasks: null,
-  selectTasks: null,
-  selection: 'heldout',
-};
+const PARAMS = optimizeParams({ maxTasks: 8 });
 
 type Env = ReturnType<typeof makeEnv>;
 

@@ -4,24 +4,9 @@ import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
 import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
-import { lossyEnv, makeEnv, taskResolver } from './helpers/env.js';
+import { lossyEnv, makeEnv, optimizeParams, taskResolver } from './helpers/env.js';
 
-const PARAMS: OptimizeParams = {
-  bench: 'apptown',
-  target: 'obs',
-  phases: ['ut', 'co'],
-  rounds: 1,
-  candidates: 3,
-  trainSplit: 'train',
-  selectSplit: 'dev',
-  evalSplit: 'test',
-  guidelines: null,
-  promote: true,
-  maxTasks: 12,
-  trainTasks: null,
-  selectTasks: null,
-  selection: 'heldout',
-};
+const PARAMS = optimizeParams({ candidates: 3, promote: true, maxTasks: 12 });
 
 async function run(env: ReturnType<typeof makeEnv>, params: OptimizeParams, resume?: string) {
   const out = await optimize(env, params, { command: 'test', resume });

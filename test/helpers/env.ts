@@ -10,6 +10,7 @@ import { createLlmClient } from '../../src/llm/client.js';
 import { OpenAiProvider } from '../../src/llm/openai-provider.js';
 import { createSimProvider } from '../../src/sim/index.js';
 import type { RunEnv } from '../../src/optimize/env.js';
+import type { OptimizeParams } from '../../src/optimize/params.js';
 import { SqliteRunStore } from '../../src/store/run-store.js';
 import { tempDir } from './cli.js';
 
@@ -146,4 +147,31 @@ export function lossyEnv(opts: Parameters<typeof makeEnv>[0]): ReturnType<typeof
   });
   env.guidelines.promote(lossy.id);
   return env;
+}
+
+/** A clock whose sleeps end at once: retries and Retry-After waits cost no wall time in tests. */
+export const INSTANT_CLOCK: Clock = { now: () => Date.now(), sleep: async () => {} };
+
+/**
+ * The apptown optimize the integration tests run (UT then CO, one round, heldout selection, no
+ * promotion), with each test's own settings over it.
+ */
+export function optimizeParams(overrides: Partial<OptimizeParams>): OptimizeParams {
+  return {
+    bench: 'apptown',
+    target: 'obs',
+    phases: ['ut', 'co'],
+    rounds: 1,
+    candidates: 2,
+    trainSplit: 'train',
+    selectSplit: 'dev',
+    evalSplit: 'test',
+    guidelines: null,
+    promote: false,
+    maxTasks: null,
+    trainTasks: null,
+    selectTasks: null,
+    selection: 'heldout',
+    ...overrides,
+  };
 }
