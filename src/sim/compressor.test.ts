@@ -176,6 +176,7 @@ function histMessages(
   guideline: string,
   previous = '(none)',
   task = 'Buy the cheapest mix.',
+  history = HISTORY,
 ): ChatMessage[] {
   return [
     { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
@@ -184,7 +185,7 @@ function histMessages(
       content: renderPrompt('hist-compressor.user.txt', {
         task,
         previous_summary: previous,
-        history: HISTORY,
+        history,
       }),
     },
   ];
@@ -275,17 +276,9 @@ describe('simHistoryCompressor', () => {
     ]);
     const summarize = (guideline: string) =>
       summaryText(
-        simHistoryCompressor([
-          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
-          {
-            role: 'user',
-            content: renderPrompt('hist-compressor.user.txt', {
-              task: 'Buy a lamp, then play a song.',
-              previous_summary: '(none)',
-              history,
-            }),
-          },
-        ]),
+        simHistoryCompressor(
+          histMessages(guideline, '(none)', 'Buy a lamp, then play a song.', history),
+        ),
       );
     const keep = 'Keep passwords, account names and tokens.';
     expect(summarize(keep)).toContain('Pw_shop_1234567');
@@ -332,17 +325,7 @@ describe('simHistoryCompressor', () => {
     ]);
     const summarize = (guideline: string) =>
       summaryText(
-        simHistoryCompressor([
-          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
-          {
-            role: 'user',
-            content: renderPrompt('hist-compressor.user.txt', {
-              task: 'Queue my playlist.',
-              previous_summary: '(none)',
-              history,
-            }),
-          },
-        ]),
+        simHistoryCompressor(histMessages(guideline, '(none)', 'Queue my playlist.', history)),
       );
     const asked = summarize('Record the progress: what has been done.');
     expect(asked).toContain('- Done: music.add_song_to_queue song_id=71');
@@ -409,20 +392,7 @@ describe('simHistoryCompressor', () => {
         ],
       },
     ]);
-    const text = simHistoryCompressor([
-      {
-        role: 'system',
-        content: renderPrompt('hist-compressor.system.txt', { guideline: 'KEEP: id, title, size' }),
-      },
-      {
-        role: 'user',
-        content: renderPrompt('hist-compressor.user.txt', {
-          task: 't',
-          previous_summary: '(none)',
-          history: docs,
-        }),
-      },
-    ]);
+    const text = simHistoryCompressor(histMessages('KEEP: id, title, size', '(none)', 't', docs));
     expect(text).not.toContain('id=integer');
   });
 
@@ -533,19 +503,7 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
       })),
     );
     const summarize = (guideline: string) =>
-      summaryText(
-        simHistoryCompressor([
-          { role: 'system', content: renderPrompt('hist-compressor.system.txt', { guideline }) },
-          {
-            role: 'user',
-            content: renderPrompt('hist-compressor.user.txt', {
-              task: 'Play song 12.',
-              previous_summary: '(none)',
-              history: turns,
-            }),
-          },
-        ]),
-      );
+      summaryText(simHistoryCompressor(histMessages(guideline, '(none)', 'Play song 12.', turns)));
     const all =
       'Keep names, `description`, ids and `status`. Leave out `lyrics`. Record the progress.';
     expect(summarize(all)).toContain('Plays a song');
