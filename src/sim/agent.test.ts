@@ -259,6 +259,54 @@ describe('simAgentTurn', () => {
     expect(songOf(shown(done))).toBe(72);
   });
 
+  it('works through the items a summary places in the list, not the records around them', () => {
+    const add = (i: number) => ({
+      tool: 'call_api',
+      args: { app: 'music', api: 'queue', args: { song_id: 70 + i } },
+      needs: [
+        {
+          value: String(70 + i),
+          fromStep: 0,
+          field: 'id',
+          select: { kind: 'index' as const, list: 'songs', index: i },
+          arg: 'song_id',
+        },
+      ],
+    });
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+        add(0),
+        add(1),
+      ],
+    };
+    // What the history compressor writes of `{id: 5, title, songs: [{id: 70, album: {…}}, …]}`:
+    // the playlist itself, each song at its place in `songs`, each song's album inside it.
+    const facts = [
+      '[music.show]',
+      '- id=5 | title=Road Trip',
+      '- songs[0]: id=70 | title=Intro',
+      '- songs[0].album: id=900 | title=First Light',
+      '- songs[1]: id=71 | title=Outro',
+      '- songs[1].album: id=901 | title=Last Light',
+    ].join('\n');
+    const songOf = (done: string) => {
+      const messages: ChatMessage[] = [
+        ...head,
+        {
+          role: 'user',
+          content: `# History Summary\nPROGRESS:\n- Step 1 of 3: music.show\n${done}FACTS:\n${facts}`,
+        },
+      ];
+      const args = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS).tool_calls![0]!.function
+        .arguments;
+      return (JSON.parse(args) as { args: { song_id: number } }).args.song_id;
+    };
+    expect(songOf('')).toBe(70);
+    // Song 70 done: the next is song 71, not the album listed after song 70.
+    expect(songOf('- Done: music.queue song_id=70\n')).toBe(71);
+  });
+
   it('slips on some tasks with noise, deterministically by seed, task and plan step', () => {
     const slipped = (seed: number) =>
       [...Array(20).keys()].filter((task) => {

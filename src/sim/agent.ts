@@ -319,6 +319,10 @@ function resolveIndex(
       : [];
   if (!pool.some((r) => r.fields[field] !== undefined)) {
     pool = withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call));
+    // A summary that says which lines are the list's items (`songs[0]: …`) is read that way: the
+    // playlist itself and its songs' albums are not songs.
+    const items = pool.filter((r) => r.list?.key === select.list && r.list.depth === 0);
+    if (items.length > 0) pool = items;
   }
   const candidates = pool.filter((r) => r.fields[field] !== undefined);
   const pick = loop

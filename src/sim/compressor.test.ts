@@ -222,7 +222,53 @@ describe('simHistoryCompressor', () => {
       ),
     );
     expect(text).toContain('[auth.login]\n- access_token=tk_9f8e7d6c5b4a39281706f5e4d3');
-    expect(text).toContain('[music.list]\n- title=Mix 1 | description=Songs for mood 1');
+    expect(text).toContain('[music.list]\n- items[0]: title=Mix 1 | description=Songs for mood 1');
+  });
+
+  it('writes where a record sits inside a list item: a song at its place, its album inside it', () => {
+    const notes = 'Liner notes that the guideline leaves out. '.repeat(12);
+    const playlist = {
+      id: 5,
+      title: 'Road Trip',
+      notes,
+      songs: [
+        { id: 70, title: 'Intro', notes, album: { id: 900, title: 'First Light' } },
+        { id: 71, title: 'Outro', notes, album: { id: 901, title: 'Last Light' } },
+      ],
+    };
+    const lean = 'Keep ids and titles. Leave out `notes`.';
+    const history = renderTurns([
+      {
+        assistant: {
+          role: 'assistant',
+          content: 'Step 1 of 2: calling music.show.',
+          tool_calls: [
+            {
+              id: 'call_0',
+              type: 'function',
+              function: { name: 'call_api', arguments: '{"app":"music","api":"show","args":{}}' },
+            },
+          ],
+        },
+        observations: [{ role: 'tool', tool_call_id: 'call_0', content: JSON.stringify(playlist) }],
+      },
+    ]);
+    const text = summaryText(
+      simHistoryCompressor(histMessages(lean, '(none)', 'Queue it.', history)),
+    );
+    expect(text).toContain(
+      [
+        '[music.show]',
+        '- id=5 | title=Road Trip',
+        '- songs[0]: id=70 | title=Intro',
+        '- songs[0].album: id=900 | title=First Light',
+        '- songs[1]: id=71 | title=Outro',
+        '- songs[1].album: id=901 | title=Last Light',
+      ].join('\n'),
+    );
+    // Carried into the next summary as written.
+    const next = summaryText(simHistoryCompressor(histMessages(lean, text, 'Queue it.', '')));
+    expect(next).toContain('- songs[1].album: id=901 | title=Last Light');
   });
 
   it('keeps, when concise, the records of a list that bear on the task, or the whole list', () => {

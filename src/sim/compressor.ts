@@ -263,7 +263,12 @@ function addOnce(list: string[], line: string): void {
  */
 const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
 
-function addFact(list: string[], group: readonly Fact[], source: string | undefined): void {
+function addFact(
+  list: string[],
+  group: readonly Fact[],
+  source: string | undefined,
+  path: string | null = null,
+): void {
   const keys = group.filter((f) => IDENTIFYING.includes(f.key) && f.value.length >= 2);
   if (keys.length > 0 && source !== undefined) {
     const at = list.findIndex((line) => {
@@ -282,19 +287,21 @@ function addFact(list: string[], group: readonly Fact[], source: string | undefi
       return false;
     });
     if (at !== -1) {
-      const merged = new Map(parseSourcedFactLine(list[at]!)!.facts.map((f) => [f.key, f.value]));
+      const old = parseSourcedFactLine(list[at]!)!;
+      const merged = new Map(old.facts.map((f) => [f.key, f.value]));
       for (const f of group) merged.set(f.key, f.value);
       list.splice(at, 1);
       list.push(
         formatFactLine(
           [...merged].map(([key, value]) => ({ key, value })),
           source,
+          path ?? old.path,
         ),
       );
       return;
     }
   }
-  addOnce(list, formatFactLine(group, source));
+  addOnce(list, formatFactLine(group, source, path));
 }
 
 /**
@@ -334,7 +341,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
     }
     // What an earlier summary kept is carried over, unless the guideline drops it by name.
     const kept = fact.facts.filter(({ key }) => verdictFor(key, policy.reading) !== 'drop');
-    if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source);
+    if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source, fact.path);
   }
 }
 
@@ -445,8 +452,8 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
   }
   for (const span of spans) {
     const kept = policy.reading.shortenTexts ? bearing(span, policy.focus) : span;
-    for (const group of factGroups(kept, policy)) {
-      addFact(memory.facts, group, call === '' ? undefined : call);
+    for (const { facts, path } of factGroups(kept, policy)) {
+      addFact(memory.facts, facts, call === '' ? undefined : call, path);
     }
   }
 }

@@ -101,44 +101,66 @@ export function filterLines(text: string, policy: FieldPolicy): string {
 export type Fact = { key: string; value: string };
 
 /**
+ * The facts of one JSON object after filtering, and where it sits in the response when that is
+ * inside a list's item: `songs[0]` (the first item of the `songs` list), `songs[0].album` (the
+ * album object of that item), `songs[0].artists[1]`. A summary writes this path the way a reader
+ * writes "song 1 of the playlist: … (album …)", so the songs of a playlist stay apart from the
+ * playlist itself and from their albums and artists (issue 22). `null` for the response's own
+ * fields, the items of a response that is itself a list, and objects outside any list item.
+ */
+export type FactGroup = { path: string | null; facts: Fact[] };
+
+/**
  * The facts of a JSON value after filtering: one group per object that has kept scalar fields
  * (so an item's name and id stay together), in document order.
  */
-export function factGroups(value: unknown, policy: FieldPolicy): Fact[][] {
+export function factGroups(value: unknown, policy: FieldPolicy): FactGroup[] {
   const filtered = filterJson(value, policy);
-  const groups: Fact[][] = [];
-  collect(filtered, groups);
+  const groups: FactGroup[] = [];
+  collect(filtered, groups, null);
   return groups;
 }
 
-function collect(value: unknown, groups: Fact[][]): void {
+function collect(value: unknown, groups: FactGroup[], path: string | null): void {
   if (Array.isArray(value)) {
-    for (const v of value) collect(v, groups);
+    for (const v of value) collect(v, groups, null);
     return;
   }
   if (value === null || typeof value !== 'object') return;
   const own: Fact[] = [];
-  const nested: unknown[] = [];
+  const nested: [string, unknown][] = [];
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v !== null && typeof v === 'object') nested.push(v);
+    if (v !== null && typeof v === 'object') nested.push([k, v]);
     else own.push({ key: k, value: v === null ? 'null' : String(v) });
   }
   const item = Object.fromEntries(own.map((f) => [f.key, f.value]));
   // Response shapes from the API docs (`id=integer | title=string`) are not data (issue 22).
-  if (own.length > 0 && !isShapeItem(item)) groups.push(own);
-  for (const v of nested) collect(v, groups);
+  if (own.length > 0 && !isShapeItem(item)) groups.push({ path, facts: own });
+  for (const [k, v] of nested) {
+    const at = path === null ? k : `${path}.${k}`;
+    if (Array.isArray(v)) v.forEach((x, i) => collect(x, groups, `${at}[${i}]`));
+    // An object outside any list item (a playlist's owner) needs no path: it cannot be taken
+    // for an item.
+    else collect(v, groups, path === null ? null : at);
+  }
 }
 
 /**
  * `- key=value | key=value`, or `- app.api: key=value | …` naming the call whose result the facts
- * come from; a value with a separator or line break is JSON-quoted.
+ * come from, and `- app.api: songs[0]: key=value | …` for an object inside a list's item; a value
+ * with a separator or line break is JSON-quoted.
  */
-export function formatFactLine(group: readonly Fact[], source?: string): string {
+export function formatFactLine(
+  group: readonly Fact[],
+  source?: string,
+  path?: string | null,
+): string {
   const parts = group.map(({ key, value }) => {
     const v = /\s\|\s|[\r\n]|^"/.test(value) ? JSON.stringify(value) : value;
     return `${key}=${v}`;
   });
-  return `- ${source === undefined ? '' : `${source}: `}${parts.join(' | ')}`;
+  const where = `${source === undefined ? '' : `${source}: `}${path ? `${path}: ` : ''}`;
+  return `- ${where}${parts.join(' | ')}`;
 }
 
 /** The facts of a line written by `formatFactLine` (empty for any other line). */
@@ -146,7 +168,12 @@ export function parseFactLine(line: string): readonly Fact[] {
   return parseSourcedFactLine(line)?.facts ?? [];
 }
 
-export type SourcedFacts = { readonly source: string | null; readonly facts: readonly Fact[] };
+export type SourcedFacts = {
+  readonly source: string | null;
+  /** Where the object sits inside a list's item (`songs[0]`, `songs[0].album`), see FactGroup. */
+  readonly path: string | null;
+  readonly facts: readonly Fact[];
+};
 
 /**
  * Parsed fact lines (issue #28): a summary's lines are read again at every later step and by
@@ -176,11 +203,15 @@ export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
   return parsed;
 }
 
+/** `- [app.api: ][path: ]key=value | …`; a path always holds an index (`songs[0]`). */
+const FACT_LINE =
+  /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(?:([A-Za-z_]\w*\[\d+\](?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): )?(.*)$/;
+
 function parseFactLineText(line: string): SourcedFacts | undefined {
-  const m = /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(.*)$/.exec(line);
+  const m = FACT_LINE.exec(line);
   if (!m) return undefined;
   const facts: Fact[] = [];
-  for (const part of (m[2] ?? '').split(' | ')) {
+  for (const part of (m[3] ?? '').split(' | ')) {
     const kv = /^([A-Za-z_][\w.-]*)=(.*)$/.exec(part.trim());
     if (!kv) return undefined;
     let value = kv[2] ?? '';
@@ -193,5 +224,5 @@ function parseFactLineText(line: string): SourcedFacts | undefined {
     }
     facts.push(Object.freeze({ key: kv[1] ?? '', value }));
   }
-  return Object.freeze({ source: m[1] ?? null, facts: Object.freeze(facts) });
+  return Object.freeze({ source: m[1] ?? null, path: m[2] ?? null, facts: Object.freeze(facts) });
 }

@@ -135,6 +135,9 @@ function readList(
       else if (lacking(choice, r.fields).length > 0) p.whole = false;
       else complete.push(r.fields);
     } else if (s.kind === 'summary' && (s.call === null || s.call === call)) {
+      // A line the summary places inside an item (a song's album, a file's `shared_with`
+      // people) is not an item of the list.
+      if (r.inItem === true && (r.list === undefined || r.list.depth > 0)) continue;
       if (PAGING.some((f) => r.fields[f] !== undefined)) {
         // A paging line without its page index still tells how many pages there are.
         const page = r.fields.page_index === undefined ? undefined : pageOf(r.fields);

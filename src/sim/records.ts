@@ -25,6 +25,11 @@ export type VisibleRecord = {
    * lists enclose that list (0: a list of the response itself, 1: a list inside its items).
    */
   list?: { key: string; position: number; depth: number };
+  /**
+   * A summary line's place inside a list's item (`songs[0]`, `songs[0].album`): the agent reads
+   * `songs[0]` as the first item of the `songs` list, as it would in the response itself.
+   */
+  inItem?: boolean;
 };
 
 /** `app.api` of an apptown call, else the tool name, and the API's own arguments. */
@@ -96,7 +101,25 @@ export function recordsOfText(text: string, source: RecordSource, out: VisibleRe
  * A record of a text before it is placed in a prompt: `summary` is set (the call a fact line
  * names, else its group's) for a fact line, which reads as a summary's record in a user message.
  */
-type TextRecord = { fields: Item; list?: VisibleRecord['list']; summary?: string | null };
+type TextRecord = {
+  fields: Item;
+  list?: VisibleRecord['list'];
+  inItem?: boolean;
+  summary?: string | null;
+};
+
+/**
+ * Where a summary line's path puts its record: `songs[2]` is item 2 of the `songs` list (depth 0),
+ * `songs[2].artists[0]` an item of a list inside an item (depth 1), `songs[2].album` an object
+ * inside an item, no list's item itself.
+ */
+function listOfPath(path: string): VisibleRecord['list'] {
+  const segments = path.split('.');
+  const last = /^(\w+)\[(\d+)\]$/.exec(segments[segments.length - 1] ?? '');
+  if (!last) return undefined;
+  const depth = segments.filter((s) => s.endsWith(']')).length - 1;
+  return { key: last[1]!, position: Number(last[2]), depth };
+}
 
 function textRecords(text: string): readonly TextRecord[] {
   const records: VisibleRecord[] = [];
@@ -119,7 +142,13 @@ function textRecords(text: string): readonly TextRecord[] {
     if (fact === undefined || fact.facts.length === 0) continue;
     const fields: Item = Object.fromEntries(fact.facts.map((f) => [f.key, f.value]));
     if (isShapeItem(fields)) continue;
-    out.push({ fields: Object.freeze(fields), summary: fact.source ?? group });
+    const list = fact.path === null ? undefined : listOfPath(fact.path);
+    out.push({
+      fields: Object.freeze(fields),
+      summary: fact.source ?? group,
+      ...(fact.path === null ? {} : { inItem: true }),
+      ...(list ? { list: Object.freeze(list) } : {}),
+    });
   }
   return out;
 }
@@ -135,7 +164,12 @@ function placeRecords(
     } else {
       const from: RecordSource =
         source.kind === 'user' ? { kind: 'summary', call: r.summary } : source;
-      out.push({ fields: r.fields, source: from });
+      out.push({
+        fields: r.fields,
+        source: from,
+        ...(r.list ? { list: r.list } : {}),
+        ...(r.inItem ? { inItem: true } : {}),
+      });
     }
   }
 }

@@ -1,7 +1,6 @@
 export { SqliteRunStore, rolloutKey } from './run-store.js';
 export type { RunStore, StoreOptions } from './run-store.js';
 export {
-  RolloutRowSchema,
   RunRowSchema,
   RunStatusSchema,
   type CallFilter,

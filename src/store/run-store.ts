@@ -28,7 +28,6 @@ import {
 } from './ownership.js';
 import {
   GuidelineVersionRowSchema,
-  RolloutRowSchema,
   RunRowSchema,
   type CallFilter,
   type ConditionCount,
@@ -36,6 +35,7 @@ import {
   type GuidelineVersionRow,
   type LlmCallRow,
   type NewRun,
+  rolloutRow,
   type RoleUsageRow,
   type RolloutRow,
   type RunRow,
@@ -546,7 +546,7 @@ export class SqliteRunStore implements RunStore {
           condition,
         )
       : this.all('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id', runId);
-    return rows.map((r) => RolloutRowSchema.parse(r));
+    return rows.map(rolloutRow);
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
@@ -556,7 +556,7 @@ export class SqliteRunStore implements RunStore {
     const rows = exact
       ? [exact]
       : this.all("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefix);
-    if (rows.length === 1) return RolloutRowSchema.parse(rows[0]);
+    if (rows.length === 1) return rolloutRow(rows[0]);
     if (rows.length > 1) {
       const msg = `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`;
       throw new UsageError(msg);

@@ -153,7 +153,7 @@ function convert(old: Database.Database, db: Database.Database): void {
       const sections = rolloutSections(old, blobs, String(row.id), String(trajectory_ref));
       const doc = writeDoc(rolloutDocument(sections, own.map(payload)), own);
       const n = db.prepare('SELECT n FROM rollout_ids WHERE id = ?').pluck().get(row.id);
-      const full = { ...row, n, evaluation: blobs.get(hex(evaluation)), doc };
+      const full = { ...row, n, evaluation: compress(blobs.get(hex(evaluation))), doc };
       db.prepare(insertSql('rollouts', full)).run(full);
     }
     const rest = calls.filter((c) => c.rollout_id === null || !done.has(c.rollout_id));
