@@ -13,6 +13,7 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
+  type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { JournalWriter, readJournal } from './journal.js';
@@ -46,6 +47,7 @@ import {
 } from './records.js';
 
 export * from './records.js';
+export type { StoredStep } from './document.js';
 
 export type StoreOptions = {
   /** `read` opens the file read-only and never creates or changes it. @default 'write' */
@@ -78,7 +80,7 @@ export interface RunStore extends CallStore {
   trajectory(rolloutId: string): Trajectory;
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
   steps(rolloutId: string): StepRow[];
-  stepActions(rolloutId: string): StepActionRow[];
+  stepRecords(rolloutId: string): StoredStep[];
   events(rolloutId: string): CompressionEvent[];
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[];
   exportCalls(f: RolloutFilter): Generator<CallRow>;
@@ -653,16 +655,22 @@ export class SqliteRunStore implements RunStore {
     }));
   }
 
-  /** The agent steps of a rollout without their prompts: what the agent did and saw. */
+  /**
+   * The agent steps of a rollout without their prompts: what the agent did and saw, messages as
+   * recorded (shared with the cached document: read them, do not change them).
+   */
+  stepRecords(rolloutId: string): StoredStep[] {
+    return this.doc(rolloutId).steps();
+  }
+
+  /** stepRecords with the messages as JSON texts, the shape `steps()` has always had. */
   stepActions(rolloutId: string): StepActionRow[] {
-    return this.doc(rolloutId)
-      .steps()
-      .map((s) => ({
-        idx: s.index,
-        prompt_tokens: s.promptTokens,
-        assistant: JSON.stringify(s.assistant),
-        observations: JSON.stringify(s.observations),
-      }));
+    return this.stepRecords(rolloutId).map((s) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
+    }));
   }
 
   events(rolloutId: string): CompressionEvent[] {
