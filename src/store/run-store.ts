@@ -36,6 +36,7 @@ import {
   type GuidelineVersionRow,
   type LlmCallRow,
   type NewRun,
+  ROLLOUT_COLUMNS,
   rolloutRow,
   type RoleUsageRow,
   type RolloutRow,
@@ -529,21 +530,27 @@ export class SqliteRunStore implements RunStore {
   rollouts(runId: string, condition?: string): RolloutRow[] {
     const rows = condition
       ? this.all(
-          'SELECT * FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id',
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id`,
           runId,
           condition,
         )
-      : this.all('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id', runId);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? ORDER BY condition, task_id`,
+          runId,
+        );
     return rows.map(rolloutRow);
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const prefix = `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const exact = this.one('SELECT * FROM rollouts WHERE id = ?', idOrPrefix);
+    const exact = this.one(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id = ?`, idOrPrefix);
     const rows = exact
       ? [exact]
-      : this.all("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefix);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2`,
+          prefix,
+        );
     if (rows.length === 1) return rolloutRow(rows[0]);
     if (rows.length > 1) {
       const msg = `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`;
