@@ -228,31 +228,25 @@ export class SqliteRunStore implements RunStore {
     const payload = { id: 0, taskId: taskId ?? null, createdAt: Date.now(), request, response };
     const row = this.journal.row(rollout, payload);
     const cache = response !== null && this.toCache.get(call.requestHash) === response;
-    const write = this.db.transaction(() => {
-      const id = this.insert('calls', {
-        run,
-        rollout,
-        step: step ?? null,
-        role,
-        provider: call.provider,
-        model: call.model,
-        request_hash: hashKey(call.requestHash),
-        prompt_tokens: usage.promptTokens,
-        cached_tokens: usage.cachedPromptTokens,
-        completion_tokens: usage.completionTokens,
-        cost_usd: call.costUsd,
-        latency_ms: call.latencyMs,
-        cached: call.cached ? 1 : 0,
-        error: call.error,
-      });
-      this.insert('journal', { call: id, data: row.text });
-      const entry = { request_hash: hashKey(call.requestHash), call: id };
-      if (cache) this.insert('llm_cache', entry, 'INSERT OR REPLACE');
-      return id;
-    });
+    const columns = [
+      run,
+      rollout,
+      step ?? null,
+      role,
+      call.provider,
+      call.model,
+      hashKey(call.requestHash),
+      usage.promptTokens,
+      usage.cachedPromptTokens,
+      usage.completionTokens,
+      call.costUsd,
+      call.latencyMs,
+      call.cached ? 1 : 0,
+      call.error,
+    ];
     let id: number;
     try {
-      id = write.immediate();
+      id = (this.writeCall ??= this.callWriter()).immediate(columns, row.text, cache);
     } catch (err) {
       row.undo();
       throw err;
@@ -260,6 +254,26 @@ export class SqliteRunStore implements RunStore {
     this.toCache.delete(call.requestHash);
     this.pending.set(id, { ...payload, id });
     return id;
+  }
+
+  /**
+   * The transaction of recordCall, made once: its statements bind by position, and building
+   * the transaction's wrapper per call cost more than its three inserts (issue #28).
+   */
+  private writeCall: ReturnType<SqliteRunStore['callWriter']> | undefined;
+
+  private callWriter() {
+    const call = `INSERT INTO calls (run, rollout, step, role, provider, model, request_hash,
+      prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
+      VALUES (${Array(14).fill('?').join(', ')})`;
+    const journal = 'INSERT INTO journal (call, data) VALUES (?, ?)';
+    const cache = 'INSERT OR REPLACE INTO llm_cache (request_hash, call) VALUES (?, ?)';
+    return this.db.transaction((columns: unknown[], data: string, cached: boolean) => {
+      const id = Number(this.sql(call).run(columns).lastInsertRowid);
+      this.sql(journal).run(id, data);
+      if (cached) this.sql(cache).run(columns[6], id);
+      return id;
+    });
   }
 
   /** A call's payload, from its document or the journal. */
