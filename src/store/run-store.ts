@@ -13,6 +13,7 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
+  type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { JournalWriter, readJournal } from './journal.js';
@@ -35,6 +36,7 @@ import {
   type GuidelineVersionRow,
   type LlmCallRow,
   type NewRun,
+  ROLLOUT_COLUMNS,
   rolloutRow,
   type RoleUsageRow,
   type RolloutRow,
@@ -46,6 +48,7 @@ import {
 } from './records.js';
 
 export * from './records.js';
+export type { StoredStep } from './document.js';
 
 export type StoreOptions = {
   /** `read` opens the file read-only and never creates or changes it. @default 'write' */
@@ -78,7 +81,7 @@ export interface RunStore extends CallStore {
   trajectory(rolloutId: string): Trajectory;
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
   steps(rolloutId: string): StepRow[];
-  stepActions(rolloutId: string): StepActionRow[];
+  stepRecords(rolloutId: string): StoredStep[];
   events(rolloutId: string): CompressionEvent[];
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[];
   exportCalls(f: RolloutFilter): Generator<CallRow>;
@@ -541,21 +544,27 @@ export class SqliteRunStore implements RunStore {
   rollouts(runId: string, condition?: string): RolloutRow[] {
     const rows = condition
       ? this.all(
-          'SELECT * FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id',
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id`,
           runId,
           condition,
         )
-      : this.all('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id', runId);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? ORDER BY condition, task_id`,
+          runId,
+        );
     return rows.map(rolloutRow);
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const prefix = `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const exact = this.one('SELECT * FROM rollouts WHERE id = ?', idOrPrefix);
+    const exact = this.one(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id = ?`, idOrPrefix);
     const rows = exact
       ? [exact]
-      : this.all("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefix);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2`,
+          prefix,
+        );
     if (rows.length === 1) return rolloutRow(rows[0]);
     if (rows.length > 1) {
       const msg = `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`;
@@ -667,16 +676,22 @@ export class SqliteRunStore implements RunStore {
     }));
   }
 
-  /** The agent steps of a rollout without their prompts: what the agent did and saw. */
+  /**
+   * The agent steps of a rollout without their prompts: what the agent did and saw, messages as
+   * recorded (shared with the cached document: read them, do not change them).
+   */
+  stepRecords(rolloutId: string): StoredStep[] {
+    return this.doc(rolloutId).steps();
+  }
+
+  /** stepRecords with the messages as JSON texts, the shape `steps()` has always had. */
   stepActions(rolloutId: string): StepActionRow[] {
-    return this.doc(rolloutId)
-      .steps()
-      .map((s) => ({
-        idx: s.index,
-        prompt_tokens: s.promptTokens,
-        assistant: JSON.stringify(s.assistant),
-        observations: JSON.stringify(s.observations),
-      }));
+    return this.stepRecords(rolloutId).map((s) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
+    }));
   }
 
   events(rolloutId: string): CompressionEvent[] {
