@@ -3,7 +3,11 @@ import type { CompressionEvent } from '../domain/compression-event.js';
 import type { StepRecord } from '../domain/step.js';
 import type { Trajectory } from '../domain/trajectory.js';
 import { EvaluationSchema, type Evaluation } from '../domain/evaluation.js';
-import { RolloutMetricsSchema, type RolloutMetrics } from '../domain/rollout-metrics.js';
+import {
+  RolloutMetricsSchema,
+  type CallUsage,
+  type RolloutMetrics,
+} from '../domain/rollout-metrics.js';
 import { decompress } from './document.js';
 import type { OwnerRecord } from './ownership.js';
 
@@ -110,17 +114,11 @@ export function rolloutRow(raw: unknown): RolloutRow {
   }) as unknown as RolloutRow;
 }
 
-export type NewRun = {
-  id: string;
-  kind: string;
-  command: string;
-  bench: string;
-  provider: string;
-  models: Record<string, string>;
-  simulated: boolean;
-  params: Record<string, unknown>;
-  config: Record<string, unknown>;
-};
+/** What a run is created with; the store adds its status, times and owner. */
+export type NewRun = Pick<
+  RunRow,
+  'id' | 'kind' | 'command' | 'bench' | 'provider' | 'models' | 'simulated' | 'params' | 'config'
+>;
 
 export type FinishedRollout = {
   id: string;
@@ -192,31 +190,24 @@ export type StepRow = {
 export type StepActionRow = Omit<StepRow, 'prompt'>;
 
 /** One recorded LLM call with its request and response as JSON texts. */
-export type LlmCallRow = {
-  id: number;
+export type LlmCallRow = CallUsage & {
   runId: string;
   rolloutId: string | null;
   taskId: string | null;
   step: number | null;
-  role: string;
   provider: string;
-  model: string;
   requestHash: string;
   /** JSON of the request as it was recorded (messages, tools, model, sampling). */
   request: string;
   /** JSON of the provider response; null when the call failed. */
   response: string | null;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  costUsd: number;
   latencyMs: number;
   cached: boolean;
   error: string | null;
   createdAt: string;
 };
 
-/** Which calls `calls()` and `countCalls()` select; every given field must match. */
+/** Which calls `calls()` selects; every given field must match. */
 export type CallFilter = { runId?: string; rolloutId?: string; role?: string };
 
 /** Documents stored, their bytes on disk, and their bytes decompressed. */
