@@ -38,7 +38,7 @@ Examples:
         const view = rolloutShow(
           row,
           store.trajectoryHead(row.id),
-          store.stepActions(row.id),
+          store.stepRecords(row.id),
           store.events(row.id),
           store.getRun(row.run_id).simulated,
         );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CompressionEventSchema, type CompressionEvent } from '../domain/compression-event.js';
 import type { Trajectory } from '../domain/trajectory.js';
 import { AssistantMessageSchema, ChatMessageSchema } from '../llm/types.js';
-import type { RolloutRow } from '../store/run-store.js';
+import type { RolloutRow, StoredStep } from '../store/run-store.js';
 import { wrapLine, type FitOptions } from './fit-table.js';
 import { RolloutSummarySchema, summarizeRollout } from './run-show.js';
 import { int, SIMULATED_NOTE } from './table.js';
@@ -37,14 +37,6 @@ export const RolloutShowSchema = z.object({
 });
 export type RolloutShow = z.infer<typeof RolloutShowSchema>;
 
-/** A stored step as `RunStore.steps` returns it (JSON columns still strings). */
-export type StoredStep = {
-  idx: number;
-  prompt_tokens: number;
-  assistant: string;
-  observations: string;
-};
-
 export function rolloutShow(
   row: RolloutRow,
   trajectory: Pick<Trajectory, 'system' | 'task'>,
@@ -63,13 +55,13 @@ export function rolloutShow(
     task: trajectory.task,
     system: trajectory.system,
     steps: steps.map((s) => {
-      const assistant = AssistantMessageSchema.parse(JSON.parse(s.assistant));
-      const observations = z.array(ChatMessageSchema).parse(JSON.parse(s.observations));
+      const assistant = AssistantMessageSchema.parse(s.assistant);
+      const observations = z.array(ChatMessageSchema).parse(s.observations);
       const calls = assistant.tool_calls ?? [];
       return {
-        index: s.idx,
-        promptTokens: s.prompt_tokens,
-        compressions: events.filter((e) => e.step === s.idx),
+        index: s.index,
+        promptTokens: s.promptTokens,
+        compressions: events.filter((e) => e.step === s.index),
         // A code-writing agent's content is its action; a tool-calling agent's is its reasoning.
         thought: calls.length > 0 ? (assistant.content ?? null) || null : null,
         actions:

@@ -84,6 +84,9 @@ const StoredRolloutSchema = z.object({
   /** Null for rollouts of benchmarks that record nothing (and of databases before it existed). */
   episode_meta: json(z.record(z.string(), z.unknown())).nullable().default(null),
 });
+/** The columns a RolloutRow is read from (not the row's number and document). */
+export const ROLLOUT_COLUMNS = Object.keys(StoredRolloutSchema.shape).join(', ');
+
 export type RolloutRow = Omit<z.infer<typeof StoredRolloutSchema>, 'evaluation'> & {
   evaluation: Evaluation;
 };

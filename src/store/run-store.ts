@@ -13,6 +13,7 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
+  type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { JournalWriter, readJournal } from './journal.js';
@@ -35,6 +36,7 @@ import {
   type GuidelineVersionRow,
   type LlmCallRow,
   type NewRun,
+  ROLLOUT_COLUMNS,
   rolloutRow,
   type RoleUsageRow,
   type RolloutRow,
@@ -46,6 +48,7 @@ import {
 } from './records.js';
 
 export * from './records.js';
+export type { StoredStep } from './document.js';
 
 export type StoreOptions = {
   /** `read` opens the file read-only and never creates or changes it. @default 'write' */
@@ -78,7 +81,7 @@ export interface RunStore extends CallStore {
   trajectory(rolloutId: string): Trajectory;
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
   steps(rolloutId: string): StepRow[];
-  stepActions(rolloutId: string): StepActionRow[];
+  stepRecords(rolloutId: string): StoredStep[];
   events(rolloutId: string): CompressionEvent[];
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[];
   exportCalls(f: RolloutFilter): Generator<CallRow>;
@@ -225,31 +228,25 @@ export class SqliteRunStore implements RunStore {
     const payload = { id: 0, taskId: taskId ?? null, createdAt: Date.now(), request, response };
     const row = this.journal.row(rollout, payload);
     const cache = response !== null && this.toCache.get(call.requestHash) === response;
-    const write = this.db.transaction(() => {
-      const id = this.insert('calls', {
-        run,
-        rollout,
-        step: step ?? null,
-        role,
-        provider: call.provider,
-        model: call.model,
-        request_hash: hashKey(call.requestHash),
-        prompt_tokens: usage.promptTokens,
-        cached_tokens: usage.cachedPromptTokens,
-        completion_tokens: usage.completionTokens,
-        cost_usd: call.costUsd,
-        latency_ms: call.latencyMs,
-        cached: call.cached ? 1 : 0,
-        error: call.error,
-      });
-      this.insert('journal', { call: id, data: row.text });
-      const entry = { request_hash: hashKey(call.requestHash), call: id };
-      if (cache) this.insert('llm_cache', entry, 'INSERT OR REPLACE');
-      return id;
-    });
+    const columns = [
+      run,
+      rollout,
+      step ?? null,
+      role,
+      call.provider,
+      call.model,
+      hashKey(call.requestHash),
+      usage.promptTokens,
+      usage.cachedPromptTokens,
+      usage.completionTokens,
+      call.costUsd,
+      call.latencyMs,
+      call.cached ? 1 : 0,
+      call.error,
+    ];
     let id: number;
     try {
-      id = write.immediate();
+      id = (this.writeCall ??= this.callWriter()).immediate(columns, row.text, cache);
     } catch (err) {
       row.undo();
       throw err;
@@ -257,6 +254,26 @@ export class SqliteRunStore implements RunStore {
     this.toCache.delete(call.requestHash);
     this.pending.set(id, { ...payload, id });
     return id;
+  }
+
+  /**
+   * The transaction of recordCall, made once: its statements bind by position, and building
+   * the transaction's wrapper per call cost more than its three inserts (issue #28).
+   */
+  private writeCall: ReturnType<SqliteRunStore['callWriter']> | undefined;
+
+  private callWriter() {
+    const call = `INSERT INTO calls (run, rollout, step, role, provider, model, request_hash,
+      prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
+      VALUES (${Array(14).fill('?').join(', ')})`;
+    const journal = 'INSERT INTO journal (call, data) VALUES (?, ?)';
+    const cache = 'INSERT OR REPLACE INTO llm_cache (request_hash, call) VALUES (?, ?)';
+    return this.db.transaction((columns: unknown[], data: string, cached: boolean) => {
+      const id = Number(this.sql(call).run(columns).lastInsertRowid);
+      this.sql(journal).run(id, data);
+      if (cached) this.sql(cache).run(columns[6], id);
+      return id;
+    });
   }
 
   /** A call's payload, from its document or the journal. */
@@ -527,21 +544,27 @@ export class SqliteRunStore implements RunStore {
   rollouts(runId: string, condition?: string): RolloutRow[] {
     const rows = condition
       ? this.all(
-          'SELECT * FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id',
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id`,
           runId,
           condition,
         )
-      : this.all('SELECT * FROM rollouts WHERE run_id = ? ORDER BY condition, task_id', runId);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? ORDER BY condition, task_id`,
+          runId,
+        );
     return rows.map(rolloutRow);
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */
   rollout(idOrPrefix: string): RolloutRow {
     const prefix = `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const exact = this.one('SELECT * FROM rollouts WHERE id = ?', idOrPrefix);
+    const exact = this.one(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id = ?`, idOrPrefix);
     const rows = exact
       ? [exact]
-      : this.all("SELECT * FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefix);
+      : this.all(
+          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id LIKE ? ESCAPE '\\' LIMIT 2`,
+          prefix,
+        );
     if (rows.length === 1) return rolloutRow(rows[0]);
     if (rows.length > 1) {
       const msg = `rollout id prefix "${idOrPrefix}" matches several rollouts; give more characters`;
@@ -653,16 +676,22 @@ export class SqliteRunStore implements RunStore {
     }));
   }
 
-  /** The agent steps of a rollout without their prompts: what the agent did and saw. */
+  /**
+   * The agent steps of a rollout without their prompts: what the agent did and saw, messages as
+   * recorded (shared with the cached document: read them, do not change them).
+   */
+  stepRecords(rolloutId: string): StoredStep[] {
+    return this.doc(rolloutId).steps();
+  }
+
+  /** stepRecords with the messages as JSON texts, the shape `steps()` has always had. */
   stepActions(rolloutId: string): StepActionRow[] {
-    return this.doc(rolloutId)
-      .steps()
-      .map((s) => ({
-        idx: s.index,
-        prompt_tokens: s.promptTokens,
-        assistant: JSON.stringify(s.assistant),
-        observations: JSON.stringify(s.observations),
-      }));
+    return this.stepRecords(rolloutId).map((s) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
+    }));
   }
 
   events(rolloutId: string): CompressionEvent[] {

@@ -12,32 +12,47 @@ export const MIN_CHARS = 40;
 /** The packed form before compression: `{"$": [line, …]}` stands for those lines joined by \n. */
 export type Packed = { lines: string[]; value: unknown };
 
-export function packStrings(value: unknown): Packed {
-  const lines: string[] = [];
-  const index = new Map<string, number>();
-  // One pass over the text per string, no intermediate arrays: on the 24 MB of a
-  // 10,000-rollout report this is most of the page's build time (issue #30).
-  const ids = (text: string): number[] => {
+/**
+ * Packs values one after another into one table of lines, so a caller can pack each trajectory
+ * as soon as it is built and let it go (issue #30: holding all 300 of a large run's views until
+ * the page was written cost more in garbage collection than building them).
+ */
+export class Packer {
+  readonly lines: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  /** One pass over the text, no intermediate arrays. */
+  private ids(text: string): number[] {
     const out: number[] = [];
     for (let from = 0; ;) {
       const end = text.indexOf('\n', from);
       const line = end < 0 ? text.slice(from) : text.slice(from, end);
-      let i = index.get(line);
-      if (i === undefined) index.set(line, (i = lines.push(line) - 1));
+      let i = this.index.get(line);
+      if (i === undefined) {
+        // A slice keeps its whole text alive (V8): the table holds a copy of the line instead.
+        const own = ` ${line}`.slice(1);
+        this.index.set(own, (i = this.lines.push(own) - 1));
+      }
       out.push(i);
       if (end < 0) return out;
       from = end + 1;
     }
-  };
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.length < MIN_CHARS ? v : { $: ids(v) };
-    if (Array.isArray(v)) return v.map(walk);
+  }
+
+  pack(v: unknown): unknown {
+    if (typeof v === 'string') return v.length < MIN_CHARS ? v : { $: this.ids(v) };
+    if (Array.isArray(v)) return v.map((x) => this.pack(x));
     if (v === null || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+    for (const [k, x] of Object.entries(v)) out[k] = this.pack(x);
     return out;
-  };
-  return { lines, value: walk(value) };
+  }
+}
+
+export function packStrings(value: unknown): Packed {
+  const packer = new Packer();
+  const packed = packer.pack(value);
+  return { lines: packer.lines, value: packed };
 }
 
 /** The inverse of {@link packStrings} (the page has the same function in JavaScript). */
@@ -58,10 +73,11 @@ export function unpackStrings(p: Packed): unknown {
 }
 
 /**
- * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). zlib's default level
- * (6): on the 300 trajectories of a 10,000-rollout run's report, level 9 made the page 1.5%
- * smaller for 1.7× the compression time (issue #30, `npm run bench:store-scale`).
+ * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). Level 5: on the 300
+ * trajectories of a 10,000-rollout run's report (14.8 MB packed), level 6 made them 1% smaller
+ * for 1.3× the time (0.26 s against 0.2 s), level 9 1.5% more for 1.7× that; level 4 costs 5%
+ * more bytes (issue #30, `npm run bench:store-scale`).
  */
-export function packForPage(value: unknown): string {
-  return gzipSync(JSON.stringify(packStrings(value)), { level: 6 }).toString('base64');
+export function packForPage(packed: Packed): string {
+  return gzipSync(JSON.stringify(packed), { level: 5 }).toString('base64');
 }

@@ -50,7 +50,7 @@ export function embedJson(value: unknown): string {
  * decoded when one is opened, so only their ids are here.
  */
 function pageData(data: ReportData) {
-  return { ...data, trajectories: {}, trajectoryIds: Object.keys(data.trajectories) };
+  return { ...data, trajectories: {}, trajectoryIds: Object.keys(data.trajectories.value) };
 }
 
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */

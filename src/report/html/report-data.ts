@@ -3,7 +3,8 @@ import { unifiedDiff } from '../../guidelines/diff.js';
 import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-store.js';
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
-import { rolloutShow, RolloutShowSchema, type RolloutShow } from '../rollout-view.js';
+import { rolloutShow, type RolloutShow } from '../rollout-view.js';
+import { Packer } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 
 /** Everything the HTML report draws, computed here (never in the page) and embedded as JSON. */
@@ -46,8 +47,11 @@ export const ReportDataSchema = z.object({
       path: z.string(),
     }),
   ),
-  /** Trajectories for the viewer, by rollout id (at most `maxTrajectories`, failures first). */
-  trajectories: z.record(z.string(), RolloutShowSchema),
+  /**
+   * Trajectories for the viewer (`RolloutShowSchema`) by rollout id, at most `maxTrajectories`,
+   * failures first, packed for the page (pack.ts).
+   */
+  trajectories: z.object({ lines: z.array(z.string()), value: z.record(z.string(), z.unknown()) }),
   /** Rollouts whose trajectory was left out to keep the file small. */
   omittedTrajectories: z.number().int(),
 });
@@ -79,16 +83,18 @@ export function reportData(
   const max = opts.maxTrajectories ?? 300;
   // Failures first: they are what a reader opens the viewer for.
   const chosen = [...rows].sort((a, b) => Number(a.success) - Number(b.success)).slice(0, max);
-  const trajectories: ReportData['trajectories'] = {};
+  // Each view is packed as soon as it is built: only the table of lines stays in memory.
+  const packer = new Packer();
+  const packed: Record<string, unknown> = {};
   for (const r of chosen) {
     const view = rolloutShow(
       r,
       store.trajectoryHead(r.id),
-      store.stepActions(r.id),
+      store.stepRecords(r.id),
       store.events(r.id),
       run.simulated,
     );
-    trajectories[r.id] = clipTexts(view, opts.maxTextChars ?? 3000);
+    packed[r.id] = packer.pack(clipTexts(view, opts.maxTextChars ?? 3000));
   }
   return {
     run: runInfo(run),
@@ -100,7 +106,7 @@ export function reportData(
       store.guidelineVersions(runId),
       store.getState(runId, 'start', StartPairSchema) ?? null,
     ),
-    trajectories,
+    trajectories: { lines: packer.lines, value: packed },
     omittedTrajectories: rows.length - chosen.length,
   };
 }
