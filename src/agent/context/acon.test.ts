@@ -69,6 +69,23 @@ describe('AconStrategy observation compression', () => {
     );
   });
 
+  it('counts an observation at most T_obs once, not again at every later step', async () => {
+    const counted: string[] = [];
+    const tokens = {
+      ...charTokens,
+      countTokens: (text: string) => (counted.push(text), charTokens.countTokens(text)),
+    };
+    const strategy = new AconStrategy('acon', settings(), { ...deps(compressors()), tokens });
+    const growing = prefix(full, 0);
+    for (const turn of full.turns) {
+      growing.turns.push(turn);
+      await strategy.view(growing, growing.turns.length);
+    }
+    // The short observations are turn 1's and turn 3's; four views followed each of them.
+    expect(counted.filter((t) => t === 'small 1')).toHaveLength(1);
+    expect(counted.filter((t) => t === 'small 3')).toHaveLength(1);
+  });
+
   it('shows the same message objects step after step while nothing about them changes', async () => {
     // Token counts, request digests and the simulated agent's records are remembered per message
     // object (issue #28): a rewritten observation or a summary rebuilt at every step misses them.

@@ -47,6 +47,12 @@ export class AconStrategy implements ContextStrategy {
   private summary: string | null = null;
   /** visibleTurn's answers by turn index, with the turn object each was made from. */
   private readonly visible = new Map<number, { turn: Turn; view: Turn }>();
+  /**
+   * Observation messages found at most T_obs tokens, with the content that was counted: every
+   * step looks at every observation since t_last, and counting the short ones again each time
+   * was the tokenizer's largest caller (issue #28).
+   */
+  private readonly short = new WeakMap<ChatMessage, string>();
   /** The summary message last shown, reused while the summary and t_last stay the same. */
   private shownSummary: { summary: string; tLast: number; message: ChatMessage } | null = null;
 
@@ -116,7 +122,11 @@ export class AconStrategy implements ContextStrategy {
         const key = `${index}:${j}`;
         const content = m.content ?? '';
         if (this.observations.get(key)?.original === content) continue;
-        if (this.deps.tokens.countTokens(content) <= this.settings.tObs) continue;
+        if (this.short.get(m) === content) continue;
+        if (this.deps.tokens.countTokens(content) <= this.settings.tObs) {
+          this.short.set(m, content);
+          continue;
+        }
         const outcome = await compressObservation(
           {
             task: trajectory.task,
