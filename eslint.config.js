@@ -1,11 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Files still holding a function over 80 lines (see the rule below); the list only shrinks. */
-const MAX_LINES_EXEMPT = [
-  'src/sim/analyzer.ts', // simUtilityAnalysis
-];
-
 export default tseslint.config(
   { ignores: ['dist/', 'runs/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -56,13 +51,6 @@ export default tseslint.config(
     // Exempt for good: apptown's app APIs are declarative tables (one entry per endpoint, each a
     // few lines); splitting them would scatter one app's API over several functions.
     files: ['src/bench/apptown/apps/**/*.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
-    // Exempt for now, a list that only shrinks: files with a function over 80 lines that were
-    // being changed by other work when the rule came in (issue #30). Take a file off the list
-    // when its long function is split; never add one.
-    files: MAX_LINES_EXEMPT,
     rules: { 'max-lines-per-function': 'off' },
   },
   {

@@ -123,49 +123,42 @@ function fieldList(fields: readonly string[]): string {
   return fields.map((f) => `\`${f}\``).join(', ');
 }
 
-/** Utility phase: why the compressed run diverged from the full one. */
-export function simUtilityAnalysis(user: string): UtilityAnalysis {
-  const task = section(user, 'task') ?? '';
-  const kind = /Compressor under review: (\w+)/.exec(user)?.[1] ?? 'obs';
-  const fullBlocks = parseRenderedTrajectory(section(user, 'full_trajectory') ?? '');
-  const compBlocks = parseRenderedTrajectory(section(user, 'compressed_trajectory') ?? '');
-  const full = byStep(fullBlocks);
-  const comp = byStep(compBlocks);
-
+/** The first step whose actions differ, or where one run ended earlier; `null` when none. */
+function firstDivergence(full: Map<number, Step>, comp: Map<number, Step>): number | null {
   const common = Math.min(lastStep(full), lastStep(comp)) + 1;
-  let d: number | null = null;
   for (let s = 0; s < common; s++) {
     if ((full.get(s)?.actions ?? []).join('\n') !== (comp.get(s)?.actions ?? []).join('\n')) {
-      d = s;
-      break;
+      return s;
     }
   }
-  if (d === null && lastStep(full) !== lastStep(comp)) d = common;
-  const lost = lostAcrossRun(fullBlocks, compBlocks);
-  if (d === null && lost.length === 0) {
-    return {
-      first_divergence: {
-        step: null,
-        description: 'The compressed run took the same actions as the full-context run.',
-      },
-      missing_facts: [],
-      distorted_facts: [],
-      lost_state: [],
-      summary_inaccuracies: [],
-      root_cause: null,
-      remediation: 'This pair gives no evidence against the guideline; leave it unchanged.',
-    };
-  }
+  return lastStep(full) !== lastStep(comp) ? common : null;
+}
 
-  if (d === null) d = lost[0]?.source_step ?? 0;
-  const fullAction = full.get(d)?.actions[0] ?? '';
-  const compAction = comp.get(d)?.actions[0];
+/** The analysis of a pair whose compressed run took the full run's actions and lacked nothing. */
+const noEvidence = (): UtilityAnalysis => ({
+  first_divergence: {
+    step: null,
+    description: 'The compressed run took the same actions as the full-context run.',
+  },
+  missing_facts: [],
+  distorted_facts: [],
+  lost_state: [],
+  summary_inaccuracies: [],
+  root_cause: null,
+  remediation: 'This pair gives no evidence against the guideline; leave it unchanged.',
+});
+
+/** Values the full run's action at `d` passed that it had seen and the compressed run had not. */
+function missingAt(
+  full: Map<number, Step>,
+  fullAction: string,
+  d: number,
+  compSeen: string,
+): Fact[] {
   const fullSeen = [...full.entries()]
     .filter(([s]) => s < d)
     .flatMap(([, st]) => st.observations.map((o) => o.body))
     .join('\n');
-  const compSeen = seenBefore(compBlocks, d, task);
-
   const missing: Fact[] = [];
   const counted = new Set<string>();
   for (const { key, value } of argValues(fullAction)) {
@@ -179,26 +172,43 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
       source_step: source?.step ?? null,
     });
   }
+  return missing;
+}
 
+/** Arguments of the same call that the compressed run passed with another value. */
+function distortedAt(
+  full: Map<number, Step>,
+  fullAction: string,
+  compAction: string | undefined,
+  d: number,
+): DistortedFact[] {
   const distorted: DistortedFact[] = [];
-  if (compAction !== undefined && target(compAction) === target(fullAction)) {
-    const compArgs = new Map(argValues(compAction).map((v) => [v.key, v.value]));
-    for (const { key, value } of argValues(fullAction)) {
-      const used = compArgs.get(key);
-      if (used === undefined || used === value) continue;
-      const source = findSource(full, value, d);
-      distorted.push({
-        fact: `\`${key}\` should be ${value}`,
-        field: source?.field ?? key,
-        source_step: source?.step ?? null,
-        seen_as: used,
-      });
-    }
+  if (compAction === undefined || target(compAction) !== target(fullAction)) return distorted;
+  const compArgs = new Map(argValues(compAction).map((v) => [v.key, v.value]));
+  for (const { key, value } of argValues(fullAction)) {
+    const used = compArgs.get(key);
+    if (used === undefined || used === value) continue;
+    const source = findSource(full, value, d);
+    distorted.push({
+      fact: `\`${key}\` should be ${value}`,
+      field: source?.field ?? key,
+      source_step: source?.step ?? null,
+      seen_as: used,
+    });
   }
+  return distorted;
+}
 
-  for (const f of lost) {
-    if (!missing.some((m) => m.field === f.field)) missing.push(f);
-  }
+/** What the analysis says in prose: the divergence, the lost credentials, the remediation. */
+function describe(
+  kind: string,
+  full: Map<number, Step>,
+  d: number,
+  missing: Fact[],
+  distorted: DistortedFact[],
+  compAction: string | undefined,
+): UtilityAnalysis {
+  const fullAction = full.get(d)?.actions[0] ?? '';
   const fields = [...new Set([...missing, ...distorted].map((f) => f.field))];
   const repeats = compAction === undefined ? -1 : fullStepOf(full, compAction, d);
   const instead =
@@ -229,6 +239,29 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
         ? `Keep ${fieldList(fields)} verbatim ${where}: the agent later needed these values and had to re-fetch or guess them.`
         : 'Keep values that later calls copy (identifiers, credentials, amounts) verbatim.',
   };
+}
+
+/** Utility phase: why the compressed run diverged from the full one. */
+export function simUtilityAnalysis(user: string): UtilityAnalysis {
+  const task = section(user, 'task') ?? '';
+  const kind = /Compressor under review: (\w+)/.exec(user)?.[1] ?? 'obs';
+  const fullBlocks = parseRenderedTrajectory(section(user, 'full_trajectory') ?? '');
+  const compBlocks = parseRenderedTrajectory(section(user, 'compressed_trajectory') ?? '');
+  const full = byStep(fullBlocks);
+  const comp = byStep(compBlocks);
+
+  const diverged = firstDivergence(full, comp);
+  const lost = lostAcrossRun(fullBlocks, compBlocks);
+  if (diverged === null && lost.length === 0) return noEvidence();
+  const d = diverged ?? lost[0]?.source_step ?? 0;
+  const fullAction = full.get(d)?.actions[0] ?? '';
+  const compAction = comp.get(d)?.actions[0];
+  const missing = missingAt(full, fullAction, d, seenBefore(compBlocks, d, task));
+  const distorted = distortedAt(full, fullAction, compAction, d);
+  for (const f of lost) {
+    if (!missing.some((m) => m.field === f.field)) missing.push(f);
+  }
+  return describe(kind, full, d, missing, distorted, compAction);
 }
 
 /** Backticked names in a reasoning line: the fields the agent says it cannot see. */

@@ -271,6 +271,55 @@ describe('simHistoryCompressor', () => {
     expect(next).toContain('- songs[1].album: id=901 | title=Last Light');
   });
 
+  it('over its budget, cuts facts that bear on nothing before the token the agent is using', () => {
+    const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
+    const threads = {
+      items: Array.from({ length: 30 }, (_, i) => ({
+        id: 500 + i,
+        subject: i === 17 ? 'Moving day plans' : `Quarterly report ${i}`,
+        created_at: `2025-03-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`,
+      })),
+    };
+    const history = renderTurns([
+      {
+        assistant: {
+          role: 'assistant',
+          content: 'Step 5 of 9: calling mail.show_threads.',
+          tool_calls: [
+            {
+              id: 'call_4',
+              type: 'function',
+              function: {
+                name: 'call_api',
+                arguments: JSON.stringify({
+                  app: 'mail',
+                  api: 'show_threads',
+                  args: { access_token: token },
+                }),
+              },
+            },
+          ],
+        },
+        observations: [{ role: 'tool', tool_call_id: 'call_4', content: JSON.stringify(threads) }],
+      },
+    ]);
+    // The token was read first (an earlier summary): by age alone it would go first.
+    const previous = `# History Summary\nFACTS:\n[mail.login]\n- access_token=${token} | token_type=Bearer`;
+    const guideline = 'Keep ids, dates, `subject` and access tokens.';
+    const messages = histMessages(
+      guideline,
+      previous,
+      'Reply to the thread about moving day.',
+      history,
+    );
+    const text = summaryText(simHistoryCompressor(messages));
+    expect(countTokens(text)).toBeLessThanOrEqual(countTokens(`${previous}\n${history}`) / 2);
+    expect(text).toContain(`access_token=${token}`);
+    expect(text).toContain('subject=Moving day plans');
+    // What gave way: threads about nothing the task or the calls show.
+    expect(text.match(/Quarterly report/g)?.length ?? 0).toBeLessThan(30);
+  });
+
   it('keeps, when concise, the records of a list that bear on the task, or the whole list', () => {
     const lean =
       'Keep titles. Leave out ids, descriptions, prices, dates, urls, pagination, `share_token`, `status` and `expires_in`.';

@@ -120,24 +120,41 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   const render = (facts: string[]) => renderSummary(structured, reading, task, memory, facts);
   const facts = memory.facts;
   let text = render(facts);
-  // Over the budget (a summary is at most half of what it folds), reference material goes
-  // before what the agent learned about its task: API documentation can be read again, the
-  // data it gathered only by redoing its work. Within each, the oldest facts go first.
-  let docs = facts.filter(isDocumentation);
-  let learned = facts.filter((f) => !isDocumentation(f));
+  // Over the budget (a summary is at most half of what it folds), a summarizer cuts what bears
+  // least on the job: API documentation first (it can be read again), then facts that bear on
+  // nothing the task or the agent's calls show (the threads about other things, of a list of
+  // 57), and only then what does (the access token it passes, the account it is about to use).
+  // Within each, the oldest facts go first.
+  const tiers = budgetTiers(facts, policy.focus);
   const keep = () => {
-    const kept = new Set([...docs, ...learned]);
+    const kept = new Set(tiers.flat());
     return facts.filter((f) => kept.has(f));
   };
-  while (docs.length > 0 && countTokens(text) > budget) {
-    docs = docs.slice(Math.max(1, Math.floor(docs.length / 8)));
-    text = render(keep());
-  }
-  while (learned.length > 0 && countTokens(text) > budget) {
-    learned = learned.slice(Math.max(1, Math.floor(learned.length / 8)));
-    text = render(keep());
+  for (let t = 0; t < tiers.length; t++) {
+    while (tiers[t]!.length > 0 && countTokens(text) > budget) {
+      tiers[t] = tiers[t]!.slice(Math.max(1, Math.floor(tiers[t]!.length / 8)));
+      text = render(keep());
+    }
   }
   return text;
+}
+
+/**
+ * A summary's facts in the order a summarizer over its length gives them up, each oldest first:
+ * documentation, facts bearing on nothing in the job at hand (`bears`), the rest.
+ */
+function budgetTiers(facts: readonly string[], focus: string): string[][] {
+  const tiers: string[][] = [[], [], []];
+  for (const line of facts) {
+    if (isDocumentation(line)) {
+      tiers[0]!.push(line);
+      continue;
+    }
+    const fields = parseSourcedFactLine(line)?.facts;
+    const record = Object.fromEntries((fields ?? []).map((f) => [f.key, f.value]));
+    tiers[fields !== undefined && bears(record, focus) ? 2 : 1]!.push(line);
+  }
+  return tiers;
 }
 
 /** Records a call: the APIs called, the most recent last. */
