@@ -32,11 +32,51 @@ function newTurnIndex(): TurnIndex {
   });
 }
 
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+const processTerm = MiniSearch.getDefault('processTerm') as (
+  term: string,
+) => string | string[] | null | undefined | false;
+/** Search options that take a query as the one term it already is. */
+const ONE_TERM = { tokenize: (term: string) => [term], processTerm: (term: string) => term };
+
+/**
+ * The score of every turn `index.search(query)` finds, computed as MiniSearch computes it (BM25+,
+ * OR): the score of each occurrence of a query term added up in query order, times the number of
+ * distinct query terms the turn matched. MiniSearch scores every occurrence and merges the results
+ * term by term; a turn's query (the task and the latest turn, JSON keys and ids among it) repeats
+ * each term about twice and has hundreds, so one search per distinct term, whose scores are then
+ * added at each occurrence, gives the same sums (tested bit for bit) at a third less CPU; retrieval
+ * was 7% of the README optimize (issue #28).
+ */
+export function searchScores(index: TurnIndex, query: string): Map<number, number> {
+  // The terms of the query exactly as MiniSearch's search takes them apart.
+  const terms = tokenize(query)
+    .flatMap((t) => processTerm(t))
+    .filter((t): t is string => !!t);
+  const byTerm = new Map<string, { id: number; score: number }[]>();
+  const sums = new Map<number, number>();
+  const matched = new Map<number, number>();
+  for (const term of terms) {
+    let hits = byTerm.get(term);
+    const first = hits === undefined;
+    if (hits === undefined) {
+      hits = index.search(term, ONE_TERM).map((r) => ({ id: Number(r.id), score: r.score }));
+      byTerm.set(term, hits);
+    }
+    for (const { id, score } of hits) {
+      const sum = sums.get(id);
+      sums.set(id, sum === undefined ? score : sum + score);
+      if (first) matched.set(id, (matched.get(id) ?? 0) + 1);
+    }
+  }
+  for (const [id, sum] of sums) sums.set(id, sum * matched.get(id)!);
+  return sums;
+}
+
 /** The `k` best of an index for `query`: BM25 order, ties to the newer turn. */
 function best(index: TurnIndex, query: string, k: number): number[] {
-  return index
-    .search(query)
-    .map((r) => ({ id: Number(r.id), score: r.score }))
+  return [...searchScores(index, query)]
+    .map(([id, score]) => ({ id, score }))
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, k)
     .map((r) => r.id);
