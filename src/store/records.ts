@@ -3,7 +3,11 @@ import type { CompressionEvent } from '../domain/compression-event.js';
 import type { StepRecord } from '../domain/step.js';
 import type { Trajectory } from '../domain/trajectory.js';
 import { EvaluationSchema, type Evaluation } from '../domain/evaluation.js';
-import { RolloutMetricsSchema, type RolloutMetrics } from '../domain/rollout-metrics.js';
+import {
+  RolloutMetricsSchema,
+  type CallUsage,
+  type RolloutMetrics,
+} from '../domain/rollout-metrics.js';
 import { decompress } from './document.js';
 import type { OwnerRecord } from './ownership.js';
 
@@ -91,36 +95,39 @@ export type RolloutRow = Omit<z.infer<typeof StoredRolloutSchema>, 'evaluation'>
   evaluation: Evaluation;
 };
 
+/** The stored evaluation of each row read, and then its parsed value. */
+const evaluations = new WeakMap<object, string | Buffer | Evaluation>();
+
+/** One getter for every row, so all rows share one shape (fast properties). */
+const EVALUATION: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object): Evaluation {
+    const v = evaluations.get(this)!;
+    if (typeof v !== 'string' && !Buffer.isBuffer(v)) return v;
+    const parsed = EvaluationSchema.parse(JSON.parse(typeof v === 'string' ? v : decompress(v)));
+    evaluations.set(this, parsed);
+    return parsed;
+  },
+};
+
 /**
  * A rollouts-table row. Its evaluation is parsed when first read: `runs show` and the report
  * need only the failures' (their reason), and decoding all 10,000 of a large run took 0.15 s.
+ * The keys keep the order of the table's columns.
  */
 export function rolloutRow(raw: unknown): RolloutRow {
-  const row = StoredRolloutSchema.parse(raw);
-  const stored = row.evaluation;
-  let evaluation: Evaluation | undefined;
-  const get = () =>
-    (evaluation ??= EvaluationSchema.parse(
-      JSON.parse(typeof stored === 'string' ? stored : decompress(stored)),
-    ));
-  // Redefined in place, so the row's keys keep their order.
-  return Object.defineProperty(row, 'evaluation', {
-    get,
-    enumerable: true,
-  }) as unknown as RolloutRow;
+  const { evaluation, error, started_at, finished_at, episode_meta, ...row } =
+    StoredRolloutSchema.parse(raw);
+  const out = Object.defineProperty(row, 'evaluation', EVALUATION) as RolloutRow;
+  evaluations.set(out, evaluation);
+  return Object.assign(out, { error, started_at, finished_at, episode_meta });
 }
 
-export type NewRun = {
-  id: string;
-  kind: string;
-  command: string;
-  bench: string;
-  provider: string;
-  models: Record<string, string>;
-  simulated: boolean;
-  params: Record<string, unknown>;
-  config: Record<string, unknown>;
-};
+/** What a run is created with; the store adds its status, times and owner. */
+export type NewRun = Pick<
+  RunRow,
+  'id' | 'kind' | 'command' | 'bench' | 'provider' | 'models' | 'simulated' | 'params' | 'config'
+>;
 
 export type FinishedRollout = {
   id: string;
@@ -192,31 +199,24 @@ export type StepRow = {
 export type StepActionRow = Omit<StepRow, 'prompt'>;
 
 /** One recorded LLM call with its request and response as JSON texts. */
-export type LlmCallRow = {
-  id: number;
+export type LlmCallRow = CallUsage & {
   runId: string;
   rolloutId: string | null;
   taskId: string | null;
   step: number | null;
-  role: string;
   provider: string;
-  model: string;
   requestHash: string;
   /** JSON of the request as it was recorded (messages, tools, model, sampling). */
   request: string;
   /** JSON of the provider response; null when the call failed. */
   response: string | null;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  costUsd: number;
   latencyMs: number;
   cached: boolean;
   error: string | null;
   createdAt: string;
 };
 
-/** Which calls `calls()` and `countCalls()` select; every given field must match. */
+/** Which calls `calls()` selects; every given field must match. */
 export type CallFilter = { runId?: string; rolloutId?: string; role?: string };
 
 /** Documents stored, their bytes on disk, and their bytes decompressed. */

@@ -28,11 +28,7 @@ export class Packer {
       const end = text.indexOf('\n', from);
       const line = end < 0 ? text.slice(from) : text.slice(from, end);
       let i = this.index.get(line);
-      if (i === undefined) {
-        // A slice keeps its whole text alive (V8): the table holds a copy of the line instead.
-        const own = ` ${line}`.slice(1);
-        this.index.set(own, (i = this.lines.push(own) - 1));
-      }
+      if (i === undefined) this.index.set(line, (i = this.lines.push(line) - 1));
       out.push(i);
       if (end < 0) return out;
       from = end + 1;
