@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countMessageTokens, countTokens, createTokenCounter } from './tokenizer.js';
 import type { ChatMessage, ToolDef } from './types.js';
 import { seededRandom } from '../seeded-random.js';
+import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 
 describe('countTokens', () => {
   it('counts o200k_base tokens of a string', () => {
@@ -23,6 +24,23 @@ describe('countTokens', () => {
     counter.countTokens('b'.repeat(100));
     expect(counter.countTokens(long)).toBe(first);
     expect(first).toBe(countTokens(long));
+  });
+
+  it('counts short texts and runs of short lines right, remembered or not', () => {
+    const counter = createTokenCounter();
+    const whole = (text: string) => o200k.countTokens(text, { disallowedSpecial: new Set() });
+    // More distinct short texts than the small map holds: it is emptied on the way.
+    const texts = Array.from({ length: 5000 }, (_, i) => `id ${i * 7919}`);
+    texts.push('assistant', '}', 'FACTS:\n[shop.login]\n<|endoftext|>');
+    for (const round of [1, 2]) {
+      expect(
+        texts.map((t) => counter.countTokens(t)),
+        `round ${round}`,
+      ).toEqual(texts.map(whole));
+    }
+    const lines = `FACTS:\n${texts.slice(0, 40).join('\n')}\n}\n- a long line that is counted on its own\n]`;
+    expect(counter.countTokens(lines)).toBe(whole(lines));
+    expect(counter.countTokens(lines)).toBe(whole(lines));
   });
 
   it('keeps counting right when the cache evicts by characters', () => {

@@ -61,6 +61,15 @@ const MIN_CACHED_LENGTH = 16;
  */
 const MAX_CACHED_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Short texts (roles, tool names) and runs of short lines (`FACTS:`, `[shop.login]`, a closing
+ * `}`) are few and come back all the time: the README optimize counted 700,000 of them, fewer
+ * than 500 distinct, each through the whole encoder (issue #28). Those up to this many characters
+ * are remembered in a small map of their own, emptied when it holds SMALL_ENTRIES.
+ */
+const SMALL_CHARS = 256;
+const SMALL_ENTRIES = 4096;
+
 export type TokenCounter = {
   countTokens(text: string): number;
   countMessageTokens(messages: readonly ChatMessage[], tools?: readonly ToolDef[]): number;
@@ -90,12 +99,13 @@ function detached(text: string): string {
 
 /**
  * The o200k count of `text` as the sum over its pieces (cut where `startsPiece` allows): pieces of
- * at least `minPiece` characters are counted by `countPiece`, runs of shorter ones directly.
+ * at least `minPiece` characters are counted by `countPiece`, runs of shorter ones by `countRun`.
  */
 function countByPieces(
   text: string,
   minPiece: number,
   countPiece: (piece: string) => number,
+  countRun: (run: string) => number,
 ): number {
   let total = 0;
   // [start, cut) is the current piece; [pending, start) shorter pieces not counted yet.
@@ -105,7 +115,7 @@ function countByPieces(
     const cut = nl + 1;
     if (cut === text.length || !startsPiece(text.charCodeAt(cut))) continue;
     if (cut - start >= minPiece) {
-      if (pending < start) total += countO200k(text.slice(pending, start), PLAIN_TEXT);
+      if (pending < start) total += countRun(text.slice(pending, start));
       total += countPiece(text.slice(start, cut));
       pending = cut;
     }
@@ -113,10 +123,10 @@ function countByPieces(
   }
   if (start === 0) return countPiece(text);
   if (text.length - start >= minPiece) {
-    if (pending < start) total += countO200k(text.slice(pending, start), PLAIN_TEXT);
+    if (pending < start) total += countRun(text.slice(pending, start));
     return total + countPiece(text.slice(start));
   }
-  return total + countO200k(text.slice(pending), PLAIN_TEXT);
+  return total + countRun(text.slice(pending));
 }
 
 /**
@@ -141,6 +151,18 @@ export function createTokenCounter(
 ): TokenCounter {
   const cache = new Map<string, number>();
   let cachedChars = 0;
+  const small = new Map<string, number>();
+
+  /** A short text or a run of short lines, from the small map or counted (and remembered). */
+  function countRun(text: string): number {
+    if (text.length > SMALL_CHARS) return countO200k(text, PLAIN_TEXT);
+    const hit = small.get(text);
+    if (hit !== undefined) return hit;
+    const n = countO200k(text, PLAIN_TEXT);
+    if (small.size >= SMALL_ENTRIES) small.clear();
+    small.set(detached(text), n);
+    return n;
+  }
 
   function remember(text: string, n: number): void {
     if (text.length > maxChars / 4) return;
@@ -171,8 +193,8 @@ export function createTokenCounter(
 
   function countTokens(text: string): number {
     if (text.length === 0) return 0;
-    if (text.length < minPiece) return countO200k(text, PLAIN_TEXT);
-    return countByPieces(text, minPiece, countPiece);
+    if (text.length < minPiece) return countRun(text);
+    return countByPieces(text, minPiece, countPiece, countRun);
   }
 
   /**

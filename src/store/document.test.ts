@@ -28,7 +28,7 @@ function rollout(steps: number) {
 describe('Doc', () => {
   it('writes each message of the prompts and requests once and reads them back byte for byte', () => {
     const r = rollout(40);
-    const text = rolloutDocument(r, r.calls);
+    const text = String(rolloutDocument(r, r.calls));
     const prompts = r.steps.map((s) => JSON.stringify(s.prompt));
     // The 40 prompts repeat 39 turns: written out, they are twenty times the turns' text.
     expect(text.length).toBeLessThan(prompts.join('').length / 8);
@@ -43,9 +43,18 @@ describe('Doc', () => {
     expect(requests).toEqual(r.calls.map((c) => JSON.stringify(c.request)));
   });
 
+  it('encodes its pieces to the UTF-8 bytes of its text', () => {
+    const r = rollout(3);
+    r.trajectory.turns[1]!.observations[0]!.content += ' café 🙂 中文';
+    for (const text of [rolloutDocument(r, r.calls), callsDocument(r.calls)]) {
+      expect(text.pieces.length).toBeGreaterThan(10);
+      expect(text.bytes().equals(Buffer.from(String(text), 'utf8'))).toBe(true);
+    }
+  });
+
   it("reads a trajectory without parsing the requests' messages", () => {
     const r = rollout(5);
-    const lines = rolloutDocument(r, r.calls).split('\n');
+    const lines = String(rolloutDocument(r, r.calls)).split('\n');
     const names = JSON.parse(lines[0]!) as string[];
     lines[1 + names.indexOf('requestValues')] = 'not JSON';
     const doc = new Doc(lines.join('\n'));
@@ -59,7 +68,9 @@ describe('Doc', () => {
     const turns = r.trajectory.turns.map((t, i) =>
       i === 1 ? { ...t, assistant: { role: 'assistant', content: 'cut' } } : t,
     );
-    const doc = new Doc(rolloutDocument({ ...r, trajectory: { ...r.trajectory, turns } }, []));
+    const doc = new Doc(
+      String(rolloutDocument({ ...r, trajectory: { ...r.trajectory, turns } }, [])),
+    );
     expect(doc.trajectory()).toEqual({ ...r.trajectory, turns });
   });
 
@@ -107,7 +118,7 @@ describe('Doc', () => {
 
   it('reads a run document, which holds only calls', () => {
     const { calls } = rollout(2);
-    const doc = new Doc(callsDocument(calls));
+    const doc = new Doc(String(callsDocument(calls)));
     expect(JSON.stringify(doc.call(2)!.request)).toBe(JSON.stringify(calls[1]!.request));
     expect(doc.get('steps')).toBeNull();
   });

@@ -43,8 +43,8 @@ export type CallPayload = {
  * quality 9, for 3.6× less CPU (issue #30). A 16 MiB window reaches back over a long rollout's
  * earlier prompts, which the later ones repeat.
  */
-export function compress(text: string): Buffer {
-  const raw = Buffer.from(text, 'utf8');
+export function compress(text: string | Buffer): Buffer {
+  const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   return brotliCompressSync(raw, {
     params: {
       [zlib.BROTLI_PARAM_QUALITY]: 5,
@@ -102,8 +102,12 @@ export class Values {
     return { id, taskId, createdAt, request: stored, response: answer };
   }
 
-  json(from = 0, to = this.list.length): string {
-    return `[${this.list.slice(from, to).join(',')}]`;
+  /** The JSON array of the values from `from` to `to`, as pieces: the values' own strings among them. */
+  jsonPieces(from = 0, to = this.list.length): string[] {
+    const pieces = ['['];
+    for (let i = from; i < to; i++) pieces.push(i === from ? '' : ',', this.list[i]!);
+    pieces.push(']');
+    return pieces;
   }
 }
 
@@ -127,17 +131,42 @@ export function expandCall(
 
 const ref = (v: unknown, value: (i: number) => unknown) => (typeof v === 'number' ? value(v) : v);
 
+/**
+ * A document's text as the pieces it is made of (each message's JSON among them). Joined, a long
+ * rollout's text is a string of a few MB that lives only to be encoded and compressed: written
+ * piece by piece into the bytes brotli reads, it is never built (issue #28).
+ */
+export class DocumentText {
+  constructor(readonly pieces: readonly string[]) {}
+
+  toString(): string {
+    return this.pieces.join('');
+  }
+
+  /** The text's UTF-8 bytes. */
+  bytes(): Buffer {
+    let length = 0;
+    for (const piece of this.pieces) length += Buffer.byteLength(piece, 'utf8');
+    const bytes = Buffer.allocUnsafe(length);
+    let at = 0;
+    for (const piece of this.pieces) at += bytes.write(piece, at, 'utf8');
+    return bytes;
+  }
+}
+
 /** The text of a document: the names of the given sections, then each one's JSON on its own line. */
-function documentText(sections: Partial<Record<Section, string>>): string {
+function documentText(sections: Partial<Record<Section, string | string[]>>): DocumentText {
   const names = SECTIONS.filter((s) => sections[s] !== undefined);
-  return [JSON.stringify(names), ...names.map((s) => sections[s])].join('\n');
+  const pieces = [JSON.stringify(names)];
+  for (const name of names) pieces.push('\n', ...[sections[name]!].flat());
+  return new DocumentText(pieces);
 }
 
 /** The text of a run's document: calls made outside rollouts. */
-export function callsDocument(calls: readonly CallPayload[]): string {
+export function callsDocument(calls: readonly CallPayload[]): DocumentText {
   const values = new Values();
   const stored = JSON.stringify(calls.map((c) => values.call(c)));
-  return documentText({ values: values.json(), calls: stored });
+  return documentText({ values: values.jsonPieces(), calls: stored });
 }
 
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
@@ -152,7 +181,7 @@ export function rolloutDocument(
     events: unknown;
   },
   calls: readonly CallPayload[],
-): string {
+): DocumentText {
   const values = new Values();
   const turns = r.trajectory.turns.map((t, i) => {
     const step = r.steps[i];
@@ -174,10 +203,10 @@ export function rolloutDocument(
     head: JSON.stringify({ system, task }),
     steps: JSON.stringify(steps),
     events: JSON.stringify(r.events),
-    values: values.json(0, split),
+    values: values.jsonPieces(0, split),
     turns: JSON.stringify(turns),
     prompts: JSON.stringify(prompts),
-    requestValues: values.json(split),
+    requestValues: values.jsonPieces(split),
     calls: JSON.stringify(stored),
   });
 }

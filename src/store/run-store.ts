@@ -13,6 +13,7 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
+  type DocumentText,
   type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
@@ -309,13 +310,14 @@ export class SqliteRunStore implements RunStore {
   private writeDocument(
     run: number,
     calls: CallPayload[],
-    text: string,
+    text: DocumentText,
     andThen = (_: number) => {},
   ) {
-    const data = compress(text);
+    const raw = text.bytes();
+    const data = compress(raw);
     this.db
       .transaction(() => {
-        const doc = this.insert('docs', { run, size: Buffer.byteLength(text), data });
+        const doc = this.insert('docs', { run, size: raw.length, data });
         andThen(doc);
         for (const { id } of calls) {
           this.run('UPDATE calls SET doc = ? WHERE id = ?', doc, id);

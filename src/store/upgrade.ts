@@ -1,7 +1,13 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
+import {
+  callsDocument,
+  compress,
+  rolloutDocument,
+  type CallPayload,
+  type DocumentText,
+} from './document.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
 import { asDatabaseError, checkHeader, openDatabase } from './open.js';
 import { hashKey, insertSql } from './run-store.js';
@@ -138,8 +144,9 @@ function convert(old: Database.Database, db: Database.Database): void {
       response:
         c.response_key === null ? null : blobs.response(hex(c.response_key), c.response_rest, c),
     });
-    const writeDoc = (text: string, own: readonly OldCall[]) => {
-      const row = { run, size: Buffer.byteLength(text), data: compress(text) };
+    const writeDoc = (text: DocumentText, own: readonly OldCall[]) => {
+      const raw = text.bytes();
+      const row = { run, size: raw.length, data: compress(raw) };
       const doc = Number(db.prepare(insertSql('docs', row)).run(row).lastInsertRowid);
       for (const c of own) move.run(doc, c.id);
       return doc;
