@@ -90,31 +90,36 @@ export function scalarFate(
  * key stays whole; every list is cut to the guideline's "at most N items". Returns `undefined`
  * when nothing survives.
  */
-export function filterJson(value: unknown, policy: FieldPolicy, path: string[] = []): unknown {
+export function filterJson(value: unknown, policy: FieldPolicy): unknown {
   const asked = askedFields(value, policy.reading, policy.focus);
-  return walk(value, asked.size === 0 ? policy : { ...policy, asked }, path, false);
+  return walk(value, asked.size === 0 ? policy : { ...policy, asked }, undefined, false);
 }
 
-function walk(value: unknown, policy: FieldPolicy, path: string[], kept: boolean): unknown {
-  const key = path[path.length - 1] ?? '';
-  const verdict = path.length === 0 ? 'default' : fieldVerdict(key, policy);
+/** `key` is the key the value sits under (a list's items sit under the list's); none at the root. */
+function walk(
+  value: unknown,
+  policy: FieldPolicy,
+  key: string | undefined,
+  kept: boolean,
+): unknown {
+  const verdict = key === undefined ? 'default' : fieldVerdict(key, policy);
   if (verdict === 'drop' && !kept) return undefined;
   const max = policy.reading.maxItems;
   if (Array.isArray(value)) {
     const items = max === null ? value : value.slice(0, max);
-    const out = items.map((v) => walk(v, policy, path, kept)).filter((v) => v !== undefined);
+    const out = items.map((v) => walk(v, policy, key, kept)).filter((v) => v !== undefined);
     return out.length === 0 ? undefined : out;
   }
   if (value !== null && typeof value === 'object') {
     const keepAll = kept || verdict === 'keep';
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const child = walk(v, policy, [...path, k], keepAll);
+      const child = walk(v, policy, k, keepAll);
       if (child !== undefined) out[k] = child;
     }
     return Object.keys(out).length === 0 ? undefined : out;
   }
-  if (path.length === 0) return value;
+  if (key === undefined) return value;
   if (kept && verdict !== 'drop') return value;
   const fate = scalarFate(key, value, policy);
   return fate.keep ? fate.value : undefined;
