@@ -4,7 +4,9 @@
  * API like real rollouts (scripts/bench/store-scale/generate.ts), then read by the real CLI from
  * dist/ as a child process. Prints one line per figure, with its target beside it:
  *
- *   runs show <s> s (target < 2 s, issue #30), runs show --json, report --html: wall time, median of 3
+ *   runs show <s> s (<s> s CPU) (target < 2 s, issue #30), runs show --json, report --html: wall
+ *     time and the acon process's CPU time (all its threads), each the median of 3; on a shared
+ *     machine compare the CPU time, and read the load printed above them
  *   export --role obs|hist: peak RSS growth over an export of a 32-rollout run in the same file
  *     (the start-up baseline: modules, tokenizer, database open), sampled from /proc
  *
@@ -16,7 +18,15 @@
  *   npm run bench:store-scale -- --acon ../other-checkout/bin/acon.js    (another build, same file)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -107,18 +117,34 @@ function generate(): z.infer<typeof MarkerSchema> {
 type Measured = {
   code: number | null;
   seconds: number;
+  /** CPU seconds of the acon process (user + system, all its threads). */
+  cpu: number;
   peakKb: number;
   stderr: string;
   stdout: string;
 };
 
-/** Runs acon; wall time, and the peak resident set (VmHWM, sampled from /proc every 10 ms). */
+/**
+ * Preloaded into acon: writes the process's own CPU time when it exits, so the figures can be
+ * compared on a shared machine, where wall time mostly measures the load (as optimize-cost.ts).
+ */
+const REPORTER = `import { writeFileSync } from 'node:fs';
+process.on('exit', () => {
+  const { user, system } = process.cpuUsage();
+  writeFileSync(process.env.ACON_BENCH_CPU_FILE, String((user + system) / 1e6));
+});
+`;
+
+/** Runs acon; wall and CPU time, and the peak resident set (VmHWM, sampled from /proc every 10 ms). */
 function acon(args: string[], cwd: string): Promise<Measured> {
+  const reporter = join(cwd, 'cpu-reporter.mjs');
+  const cpuFile = join(cwd, 'cpu.txt');
+  writeFileSync(reporter, REPORTER);
   return new Promise((done, fail) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [ACON, ...args], {
+    const child = spawn(process.execPath, ['--import', reporter, ACON, ...args], {
       cwd,
-      env: { ...process.env, NO_COLOR: '1', COLUMNS: '100' },
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '100', ACON_BENCH_CPU_FILE: cpuFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let peakKb = 0;
@@ -132,7 +158,9 @@ function acon(args: string[], cwd: string): Promise<Measured> {
     child.on('error', fail);
     child.on('close', (code) => {
       clearInterval(sample);
-      done({ code, seconds: (performance.now() - started) / 1000, peakKb, stderr, stdout });
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = existsSync(cpuFile) ? Number(readFileSync(cpuFile, 'utf8')) : Number.NaN;
+      done({ code, seconds, cpu, peakKb, stderr, stdout });
     });
   });
 }
@@ -154,11 +182,12 @@ function check(what: string, m: Measured): Measured {
   return m;
 }
 
-/** Wall seconds of a command, the median of three runs (the machine is shared). */
-async function median(what: string, args: string[], cwd: string): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < 3; i++) times.push(check(what, await acon(args, cwd)).seconds);
-  return times.sort((a, b) => a - b)[1]!;
+/** Wall and CPU seconds of a command, each the median of three runs (the machine is shared). */
+async function median(what: string, args: string[], cwd: string): Promise<string> {
+  const runs: Measured[] = [];
+  for (let i = 0; i < 3; i++) runs.push(check(what, await acon(args, cwd)));
+  const mid = (xs: number[]) => xs.sort((a, b) => a - b)[1]!.toFixed(2);
+  return `${mid(runs.map((r) => r.seconds))} s (${mid(runs.map((r) => r.cpu))} s CPU)`;
 }
 
 async function main() {
@@ -178,14 +207,14 @@ async function main() {
   try {
     const db = ['--db', dbFile];
     const show = await median('runs show', ['runs', 'show', RUN, ...db], cwd);
-    process.stdout.write(`runs show ${show.toFixed(2)} s (target < 2 s, issue #30)\n`);
+    process.stdout.write(`runs show ${show} (target < 2 s, issue #30)\n`);
     const json = await median('runs show --json', ['runs', 'show', RUN, '--json', ...db], cwd);
-    process.stdout.write(`runs show --json ${json.toFixed(2)} s (target < 2 s, issue #30)\n`);
+    process.stdout.write(`runs show --json ${json} (target < 2 s, issue #30)\n`);
     const html = join(cwd, 'report.html');
     const report = await median('report', ['report', RUN, '--html', html, ...db], cwd);
     const mb = statSync(html).size / 1e6;
     process.stdout.write(
-      `report --html ${report.toFixed(2)} s (target < 2 s, issue #30), ${mb.toFixed(1)} MB page\n`,
+      `report --html ${report} (target < 2 s, issue #30), ${mb.toFixed(1)} MB page\n`,
     );
     for (const role of ['obs', 'hist']) {
       const args = (run: string, out: string) => [

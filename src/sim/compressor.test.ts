@@ -80,6 +80,42 @@ describe('simObservationCompressor', () => {
     expect(unshown).toBeGreaterThan(0);
   });
 
+  it('leaves a field out "unless the task asks about it" only when the task does not', () => {
+    const g =
+      'Keep ids and titles. Omit `genre` and `tags` unless the task explicitly asks about them.';
+    const songs = {
+      items: [
+        { id: 1, title: 'Blue', genre: 'jazz', tags: 'calm' },
+        { id: 2, title: 'Red', genre: 'rock', tags: 'loud' },
+      ],
+    };
+    const compress = (task: string) => {
+      const answer = simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline: g }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task,
+            session: '(none)',
+            observation: JSON.stringify(songs),
+          }),
+        },
+      ]);
+      const parsed = extractSection(answer, REFINED_OBSERVATION);
+      if (!parsed.ok) throw new Error(parsed.reason);
+      return JSON.parse(parsed.text) as { items: Record<string, unknown>[] };
+    };
+    // "jazz" is a genre this output shows: every item keeps its genre, so the agent can filter.
+    expect(compress('Queue my most played jazz song.').items).toEqual([
+      { id: 1, title: 'Blue', genre: 'jazz' },
+      { id: 2, title: 'Red', genre: 'rock' },
+    ]);
+    expect(compress('Queue my newest song.').items).toEqual([
+      { id: 1, title: 'Blue' },
+      { id: 2, title: 'Red' },
+    ]);
+  });
+
   it('keeps KEEP fields, removes DROP fields and cuts lists to MAX_ITEMS', () => {
     const out = compressObs(
       'Keep ids.\nKEEP: id, share_token\ndrop: description, page_index, created_at\nMAX_ITEMS: 2',

@@ -357,7 +357,11 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
       continue;
     }
     // What an earlier summary kept is carried over, unless the guideline drops it by name.
-    const kept = fact.facts.filter(({ key }) => verdictFor(key, policy.reading) !== 'drop');
+    // A conditional drop ("unless the task asks about them") was weighed when the line was written.
+    const kept = fact.facts.filter(
+      ({ key }) =>
+        verdictFor(key, policy.reading) !== 'drop' || policy.reading.unlessAsked.has(key),
+    );
     if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source, fact.path);
   }
 }

@@ -1,5 +1,12 @@
 import { isShapeItem } from '../bench/choice.js';
-import { defaultKeeps, shorten, verdictFor, type GuidelineReading } from './vocabulary.js';
+import { containsToken } from './text.js';
+import {
+  defaultKeeps,
+  shorten,
+  verdictFor,
+  type GuidelineReading,
+  type Verdict,
+} from './vocabulary.js';
 
 /**
  * What the simulated compressors keep of a JSON value (issue 22): what the guideline says about a
@@ -20,7 +27,41 @@ export type FieldPolicy = {
    * data of other results; a shortened text keeps its sentences that bear on it.
    */
   focus: string;
+  /** Fields left out "unless the task asks about them" that the job does ask about. */
+  asked?: ReadonlySet<string>;
 };
+
+/** What the guideline says about a key in this prompt: a conditional drop the job asks about keeps it. */
+function fieldVerdict(key: string, policy: FieldPolicy): Verdict {
+  const verdict = verdictFor(key, policy.reading);
+  return verdict === 'drop' && policy.asked?.has(key) === true ? 'keep' : verdict;
+}
+
+/**
+ * The fields of a conditional drop ("omit `genre` unless the task asks about it") that the job
+ * at hand asks about, read as a compressor reads it: the task or the agent's calls name the field
+ * (`relationship`, a word of it) or show one of its values in this output ("jazz" for `genre`,
+ * "neighbor" for `relationship`). Decided per field for the whole output, so every item keeps it.
+ */
+export function askedFields(value: unknown, reading: GuidelineReading, focus: string): Set<string> {
+  const asked = new Set<string>();
+  if (reading.unlessAsked.size === 0) return asked;
+  const text = focus.toLowerCase();
+  const shows = (v: string) => v.length >= 3 && containsToken(text, v.toLowerCase());
+  for (const key of reading.unlessAsked) {
+    if (shows(key) || key.split('_').some((w) => w.length >= 4 && shows(w))) asked.add(key);
+  }
+  const visit = (v: unknown, key: string | undefined): void => {
+    if (Array.isArray(v)) v.forEach((x) => visit(x, key));
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, k);
+    } else if (key !== undefined && reading.unlessAsked.has(key) && !asked.has(key)) {
+      if (v !== null && v !== undefined && shows(String(v))) asked.add(key);
+    }
+  };
+  visit(value, undefined);
+  return asked;
+}
 
 /** The fate of one scalar field. */
 export function scalarFate(
@@ -29,7 +70,7 @@ export function scalarFate(
   policy: FieldPolicy,
 ): { keep: false } | { keep: true; value: unknown } {
   if (value === null || value === undefined) return { keep: false };
-  const verdict = verdictFor(key, policy.reading);
+  const verdict = fieldVerdict(key, policy);
   if (verdict === 'drop') return { keep: false };
   const text = String(value);
   if (verdict === 'keep') return { keep: true, value };
@@ -49,30 +90,36 @@ export function scalarFate(
  * key stays whole; every list is cut to the guideline's "at most N items". Returns `undefined`
  * when nothing survives.
  */
-export function filterJson(value: unknown, policy: FieldPolicy, path: string[] = []): unknown {
-  return walk(value, policy, path, false);
+export function filterJson(value: unknown, policy: FieldPolicy): unknown {
+  const asked = askedFields(value, policy.reading, policy.focus);
+  return walk(value, asked.size === 0 ? policy : { ...policy, asked }, undefined, false);
 }
 
-function walk(value: unknown, policy: FieldPolicy, path: string[], kept: boolean): unknown {
-  const key = path[path.length - 1] ?? '';
-  const verdict = path.length === 0 ? 'default' : verdictFor(key, policy.reading);
+/** `key` is the key the value sits under (a list's items sit under the list's); none at the root. */
+function walk(
+  value: unknown,
+  policy: FieldPolicy,
+  key: string | undefined,
+  kept: boolean,
+): unknown {
+  const verdict = key === undefined ? 'default' : fieldVerdict(key, policy);
   if (verdict === 'drop' && !kept) return undefined;
   const max = policy.reading.maxItems;
   if (Array.isArray(value)) {
     const items = max === null ? value : value.slice(0, max);
-    const out = items.map((v) => walk(v, policy, path, kept)).filter((v) => v !== undefined);
+    const out = items.map((v) => walk(v, policy, key, kept)).filter((v) => v !== undefined);
     return out.length === 0 ? undefined : out;
   }
   if (value !== null && typeof value === 'object') {
     const keepAll = kept || verdict === 'keep';
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const child = walk(v, policy, [...path, k], keepAll);
+      const child = walk(v, policy, k, keepAll);
       if (child !== undefined) out[k] = child;
     }
     return Object.keys(out).length === 0 ? undefined : out;
   }
-  if (path.length === 0) return value;
+  if (key === undefined) return value;
   if (kept && verdict !== 'drop') return value;
   const fate = scalarFate(key, value, policy);
   return fate.keep ? fate.value : undefined;

@@ -85,6 +85,9 @@ const PROGRESS =
 const GOAL =
   /\b(goal|what is left|left to do|remaining work|pending|user context|what the user asked)\b/;
 
+/** "Omit `genre` unless the task (explicitly) asks about it / needs it / mentions it". */
+const UNLESS_ASKED = /\bunless\b[^.;]*\b(task|user|question)\b/;
+
 const ALL_ITEMS =
   /\b(every|all) (items?|entries|entry) of (a|each|every|the) lists?\b|\bnever cut lists\b/;
 
@@ -108,6 +111,11 @@ export type GuidelineReading = {
    * finished (it acted on the data and moved on to another app) goes from a summary.
    */
   stale: boolean;
+  /**
+   * Fields a drop sentence leaves out "unless the task asks about them": dropped only where the
+   * job at hand gives no sign of them (fields.ts `askedFields`).
+   */
+  unlessAsked: Set<string>;
 };
 
 function sentences(text: string): string[] {
@@ -139,6 +147,7 @@ export function readGuideline(text: string): GuidelineReading {
     progress: false,
     goal: false,
     stale: false,
+    unlessAsked: new Set(),
   };
   const d = parseDirectives(text);
   for (const f of d.keep) r.keepFields.add(f);
@@ -189,6 +198,7 @@ export function readGuideline(text: string): GuidelineReading {
         f,
       );
     }
+    if (action === 'drop' && UNLESS_ASKED.test(s)) for (const f of fields) r.unlessAsked.add(f);
     if (action === 'shorten' && classes.length === 0 && fields.length === 0) r.shortenTexts = true;
   }
   return r;
