@@ -156,8 +156,9 @@ function addRunOptions(cmd: Command): void {
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
-  const { openSession, onInterrupt } = await import('./session.js');
+  const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
+  boundRolloutHeap();
   const { optimize } = await import('../optimize/optimize.js');
   const { OptimizeParamsSchema } = await import('../optimize/params.js');
   const { formatPlan } = await import('../optimize/plan.js');

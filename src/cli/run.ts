@@ -180,9 +180,10 @@ async function runAction(
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
   const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
     await import('../optimize/run-conditions.js');
-  const { openSession, onInterrupt } = await import('./session.js');
+  const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   const { createProgress } = await import('./progress.js');
+  boundRolloutHeap();
   const given = givenParams(opts, strategyNames);
   let params = given;
   const session = await openSession({
