@@ -13,6 +13,8 @@
  *   npm run bench:optimize-cost -- --cpu-prof           # also write a V8 CPU profile there
  *   npm run bench:optimize-cost -- -- --max-tasks 2     # extra acon flags after a second --
  *
+ * Before the optimize it also prints the start-up CPU of `acon --version` and `acon --help`.
+ *
  * stdout of acon is saved as `stdout.txt` in the folder: two runs that print the same tables give
  * the same `tables sha256` line (timing columns aside; see `stableTables`).
  */
@@ -71,6 +73,53 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
+type AconRun = { code: number | null; stdout: string; stderr: string; wallMs: number };
+
+/** Runs acon with `nodeArgs` in `dir`; its usage lands in `usageFile` (see REPORTER). */
+async function runAcon(
+  nodeArgs: string[],
+  acon: string[],
+  dir: string,
+  usageFile: string,
+): Promise<AconRun> {
+  const started = process.hrtime.bigint();
+  const { code, stdout, stderr } = await new Promise<Omit<AconRun, 'wallMs'>>((done, fail) => {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...acon], {
+      cwd: dir,
+      env: { ...process.env, ACON_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', fail);
+    child.on('close', (c) => done({ code: c, stdout: out, stderr: err }));
+  });
+  return { code, stdout, stderr, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+const STARTUP_RUNS = 5;
+
+/**
+ * What every acon command pays before it does anything (issue #28): CPU of `acon --version` and
+ * `acon --help`, which load only the command definitions, averaged over a few runs.
+ */
+async function startupCpu(nodeArgs: string[], dir: string, usageFile: string) {
+  const figures: { args: string; cpuMs: number }[] = [];
+  for (const args of [['--version'], ['--help']]) {
+    let totalUs = 0;
+    for (let i = 0; i < STARTUP_RUNS; i++) {
+      const run = await runAcon(nodeArgs, args, dir, usageFile);
+      if (run.code !== 0) throw new Error(`acon ${args.join(' ')} exited with ${run.code}`);
+      const usage = UsageSchema.parse(JSON.parse(readFileSync(usageFile, 'utf8')));
+      totalUs += usage.userUs + usage.systemUs;
+    }
+    figures.push({ args: args.join(' '), cpuMs: totalUs / STARTUP_RUNS / 1000 });
+  }
+  return figures;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error(
@@ -87,25 +136,8 @@ async function main(): Promise<void> {
   console.log(`acon ${acon.join(' ')}   (in ${dir})`);
   console.log(`load before: ${load()}`);
 
-  const started = process.hrtime.bigint();
-  const { code, stdout, stderr } = await new Promise<{
-    code: number | null;
-    stdout: string;
-    stderr: string;
-  }>((done, fail) => {
-    const child = spawn(process.execPath, [...nodeArgs, BIN, ...acon], {
-      cwd: dir,
-      env: { ...process.env, ACON_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', fail);
-    child.on('close', (c) => done({ code: c, stdout: out, stderr: err }));
-  });
-  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const startup = await startupCpu(['--import', reporter], dir, usageFile);
+  const { code, stdout, stderr, wallMs } = await runAcon(nodeArgs, acon, dir, usageFile);
   writeFileSync(join(dir, 'stdout.txt'), stdout);
   writeFileSync(join(dir, 'stderr.txt'), stderr);
   if (code !== 0) {
@@ -128,6 +160,9 @@ async function main(): Promise<void> {
   console.log(`peak RSS:    ${mb(usage.maxRssKb * 1024)}`);
   console.log(`database:    ${mb(dbBytes)}${walBytes > 0 ? ` (+ ${mb(walBytes)} -wal)` : ''}`);
   console.log(`tables sha256: ${tables}  (stdout with durations and ids masked)`);
+  console.log(
+    `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
+  );
   if (values.keep || values['cpu-prof']) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }

@@ -1,11 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { Option, type Command } from 'commander';
-import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { runConditions as RunConditions } from '../optimize/run-conditions.js';
 
-// Only commander and zod load at start-up; the store, tokenizer and exporter load inside the
-// actions (`acon --help` stays fast).
+// Only commander loads at start-up; the option schemas, store, tokenizer and exporter load
+// inside the actions (`acon --help` stays fast, issue #28).
 
 const ROLES = ['obs', 'hist', 'agent'] as const;
 const FORMATS = ['openai', 'trl', 'sharegpt', 'axolotl'] as const;
@@ -32,30 +31,6 @@ type ExportRaw = {
   json?: boolean;
   config?: string;
 };
-
-/** A number option: commander hands strings over; the message names the flag and the value. */
-const num = (flag: string, schema: z.ZodNumber) =>
-  z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const r = schema.safeParse(Number(s));
-      if (!r.success || s.trim() === '') {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${flag} ${r.error?.issues[0]?.message ?? 'must be a number'}, got "${s}"`,
-        });
-        return z.NEVER;
-      }
-      return r.data;
-    });
-
-const ExportCliSchema = z.object({
-  valRatio: num('--val-ratio', z.number().min(0, 'must be ≥ 0').max(0.9, 'must be ≤ 0.9')),
-  maxTokens: num('--max-tokens', z.number().int('must be a whole number').positive('must be ≥ 1')),
-  seed: num('--seed', z.number().int('must be a whole number')),
-});
 
 export function registerExport(program: Command): void {
   const cmd = program
@@ -160,6 +135,7 @@ Then check the file: acon lint hist.jsonl --format openai`,
 /** `acon export`: parse and check the options, run the exporter, print its summary. */
 async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
   const raw = cmd.optsWithGlobals<ExportRaw>();
+  const { ExportCliSchema } = await import('./export-options.js');
   const nums = ExportCliSchema.safeParse(raw);
   if (!nums.success) throw new UsageError(nums.error.issues[0]!.message);
   if (raw.overflow === 'truncate' && nums.data.maxTokens === undefined) {
@@ -262,10 +238,8 @@ Examples:
   $ acon lint data/acon_hist.jsonl --format sharegpt --max-tokens 8192 --json`,
     )
     .action(async (file: string, raw: LintRaw) => {
-      const maxTokens = num(
-        '--max-tokens',
-        z.number().int('must be a whole number').positive('must be ≥ 1'),
-      ).safeParse(raw.maxTokens);
+      const { LintMaxTokensSchema } = await import('./export-options.js');
+      const maxTokens = LintMaxTokensSchema.safeParse(raw.maxTokens);
       if (!maxTokens.success) throw new UsageError(maxTokens.error.issues[0]!.message);
       const { lintFile, renderLintReport, LintFailedError } = await import('../export/index.js');
       const report = await lintFile(file, {

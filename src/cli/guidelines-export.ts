@@ -1,13 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
-import { GuidelineStore } from '../guidelines/store.js';
-import {
-  EXPORT_TARGETS,
-  ExportTargetSchema,
-  exportGuidelines,
-} from '../runtime/export-guidelines.js';
+import { EXPORT_TARGETS, EXPORT_TARGET_NAMES } from '../runtime/export-targets.js';
 
 const TARGET_HELP = Object.entries(EXPORT_TARGETS)
   .map(([name, what]) => `  ${name.padEnd(10)} ${what}`)
@@ -19,7 +13,7 @@ export function registerGuidelinesExport(group: Command, out: (text: string) => 
     .command('export')
     .description("a learned guideline as another framework's summary/compaction prompt")
     .argument('[versions]', 'versions, e.g. hist@3 or obs@2,hist@active', 'active')
-    .requiredOption('--to <target>', `one of ${ExportTargetSchema.options.join(', ')}`)
+    .requiredOption('--to <target>', `one of ${EXPORT_TARGET_NAMES.join(', ')}`)
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--dir <dir>', 'guideline directory', 'guidelines')
     .addHelpText(
@@ -33,10 +27,14 @@ Examples:
   $ acon guidelines export obs@3,hist@3 --to text --out guidelines.txt`,
     )
     .action(async (versions: string, opts: { to: string; out?: string; dir: string }) => {
+      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      const { GuidelineStore } = await import('../guidelines/store.js');
+      const { ExportTargetSchema, exportGuidelines } =
+        await import('../runtime/export-guidelines.js');
       const target = ExportTargetSchema.safeParse(opts.to);
       if (!target.success) {
         throw new UsageError(
-          `--to must be one of ${ExportTargetSchema.options.join(', ')}, got "${opts.to}"`,
+          `--to must be one of ${EXPORT_TARGET_NAMES.join(', ')}, got "${opts.to}"`,
         );
       }
       const pair = await resolveGuidelinePair(versions, new GuidelineStore({ dir: opts.dir }));

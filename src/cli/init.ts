@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_CONFIG_FILE } from '../config/load.js';
+import { DEFAULT_CONFIG_FILE } from '../config/default-file.js';
 import { writeConfigTemplate } from '../config/init.js';
 
 export function registerInit(program: Command): void {

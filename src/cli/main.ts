@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { AconError } from '../errors.js';
-import { explainDatabaseError } from '../store/index.js';
 import { registerExport, registerLint } from './export.js';
 import { registerGuidelines } from './guidelines.js';
 import { registerInit } from './init.js';
@@ -56,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    return reportError(err, argv.includes('--verbose') || verboseFromEnv());
+    return await reportError(err, argv.includes('--verbose') || verboseFromEnv());
   }
 }
 
@@ -65,13 +64,16 @@ function verboseFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|true|yes)$/i.test(env.ACON_VERBOSE ?? '');
 }
 
-function reportError(thrown: unknown, verbose: boolean): number {
-  const err = explainDatabaseError(thrown);
-  if (err instanceof CommanderError) {
+async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
+  if (thrown instanceof CommanderError) {
     // commander already printed usage errors; help and version exit 0. Wrong usage (an unknown
     // option or command, a missing argument) is bad input: 2, like every other input error.
-    return err.exitCode === 0 ? 0 : 2;
+    return thrown.exitCode === 0 ? 0 : 2;
   }
+  // Loaded only on an error: the store brings better-sqlite3 and every record schema, which
+  // `acon --help` and `acon --version` should not pay for (issue #28).
+  const { explainDatabaseError } = await import('../store/open.js');
+  const err = explainDatabaseError(thrown);
   if (err instanceof AconError) {
     process.stderr.write(`${pc.red(`${err.name}:`)} ${err.message}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);

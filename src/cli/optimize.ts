@@ -4,7 +4,6 @@ import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags } from './confirm.js';
-import { createProgress } from './progress.js';
 import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import type { SessionOptions } from './session.js';
@@ -165,6 +164,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { formatPlan } = await import('../optimize/plan.js');
   const { optimizeReport } = await import('../optimize/optimize-report.js');
   const { terminalWidth } = await import('../report/fit-table.js');
+  const { createProgress } = await import('./progress.js');
   const given = await optimizeParams(opts);
   let params = given;
   const session = await openSession({

@@ -1,11 +1,7 @@
 import { Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { loadConfig } from '../config/load.js';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { UsageError } from '../errors.js';
-import { GuidelineStore } from '../guidelines/store.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
-import { LLM_ROLES } from '../llm/types.js';
 
 type RawOpts = {
   upstream: string;
@@ -88,6 +84,11 @@ async function proxyAction(opts: RawOpts): Promise<void> {
       `--upstream must be an http(s) URL such as http://127.0.0.1:8000/v1, got "${opts.upstream}"`,
     );
   }
+  // Loaded here, not at start-up: `acon --help` loads no config, guideline or LLM module (issue #28).
+  const { loadConfig } = await import('../config/load.js');
+  const { GuidelineStore } = await import('../guidelines/store.js');
+  const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+  const { LLM_ROLES } = await import('../llm/types.js');
   const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
   if (opts.provider) {
     config.provider = opts.provider;

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
+import { STRATEGY_NAMES } from '../agent/context/strategy-names.js';
+import type { StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
 import type { RunConditionsResult, RunParams } from '../optimize/run-conditions.js';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
-import { createProgress } from './progress.js';
 import { addConfirmOptions, confirmFromFlags, mustConfirm, type ConfirmFlags } from './confirm.js';
 
 const list = (s: string) =>
@@ -110,11 +110,7 @@ export function registerRun(program: Command): void {
       .command('run')
       .description('run the agent on a split under one context strategy and print the results'),
   )
-    .option(
-      '--strategy <name>',
-      `context strategy: ${StrategyNameSchema.options.join(', ')}`,
-      'acon',
-    )
+    .option('--strategy <name>', `context strategy: ${STRATEGY_NAMES.join(', ')}`, 'acon')
     .addHelpText(
       'after',
       `
@@ -163,15 +159,15 @@ Examples:
     });
 }
 
+const isStrategyName = (n: string): n is StrategyName =>
+  (STRATEGY_NAMES as readonly string[]).includes(n);
+
 function parseStrategies(names: string[]): StrategyName[] {
   return names.map((n) => {
-    const r = StrategyNameSchema.safeParse(n);
-    if (!r.success) {
-      throw new UsageError(
-        `unknown strategy "${n}"; use one of: ${StrategyNameSchema.options.join(', ')}`,
-      );
+    if (!isStrategyName(n)) {
+      throw new UsageError(`unknown strategy "${n}"; use one of: ${STRATEGY_NAMES.join(', ')}`);
     }
-    return r.data;
+    return n;
   });
 }
 
@@ -186,6 +182,7 @@ async function runAction(
     await import('../optimize/run-conditions.js');
   const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
+  const { createProgress } = await import('./progress.js');
   boundRolloutHeap();
   const given = givenParams(opts, strategyNames);
   let params = given;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { z } from 'zod';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import { benchDefinition } from '../bench/registry.js';
 import { UsageError } from '../errors.js';
+import type { BenchOptions } from './tasks-options.js';
 import {
   fitTable,
   terminalWidth,
@@ -20,34 +20,12 @@ const STDIO: TasksIo = {
   err: (text) => process.stderr.write(text),
 };
 
-const BenchOptionsSchema = z.object({
-  bench: z.string(),
-  tasksDir: z.string().optional(),
-  qaData: z.string().optional(),
-  json: z.boolean().optional(),
-  config: z.string().optional(),
-});
-const ListOptionsSchema = BenchOptionsSchema.extend({
-  split: z.string().min(1).optional(),
-  wide: z.boolean().optional(),
-});
-
-function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const flag = `--${String(issue?.path[0] ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'}`);
-  }
-  return parsed.data;
-}
-
 /**
  * Task listing needs no server: apptown and qa read their task files, AppWorld the split lists
  * of the AppWorld install (`appworld.root` in the config, else $APPWORLD_ROOT); when an AppWorld
  * server answers, it also gives each task's instruction.
  */
-async function openBench(opts: z.infer<typeof BenchOptionsSchema>): Promise<Benchmark> {
+async function openBench(opts: BenchOptions): Promise<Benchmark> {
   const def = benchDefinition(opts.bench);
   const { loadConfig } = await import('../config/load.js');
   const { config } = loadConfig({ file: opts.config });
@@ -148,6 +126,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
     .option('--wide', 'every column at full length, however wide the terminal')
     .addHelpText('after', EXAMPLES)
     .action(async (_raw: unknown, cmd: Command) => {
+      const { ListOptionsSchema, parseOptions } = await import('./tasks-options.js');
       const opts = parseOptions(ListOptionsSchema, cmd.optsWithGlobals());
       checkSplit(opts.bench, opts.split);
       const bench = await openBench(opts);
@@ -171,6 +150,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
     .option('--json', 'print JSON')
     .addHelpText('after', EXAMPLES)
     .action(async (id: string, _raw: unknown, cmd: Command) => {
+      const { BenchOptionsSchema, parseOptions } = await import('./tasks-options.js');
       const opts = parseOptions(BenchOptionsSchema, cmd.optsWithGlobals());
       const bench = await openBench(opts);
       const found = await bench.getTask(id);

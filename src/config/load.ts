@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { DEFAULT_CONFIG_FILE } from './default-file.js';
 import { ConfigSchema, type Config } from './schema.js';
 
-export const DEFAULT_CONFIG_FILE = 'acon.config.yaml';
 const ENV_SOURCE = 'environment';
 
 export type LoadConfigOptions = {

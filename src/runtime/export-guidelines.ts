@@ -1,23 +1,11 @@
 import { z } from 'zod';
 import { renderPrompt } from '../prompts/template.js';
 import type { Guidelines } from './load-guidelines.js';
+import { EXPORT_TARGET_NAMES } from './export-targets.js';
 
 /** Where a learned guideline can go (`acon guidelines export --to`). */
-export const ExportTargetSchema = z.enum(['langchain', 'letta', 'anthropic', 'openhands', 'text']);
+export const ExportTargetSchema = z.enum(EXPORT_TARGET_NAMES);
 export type ExportTarget = z.infer<typeof ExportTargetSchema>;
-
-/** One line per target: what the output is and where it goes (for `--help` and docs/runtime.md). */
-export const EXPORT_TARGETS: Record<ExportTarget, string> = {
-  langchain:
-    'a summary prompt for LangChain.js/Python SummarizationMiddleware (its summaryPrompt option; {messages} is where the middleware puts the history)',
-  letta:
-    "JSON for a Letta agent's compaction_settings: the summarizer prompt (set model to your summarizer)",
-  anthropic:
-    "JSON for the Anthropic SDK tool runner's client-side compaction (compactionControl.summaryPrompt)",
-  openhands:
-    'the summarizing prompt of an OpenHands LLM summarizing condenser (the condenser appends the events to summarize)',
-  text: 'both guidelines as plain text with a heading each, for any framework or prompt',
-};
 
 /**
  * The history guideline as the compaction prompt of another framework, in the words acon's own

@@ -4,16 +4,9 @@ import type { ChatMessage } from '../../llm/types.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { CompressionEvent } from '../../domain/compression-event.js';
 import type { Trajectory } from '../../domain/trajectory.js';
+import { STRATEGY_NAMES } from './strategy-names.js';
 
-export const StrategyNameSchema = z.enum([
-  'raw',
-  'fifo',
-  'masking',
-  'summary',
-  'retrieval',
-  'naive',
-  'acon',
-]);
+export const StrategyNameSchema = z.enum(STRATEGY_NAMES);
 export type StrategyName = z.infer<typeof StrategyNameSchema>;
 
 export type ViewResult = { messages: ChatMessage[]; events: CompressionEvent[] };
