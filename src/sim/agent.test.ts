@@ -50,6 +50,23 @@ const tokenResult = JSON.stringify({ access_token: TOKEN });
 const listFull = JSON.stringify({ items: [{ id: Number(PID), title: 'Road Trip' }] });
 const listNoIds = JSON.stringify({ items: [{ title: 'Road Trip' }] });
 
+/** A plan step that queues the i-th song (id 70 + i) of the list `music.show` returned at step 0. */
+function queueSong(i: number): ReferencePlan['steps'][number] {
+  return {
+    tool: 'call_api',
+    args: { app: 'music', api: 'queue', args: { song_id: 70 + i } },
+    needs: [
+      {
+        value: String(70 + i),
+        fromStep: 0,
+        field: 'id',
+        select: { kind: 'index', list: 'songs', index: i },
+        arg: 'song_id',
+      },
+    ],
+  };
+}
+
 describe('simAgentTurn', () => {
   it('answers with reasoning and one tool call whose arguments are a JSON string', () => {
     const msg = simAgentTurn(PLAN, head, CTX, OPTS);
@@ -207,25 +224,12 @@ describe('simAgentTurn', () => {
   });
 
   it('takes the items a summary says were done as handled when working through a list', () => {
-    const add = (i: number) => ({
-      tool: 'call_api',
-      args: { app: 'music', api: 'queue', args: { song_id: 70 + i } },
-      needs: [
-        {
-          value: String(70 + i),
-          fromStep: 0,
-          field: 'id',
-          select: { kind: 'index' as const, list: 'songs', index: i },
-          arg: 'song_id',
-        },
-      ],
-    });
     const plan: ReferencePlan = {
       steps: [
         { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        add(0),
-        add(1),
-        add(2),
+        queueSong(0),
+        queueSong(1),
+        queueSong(2),
       ],
     };
     const songs = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
@@ -260,24 +264,11 @@ describe('simAgentTurn', () => {
   });
 
   it('works through the items a summary places in the list, not the records around them', () => {
-    const add = (i: number) => ({
-      tool: 'call_api',
-      args: { app: 'music', api: 'queue', args: { song_id: 70 + i } },
-      needs: [
-        {
-          value: String(70 + i),
-          fromStep: 0,
-          field: 'id',
-          select: { kind: 'index' as const, list: 'songs', index: i },
-          arg: 'song_id',
-        },
-      ],
-    });
     const plan: ReferencePlan = {
       steps: [
         { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        add(0),
-        add(1),
+        queueSong(0),
+        queueSong(1),
       ],
     };
     // What the history compressor writes of `{id: 5, title, songs: [{id: 70, album: {…}}, …]}`:
