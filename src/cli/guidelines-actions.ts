@@ -12,10 +12,18 @@ import {
 import { textsDiffer, unifiedDiff, wordDiff } from '../guidelines/diff.js';
 import { GuidelineKindSchema, GUIDELINE_KINDS, type GuidelineKind } from '../guidelines/schema.js';
 import { ACTIVE_FILE, GuidelineStore, type StoredGuideline } from '../guidelines/store.js';
-import type { GuidelinesIo } from './guidelines.js';
 
 // What `acon guidelines log|show|diff|promote` do, imported when one of them runs: the guideline
 // store, the diff library and the views stay out of every other command's start-up (issue #28).
+
+/** Where commands print; tests pass their own. */
+export type GuidelinesIo = {
+  out: (text: string) => void;
+  /** Whether the terminal shows colours (before `--no-color`). @default picocolors' detection (NO_COLOR, TTY) */
+  colorSupported?: boolean;
+  /** Terminal width for tables. @default stdout's columns, else $COLUMNS, else 100 */
+  width?: number;
+};
 
 type DirOpts = { dir: string };
 type ColorOpts = { color: boolean };

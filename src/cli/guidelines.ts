@@ -1,15 +1,6 @@
 import type { Command } from 'commander';
-import type { DiffOpts, LogOpts, ShowOpts } from './guidelines-actions.js';
+import type { DiffOpts, GuidelinesIo, LogOpts, ShowOpts } from './guidelines-actions.js';
 import { registerGuidelinesExport } from './guidelines-export.js';
-
-/** Where commands print; tests pass their own. */
-export type GuidelinesIo = {
-  out: (text: string) => void;
-  /** Whether the terminal shows colours (before `--no-color`). @default picocolors' detection (NO_COLOR, TTY) */
-  colorSupported?: boolean;
-  /** Terminal width for tables. @default stdout's columns, else $COLUMNS, else 100 */
-  width?: number;
-};
 
 const DEFAULT_DIR = 'guidelines';
 
