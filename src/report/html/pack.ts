@@ -20,6 +20,12 @@ export type Packed = { lines: string[]; value: unknown };
 export class Packer {
   readonly lines: string[] = [];
   private readonly index = new Map<string, number>();
+  /**
+   * The line numbers of each whole string packed: a fifth of a large report's text is strings
+   * met before (an observation and the compression event it fed, a system prompt), and one
+   * lookup of the string costs less than one per line (issue #30).
+   */
+  private readonly strings = new Map<string, number[]>();
 
   /** One pass over the text, no intermediate arrays. */
   private ids(text: string): number[] {
@@ -36,7 +42,12 @@ export class Packer {
   }
 
   pack(v: unknown): unknown {
-    if (typeof v === 'string') return v.length < MIN_CHARS ? v : { $: this.ids(v) };
+    if (typeof v === 'string') {
+      if (v.length < MIN_CHARS) return v;
+      let ids = this.strings.get(v);
+      if (!ids) this.strings.set(v, (ids = this.ids(v)));
+      return { $: ids };
+    }
     if (Array.isArray(v)) return v.map((x) => this.pack(x));
     if (v === null || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
