@@ -1,4 +1,5 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 /**
  * Trajectories in the page (issue #24: the README optimize's report was 67.6 MB). Every string
@@ -79,12 +80,19 @@ export function unpackStrings(p: Packed): unknown {
   return walk(p.value);
 }
 
+const gzipAsync = promisify(gzip);
+
 /**
- * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). Level 5: on the 300
- * trajectories of a 10,000-rollout run's report (14.8 MB packed), level 6 made them 1% smaller
- * for 1.3× the time (0.26 s against 0.2 s), level 9 1.5% more for 1.7× that; level 4 costs 5%
- * more bytes (issue #30, `npm run bench:store-scale`).
+ * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). The compression runs
+ * on libuv's thread pool, so the caller computes other things meanwhile. Level 1: on the 300
+ * trajectories of a 10,000-rollout run's report it takes 0.14 s against 0.26 s at level 5, for a
+ * page of 8.5 MB instead of 7.8 MB; the packing has already removed what repeats across
+ * rollouts, which gzip's 32 KB window cannot reach (issue #30, `npm run bench:store-scale`).
  */
-export function packForPage(packed: Packed): string {
-  return gzipSync(JSON.stringify(packed), { level: 5 }).toString('base64');
+export async function packForPage(packed: Packed): Promise<string> {
+  const json = Buffer.from(JSON.stringify(packed), 'utf8');
+  // One output chunk as large as the input: the pool compresses it all in one go, without
+  // waiting for the busy main thread to ask for the next chunk.
+  const chunkSize = json.length + 64 * 1024;
+  return (await gzipAsync(json, { level: 1, chunkSize })).toString('base64');
 }
