@@ -159,6 +159,46 @@ describe('apptown apps', () => {
     expect((big.body as { items: unknown[] }).items).toHaveLength(20);
   });
 
+  it("lists show short records, as AppWorld's list APIs do; the record's show API has the rest, and api_docs documents the short one", () => {
+    const world = createWorld(SEED);
+    const cases = [
+      { app: 'music', list: 'search_songs', show: 'show_song', arg: 'song_id', gone: 'stream_url' },
+      {
+        app: 'shop',
+        list: 'search_products',
+        show: 'show_product',
+        arg: 'product_id',
+        gone: 'seller',
+      },
+      {
+        app: 'phone',
+        list: 'search_contacts',
+        show: 'show_contact',
+        arg: 'contact_id',
+        gone: 'birthday',
+      },
+    ];
+    for (const c of cases) {
+      const access_token = loginTo(world, c.app);
+      const page = callApi(world, c.app, c.list, { access_token }).body as {
+        items: Record<string, unknown>[];
+      };
+      const item = page.items[0]!;
+      // What a task selects and compares on stays in the list.
+      expect(item, c.list).toHaveProperty('id');
+      expect(item, c.list).not.toHaveProperty(c.gone);
+      const full = callApi(world, c.app, c.show, { access_token, [c.arg]: item.id }).body as Record<
+        string,
+        unknown
+      >;
+      expect(full, c.show).toHaveProperty(c.gone);
+      expect(Object.keys(full).length, c.show).toBeGreaterThan(Object.keys(item).length);
+      const doc = callApi(world, 'api_docs', 'show_api_doc', { app_name: c.app, api_name: c.list })
+        .body as { response_schemas: { success: { items: Record<string, unknown>[] } } };
+      expect(Object.keys(doc.response_schemas.success.items[0]!)).toEqual(Object.keys(item));
+    }
+  });
+
   it('documents every API with its parameters through api_docs', () => {
     const world = createWorld(SEED);
     const apps = callApi(world, 'api_docs', 'show_app_descriptions', {}).body as { name: string }[];

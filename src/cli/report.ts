@@ -35,7 +35,7 @@ Examples:
       const { config } = loadConfig({ file: opts.config });
       const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {
-        const data = reportData(store, runId, { maxTrajectories: max });
+        const data = await reportData(store, runId, { maxTrajectories: max });
         const html = renderReportHtml(data);
         writeFileAtomic(opts.html, html);
         const kb = Math.round(Buffer.byteLength(html) / 1024);

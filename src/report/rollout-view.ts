@@ -37,6 +37,8 @@ export const RolloutShowSchema = z.object({
 });
 export type RolloutShow = z.infer<typeof RolloutShowSchema>;
 
+const ObservationsSchema = z.array(ChatMessageSchema);
+
 export function rolloutShow(
   row: RolloutRow,
   trajectory: Pick<Trajectory, 'system' | 'task'>,
@@ -56,7 +58,7 @@ export function rolloutShow(
     system: trajectory.system,
     steps: steps.map((s) => {
       const assistant = AssistantMessageSchema.parse(s.assistant);
-      const observations = z.array(ChatMessageSchema).parse(s.observations);
+      const observations = ObservationsSchema.parse(s.observations);
       const calls = assistant.tool_calls ?? [];
       return {
         index: s.index,

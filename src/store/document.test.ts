@@ -33,7 +33,7 @@ describe('Doc', () => {
     const prompts = r.steps.map((s) => JSON.stringify(s.prompt));
     // The 40 prompts repeat 39 turns: written out, they are twenty times the turns' text.
     expect(text.length).toBeLessThan(prompts.join('').length / 8);
-    const doc = new Doc(text);
+    const doc = new Doc(Buffer.from(text));
     expect(doc.head()).toEqual({ system: 'You are an agent.', task: 'Sum the items.' });
     expect(doc.get('events')).toEqual(r.events);
     expect(doc.steps()).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
@@ -58,7 +58,7 @@ describe('Doc', () => {
     const lines = String(rolloutDocument(r, r.calls)).split('\n');
     const names = JSON.parse(lines[0]!) as string[];
     lines[1 + names.indexOf('requestValues')] = 'not JSON';
-    const doc = new Doc(lines.join('\n'));
+    const doc = new Doc(Buffer.from(lines.join('\n')));
     expect(JSON.stringify(doc.trajectory())).toBe(JSON.stringify(r.trajectory));
     expect(doc.steps()).toEqual(r.steps.map(({ prompt: _, ...s }) => s));
     expect(() => doc.call(1)).toThrow(SyntaxError);
@@ -70,7 +70,7 @@ describe('Doc', () => {
       i === 1 ? { ...t, assistant: { role: 'assistant', content: 'cut' } } : t,
     );
     const doc = new Doc(
-      String(rolloutDocument({ ...r, trajectory: { ...r.trajectory, turns } }, [])),
+      rolloutDocument({ ...r, trajectory: { ...r.trajectory, turns } }, []).bytes(),
     );
     expect(doc.trajectory()).toEqual({ ...r.trajectory, turns });
   });
@@ -80,7 +80,7 @@ describe('Doc', () => {
     const calls = r.calls.map((c, i) => ({ ...c, request: { ...c.request, messages: i } }));
     const steps = r.steps.map(({ prompt: _, ...s }) => s);
     const unnamed = [r.trajectory, steps, r.steps.map((s) => s.prompt), r.events, calls];
-    const doc = new Doc(unnamed.map((s) => JSON.stringify(s)).join('\n'));
+    const doc = new Doc(Buffer.from(unnamed.map((s) => JSON.stringify(s)).join('\n')));
     expect(doc.head()).toEqual({ system: r.trajectory.system, task: r.trajectory.task });
     expect(doc.trajectory()).toEqual(r.trajectory);
     expect(doc.steps()).toEqual(steps);
@@ -110,7 +110,7 @@ describe('Doc', () => {
       JSON.stringify(r.steps.map((s) => s.prompt.map(index))),
       JSON.stringify(calls),
     ].join('\n');
-    const doc = new Doc(text);
+    const doc = new Doc(Buffer.from(text));
     expect(doc.trajectory()).toEqual(r.trajectory);
     expect(doc.steps()).toEqual(steps);
     expect(doc.prompts()).toEqual(r.steps.map((s) => s.prompt));
@@ -119,7 +119,7 @@ describe('Doc', () => {
 
   it('reads a run document, which holds only calls', () => {
     const { calls } = rollout(2);
-    const doc = new Doc(String(callsDocument(calls)));
+    const doc = new Doc(callsDocument(calls).bytes());
     expect(JSON.stringify(doc.call(2)!.request)).toBe(JSON.stringify(calls[1]!.request));
     expect(doc.get('steps')).toBeNull();
   });

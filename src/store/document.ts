@@ -237,34 +237,49 @@ export type StoredStep = {
   observations: unknown[];
 };
 
-/** A decoded document; sections are parsed when first asked for. */
+/** A decoded document; sections are decoded and parsed when first asked for. */
 export class Doc {
-  private readonly lines: string[];
+  /** Where each section's line starts and ends in `bytes`. */
+  private readonly bounds: [number, number][] = [];
   private readonly names: readonly Section[];
   private readonly parsed = new Map<Section, unknown>();
   private byId: Map<number, CallPayload> | undefined;
-  readonly chars: number;
 
-  constructor(text: string) {
-    this.chars = text.length;
-    this.lines = text.split('\n');
-    this.names = this.lines[0]!.startsWith('[')
-      ? (JSON.parse(this.lines.shift()!) as Section[])
-      : UNNAMED;
-    if (this.lines.length !== this.names.length) {
+  /**
+   * `bytes`: the document's UTF-8 text. A section is turned into a string only when it is read:
+   * a trajectory's viewer never pays for the requests' messages and calls (issue #30).
+   */
+  constructor(private bytes: Buffer) {
+    for (let from = 0; from <= bytes.length;) {
+      const end = bytes.indexOf(10, from);
+      const to = end < 0 ? bytes.length : end;
+      this.bounds.push([from, to]);
+      from = to + 1;
+    }
+    this.names = bytes[0] === 0x5b ? (JSON.parse(this.line(0)) as Section[]) : UNNAMED;
+    if (this.names !== UNNAMED) this.bounds.shift();
+    if (this.bounds.length !== this.names.length) {
       throw new Error(
-        `a stored document has ${this.lines.length} sections, not ${this.names.length}`,
+        `a stored document has ${this.bounds.length} sections, not ${this.names.length}`,
       );
     }
+  }
+
+  /** The document's size in bytes. */
+  get size(): number {
+    return this.bytes.length;
+  }
+
+  private line(i: number): string {
+    const [from, to] = this.bounds[i]!;
+    return this.bytes.toString('utf8', from, to);
   }
 
   /** A section's value; null when the document has none. */
   get(section: Section): unknown {
     if (!this.parsed.has(section)) {
       const i = this.names.indexOf(section);
-      this.parsed.set(section, i < 0 ? null : JSON.parse(this.lines[i]!));
-      // The parsed value replaces its text: a cached document does not hold both.
-      if (i >= 0) this.lines[i] = '';
+      this.parsed.set(section, i < 0 ? null : JSON.parse(this.line(i)));
     }
     return this.parsed.get(section);
   }
@@ -314,12 +329,7 @@ export class Doc {
   }
 }
 
-/**
- * Documents kept decoded (a cache hit often reads the same rollout): at most this many, and
- * this much text. A decoded document's parsed sections take several times its text, so the
- * count bounds memory for the export, which reads one rollout after another (issue #30).
- */
-const CACHE_DOCS = 8;
+/** At most this much decoded text is kept in a cache, whatever its count of documents. */
 const CACHE_CHARS = 16 * 1024 * 1024;
 
 /** The documents read last, by number, least recently used first. */
@@ -327,20 +337,28 @@ export class DocCache {
   private readonly docs = new Map<number, Doc>();
   private chars = 0;
 
-  constructor(private readonly load: (n: number) => Buffer) {}
+  /**
+   * `size`: documents kept decoded. A decoded document's parsed sections take several times its
+   * text, and a reader that goes through rollouts one by one (report, export) gains nothing from
+   * keeping them: they only make the garbage collector copy them (issue #30).
+   */
+  constructor(
+    private readonly load: (n: number) => Buffer,
+    private readonly size: number,
+  ) {}
 
   get(n: number): Doc {
     let doc = this.docs.get(n);
     if (doc) this.docs.delete(n);
     else {
-      doc = new Doc(decompress(this.load(n)));
-      this.chars += doc.chars;
+      doc = new Doc(brotliDecompressSync(this.load(n)));
+      this.chars += doc.size;
     }
     this.docs.set(n, doc);
     for (const [k, d] of this.docs) {
-      if ((this.chars <= CACHE_CHARS && this.docs.size <= CACHE_DOCS) || k === n) break;
+      if ((this.chars <= CACHE_CHARS && this.docs.size <= this.size) || k === n) break;
       this.docs.delete(k);
-      this.chars -= d.chars;
+      this.chars -= d.size;
     }
     return doc;
   }

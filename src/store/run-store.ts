@@ -120,11 +120,15 @@ export class SqliteRunStore implements RunStore {
   private readonly probe: OwnerProbe;
   private readonly heartbeatMs: number;
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
-  private readonly docs = new DocCache((n) => {
+  private readonly loadDoc = (n: number) => {
     const data = this.value<Buffer>('SELECT data FROM docs WHERE n = ?', n);
     if (!data) throw new Error(`document ${n} is missing from ${this.path}; the file is damaged`);
     return data;
-  });
+  };
+  /** Documents of call-cache hits: the rollouts of a concurrent run hit several in turn. */
+  private readonly docs = new DocCache(this.loadDoc, 8);
+  /** The document read last by a reader that goes through rollouts one by one. */
+  private readonly lastDoc = new DocCache(this.loadDoc, 1);
   /** Payloads of the calls this process wrote to the journal, until they move to a document. */
   private readonly pending = new Map<number, CallPayload>();
   private readonly journal = new JournalWriter();
@@ -278,8 +282,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** A call's payload, from its document or the journal. */
-  private payload({ id, doc }: Located): CallPayload {
-    const found = doc === null ? this.journaled(id) : this.docs.get(doc).call(id);
+  private payload({ id, doc }: Located, docs = this.docs): CallPayload {
+    const found = doc === null ? this.journaled(id) : docs.get(doc).call(id);
     if (found?.id !== id) {
       throw new Error(`call ${id} is missing from ${this.path}; the file is damaged`);
     }
@@ -344,8 +348,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** A call's request and response as the JSON texts they were recorded as. */
-  private callTexts(row: Located) {
-    const { request, response } = this.payload(row);
+  private callTexts(row: Located, docs = this.docs) {
+    const { request, response } = this.payload(row, docs);
     const answer = response === null ? null : JSON.stringify(response);
     return { request: JSON.stringify(request), response: answer };
   }
@@ -633,6 +637,7 @@ export class SqliteRunStore implements RunStore {
     const deleted = remove.immediate();
     this.numbers.clear();
     this.docs.clear();
+    this.lastDoc.clear();
     return deleted;
   }
 
@@ -655,7 +660,7 @@ export class SqliteRunStore implements RunStore {
   private doc(rolloutId: string) {
     const n = this.value<number>('SELECT doc FROM rollouts WHERE id = ?', rolloutId);
     if (n === undefined) throw new NotFoundError(`no rollout ${rolloutId}`);
-    return this.docs.get(n);
+    return this.lastDoc.get(n);
   }
 
   trajectory(rolloutId: string): Trajectory {
@@ -710,8 +715,8 @@ export class SqliteRunStore implements RunStore {
   /** Candidate calls in the export's fixed order, one rollout document at a time. */
   exportCalls(f: RolloutFilter): Generator<CallRow> {
     return exportCalls(this.db, f, {
-      events: (n) => this.docs.get(n).get('events') as CompressionEvent[],
-      call: (row) => this.callTexts(row),
+      events: (n) => this.lastDoc.get(n).get('events') as CompressionEvent[],
+      call: (row) => this.callTexts(row, this.lastDoc),
     });
   }
 

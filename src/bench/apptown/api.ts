@@ -83,15 +83,21 @@ export type Page<T> = {
   items: T[];
 };
 
-export function paginate<T>(items: T[], args: { page_index: number; page_limit: number }): Page<T> {
+/** One page of `items`; `view` turns each item of the page into what the list shows of it. */
+export function paginate<T, V = T>(
+  items: T[],
+  args: { page_index: number; page_limit: number },
+  view?: (item: T) => V,
+): Page<V> {
   const start = args.page_index * args.page_limit;
+  const page = items.slice(start, start + args.page_limit);
   return {
     page_index: args.page_index,
     page_limit: args.page_limit,
     total_items: items.length,
     total_pages: Math.ceil(items.length / args.page_limit),
     has_more: start + args.page_limit < items.length,
-    items: items.slice(start, start + args.page_limit),
+    items: view ? page.map(view) : (page as unknown as V[]),
   };
 }
 

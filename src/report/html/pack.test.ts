@@ -15,8 +15,8 @@ describe('packing trajectories for the page', () => {
     expect(p.lines).toHaveLength(31);
   });
 
-  it('is gzip + base64 of the packed JSON, much smaller than the JSON', () => {
-    const text = packForPage(packStrings(value));
+  it('is gzip + base64 of the packed JSON, much smaller than the JSON', async () => {
+    const text = await packForPage(packStrings(value));
     expect(text).toMatch(/^[A-Za-z0-9+/=]+$/);
     const back = JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8')) as Packed;
     expect(unpackStrings(back)).toEqual(value);

@@ -1,4 +1,5 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 /**
  * Trajectories in the page (issue #24: the README optimize's report was 67.6 MB). Every string
@@ -20,6 +21,12 @@ export type Packed = { lines: string[]; value: unknown };
 export class Packer {
   readonly lines: string[] = [];
   private readonly index = new Map<string, number>();
+  /**
+   * The line numbers of each whole string packed: a fifth of a large report's text is strings
+   * met before (an observation and the compression event it fed, a system prompt), and one
+   * lookup of the string costs less than one per line (issue #30).
+   */
+  private readonly strings = new Map<string, number[]>();
 
   /** One pass over the text, no intermediate arrays. */
   private ids(text: string): number[] {
@@ -36,7 +43,12 @@ export class Packer {
   }
 
   pack(v: unknown): unknown {
-    if (typeof v === 'string') return v.length < MIN_CHARS ? v : { $: this.ids(v) };
+    if (typeof v === 'string') {
+      if (v.length < MIN_CHARS) return v;
+      let ids = this.strings.get(v);
+      if (!ids) this.strings.set(v, (ids = this.ids(v)));
+      return { $: ids };
+    }
     if (Array.isArray(v)) return v.map((x) => this.pack(x));
     if (v === null || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
@@ -68,12 +80,19 @@ export function unpackStrings(p: Packed): unknown {
   return walk(p.value);
 }
 
+const gzipAsync = promisify(gzip);
+
 /**
- * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). Level 5: on the 300
- * trajectories of a 10,000-rollout run's report (14.8 MB packed), level 6 made them 1% smaller
- * for 1.3× the time (0.26 s against 0.2 s), level 9 1.5% more for 1.7× that; level 4 costs 5%
- * more bytes (issue #30, `npm run bench:store-scale`).
+ * gzip + base64 of the packed JSON: safe inside a <script> element (no `<`). The compression runs
+ * on libuv's thread pool, so the caller computes other things meanwhile. Level 1: on the 300
+ * trajectories of a 10,000-rollout run's report it takes 0.14 s against 0.26 s at level 5, for a
+ * page of 8.5 MB instead of 7.8 MB; the packing has already removed what repeats across
+ * rollouts, which gzip's 32 KB window cannot reach (issue #30, `npm run bench:store-scale`).
  */
-export function packForPage(packed: Packed): string {
-  return gzipSync(JSON.stringify(packed), { level: 5 }).toString('base64');
+export async function packForPage(packed: Packed): Promise<string> {
+  const json = Buffer.from(JSON.stringify(packed), 'utf8');
+  // One output chunk as large as the input: the pool compresses it all in one go, without
+  // waiting for the busy main thread to ask for the next chunk.
+  const chunkSize = json.length + 64 * 1024;
+  return (await gzipAsync(json, { level: 1, chunkSize })).toString('base64');
 }

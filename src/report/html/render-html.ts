@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packForPage } from './pack.js';
 import type { ReportData } from './report-data.js';
 import { modelLabel } from '../table.js';
 
@@ -45,12 +44,9 @@ export function embedJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-/**
- * The data the page draws from at once; the trajectories travel packed (pack.ts) and are
- * decoded when one is opened, so only their ids are here.
- */
-function pageData(data: ReportData) {
-  return { ...data, trajectories: {}, trajectoryIds: Object.keys(data.trajectories.value) };
+/** The data the page draws from at once; the trajectories travel apart, decoded when one is opened. */
+function pageData({ trajectories: _, ...data }: ReportData) {
+  return data;
 }
 
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */
@@ -123,7 +119,7 @@ ${omitted}
 <div id="viewer"></div>
 </section>
 <script type="application/json" id="acon-data">${embedJson(pageData(data))}</script>
-<script type="text/plain" id="acon-trajectories" data-encoding="gzip+base64">${packForPage(data.trajectories)}</script>
+<script type="text/plain" id="acon-trajectories" data-encoding="gzip+base64">${data.trajectories}</script>
 ${libs}
 <script>${scriptSafe(page, 'report-page.js')}</script>
 </body>

@@ -4,7 +4,7 @@ import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';
-import { Packer } from './pack.js';
+import { Packer, packForPage } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 
 /** Everything the HTML report draws, computed here (never in the page) and embedded as JSON. */
@@ -47,11 +47,13 @@ export const ReportDataSchema = z.object({
       path: z.string(),
     }),
   ),
+  /** Ids of the rollouts whose trajectory is embedded: at most `maxTrajectories`, failures first. */
+  trajectoryIds: z.array(z.string()),
   /**
-   * Trajectories for the viewer (`RolloutShowSchema`) by rollout id, at most `maxTrajectories`,
-   * failures first, packed for the page (pack.ts).
+   * Those trajectories for the viewer (`RolloutShowSchema`) by rollout id, packed, gzipped and
+   * base64-encoded for the page (pack.ts `packForPage`).
    */
-  trajectories: z.object({ lines: z.array(z.string()), value: z.record(z.string(), z.unknown()) }),
+  trajectories: z.string(),
   /** Rollouts whose trajectory was left out to keep the file small. */
   omittedTrajectories: z.number().int(),
 });
@@ -72,11 +74,11 @@ export type ReportDataOptions = {
 };
 
 /** Builds the report's data from the store (read-only). */
-export function reportData(
+export async function reportData(
   store: RunStore,
   runId: string,
   opts: ReportDataOptions = {},
-): ReportData {
+): Promise<ReportData> {
   const run = store.getRun(runId);
   const rows = store.rollouts(runId);
   const seed = typeof run.config.seed === 'number' ? run.config.seed : 0;
@@ -96,6 +98,8 @@ export function reportData(
     );
     packed[r.id] = packer.pack(clipTexts(view, opts.maxTextChars ?? 3000));
   }
+  // Compressed on the thread pool while the tables below are computed (issue #30).
+  const trajectories = packForPage({ lines: packer.lines, value: packed });
   return {
     run: runInfo(run),
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
@@ -106,7 +110,8 @@ export function reportData(
       store.guidelineVersions(runId),
       store.getState(runId, 'start', StartPairSchema) ?? null,
     ),
-    trajectories: { lines: packer.lines, value: packed },
+    trajectoryIds: Object.keys(packed),
+    trajectories: await trajectories,
     omittedTrajectories: rows.length - chosen.length,
   };
 }

@@ -15,13 +15,14 @@ import {
 import type { FileEntry } from '../records.js';
 import type { World } from '../world.js';
 import { loginApi } from './auth.js';
+import { brief } from './brief.js';
 
 const FILE_ID = z.number().int().describe('Id of the file.');
 
-/** Listings leave the content out; show_file returns it. */
+/** Listings leave the content out, and the owner and sharing (brief.ts); show_file returns them. */
 function meta(f: FileEntry) {
   const { content: _content, ...rest } = f;
-  return rest;
+  return brief('file', rest);
 }
 
 function normalizePath(p: string): string {

@@ -13,6 +13,7 @@ import {
 } from '../api.js';
 import type { PersonRef, Thread } from '../records.js';
 import type { World } from '../world.js';
+import { brief } from './brief.js';
 import { loginApi } from './auth.js';
 
 const THREAD_ID = z.number().int().describe('Id of the thread.');
@@ -80,7 +81,7 @@ export const mailApp: App = {
         unread_only: z.boolean().default(false).describe('Only threads you have not read.'),
         ...pageArgs,
       },
-      returns: pageShape('mail.threads', (t, w) => threadSummary(w, t)),
+      returns: pageShape('mail.threads', (t, w) => brief('thread', threadSummary(w, t))),
       handler: ({ world }, a) => {
         const rows = world.data['mail.threads'].filter(
           (t) =>
@@ -92,9 +93,8 @@ export const mailApp: App = {
               )) &&
             (!a.unread_only || !t.is_read),
         );
-        return paginate(
-          sortBy(rows, '-last_message_at').map((t) => threadSummary(world, t)),
-          a,
+        return paginate(sortBy(rows, '-last_message_at'), a, (t) =>
+          brief('thread', threadSummary(world, t)),
         );
       },
     }),

@@ -11,6 +11,7 @@ import {
   type App,
 } from '../api.js';
 import type { World } from '../world.js';
+import { brief, briefs } from './brief.js';
 import { playlistView, songsById } from './music-views.js';
 
 const PLAYLIST_ID = z.number().int().describe('Id of the playlist.');
@@ -26,18 +27,19 @@ export function playlistApis(): App['apis'] {
         query: z.string().optional().describe('Text to look for in the playlist title or tags.'),
         ...pageArgs,
       },
-      returns: pageShape('music.playlists', (p, w) => playlistView(w, p, false)),
+      returns: pageShape('music.playlists', (p, w) => brief('playlist', playlistView(w, p, false))),
       handler: ({ world }, a) =>
         paginate(
           world.data['music.playlists']
             .filter((p) => matches(a.query, p.title, ...p.tags))
             .map((p) => playlistView(world, p, false)),
           a,
+          briefs('playlist'),
         ),
     }),
     defineApi({
       name: 'show_playlist',
-      description: 'Show one playlist with the full records of its songs.',
+      description: "Show one playlist with its songs (show_song has a song's details).",
       args: { playlist_id: PLAYLIST_ID },
       returns: rowShape('music.playlists', (p, w) =>
         playlistView(w, { ...p, song_ids: p.song_ids.slice(0, 1) }, true),
@@ -121,7 +123,7 @@ export function playlistApis(): App['apis'] {
       name: 'show_play_queue',
       description: 'Show the songs waiting in your play queue, in play order.',
       args: {},
-      returns: (w: World) => [rowShape('music.songs')(w)],
+      returns: (w: World) => [rowShape('music.songs', briefs('song'))(w)],
       handler: ({ world }) =>
         [...world.data['music.queue']]
           .sort((x, y) => x.position - y.position)
@@ -129,7 +131,7 @@ export function playlistApis(): App['apis'] {
             songsById(world, [q.song_id]).map((s) => ({
               queue_item_id: q.id,
               position: q.position,
-              ...s,
+              ...brief('song', s),
             })),
           ),
     }),

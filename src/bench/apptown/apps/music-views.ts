@@ -1,5 +1,6 @@
 import type { Playlist, Song } from '../records.js';
 import type { World } from '../world.js';
+import { briefs } from './brief.js';
 
 /** Views shared by the music APIs: rows joined with the songs they point to. */
 export function songsById(world: World, ids: number[]) {
@@ -19,6 +20,6 @@ export function playlistView(world: World, p: Playlist, withSongs: boolean) {
     ...p,
     song_count: songs.length,
     total_duration_seconds: total,
-    ...(withSongs ? { songs } : {}),
+    ...(withSongs ? { songs: songs.map(briefs('song')) } : {}),
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '../api.js';
 import { loginApi } from './auth.js';
 import { playlistApis } from './music-playlists.js';
+import { brief, briefs } from './brief.js';
 import { songsById } from './music-views.js';
 
 const SONG_ID = z.number().int().describe('Id of the song.');
@@ -45,7 +46,7 @@ export const musicApp: App = {
         ]),
         ...pageArgs,
       },
-      returns: pageShape('music.songs'),
+      returns: pageShape('music.songs', briefs('song')),
       handler: ({ world }, a) => {
         const rows = world.data['music.songs'].filter(
           (s) =>
@@ -54,7 +55,7 @@ export const musicApp: App = {
             (a.album_id === undefined || s.album.id === a.album_id) &&
             (!a.genre || s.genre.toLowerCase() === a.genre.toLowerCase()),
         );
-        return paginate(sortBy(rows, a.sort_by), a);
+        return paginate(sortBy(rows, a.sort_by), a, briefs('song'));
       },
     }),
     defineApi({
@@ -76,27 +77,27 @@ export const musicApp: App = {
         sort_by: sortArg(['title', 'release_date', 'rating']),
         ...pageArgs,
       },
-      returns: pageShape('music.albums'),
+      returns: pageShape('music.albums', briefs('album')),
       handler: ({ world }, a) => {
         const rows = world.data['music.albums'].filter(
           (x) =>
             matches(a.query, x.title, ...x.artists.map((y) => y.name)) &&
             (a.artist_id === undefined || x.artists.some((y) => y.id === a.artist_id)),
         );
-        return paginate(sortBy(rows, a.sort_by), a);
+        return paginate(sortBy(rows, a.sort_by), a, briefs('album'));
       },
     }),
     defineApi({
       name: 'show_album',
-      description: 'Show one album with the full records of its songs in track order.',
+      description: "Show one album with its songs in track order (show_song has a song's details).",
       args: { album_id: z.number().int().describe('Id of the album.') },
       returns: rowShape('music.albums', (x, w) => ({
         ...x,
-        songs: songsById(w, x.song_ids.slice(0, 1)),
+        songs: songsById(w, x.song_ids.slice(0, 1)).map(briefs('song')),
       })),
       handler: ({ world }, a) => {
         const album = findOr404(world.data['music.albums'], a.album_id, 'Album');
-        return { ...album, songs: songsById(world, album.song_ids) };
+        return { ...album, songs: songsById(world, album.song_ids).map(briefs('song')) };
       },
     }),
     defineApi({
@@ -107,7 +108,7 @@ export const musicApp: App = {
         sort_by: sortArg(['name', 'follower_count', 'formed_year']),
         ...pageArgs,
       },
-      returns: pageShape('music.artists'),
+      returns: pageShape('music.artists', briefs('artist')),
       handler: ({ world }, a) =>
         paginate(
           sortBy(
@@ -115,6 +116,7 @@ export const musicApp: App = {
             a.sort_by,
           ),
           a,
+          briefs('artist'),
         ),
     }),
     defineApi({
@@ -142,7 +144,7 @@ export const musicApp: App = {
       },
       returns: pageShape('music.library', (l, w) => ({
         added_at: l.added_at,
-        ...songsById(w, [l.song_id])[0],
+        ...brief('song', songsById(w, [l.song_id])[0] ?? {}),
       })),
       handler: ({ world }, a) => {
         const rows = sortBy(world.data['music.library'], '-added_at').flatMap((l) =>
@@ -151,6 +153,7 @@ export const musicApp: App = {
         return paginate(
           rows.filter((s) => matches(a.query, s.title, ...s.artists.map((x) => x.name))),
           a,
+          briefs('song'),
         );
       },
     }),

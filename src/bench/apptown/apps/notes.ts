@@ -11,6 +11,7 @@ import {
   sortBy,
   type App,
 } from '../api.js';
+import { briefs } from './brief.js';
 import { loginApi } from './auth.js';
 
 const NOTE_ID = z.number().int().describe('Id of the note.');
@@ -30,7 +31,7 @@ export const notesApp: App = {
         sort_by: sortArg(['title', 'created_at', 'updated_at']),
         ...pageArgs,
       },
-      returns: pageShape('notes.notes'),
+      returns: pageShape('notes.notes', briefs('note')),
       handler: ({ world }, a) => {
         const rows = world.data['notes.notes'].filter(
           (n) =>
@@ -38,7 +39,7 @@ export const notesApp: App = {
             (!a.tag || n.tags.includes(a.tag.toLowerCase())) &&
             (a.pinned === undefined || n.pinned === a.pinned),
         );
-        return paginate(sortBy(rows, a.sort_by ?? '-updated_at'), a);
+        return paginate(sortBy(rows, a.sort_by ?? '-updated_at'), a, briefs('note'));
       },
     }),
     defineApi({

@@ -12,6 +12,7 @@ import {
   type App,
 } from '../api.js';
 import type { World } from '../world.js';
+import { briefs } from './brief.js';
 import { loginApi } from './auth.js';
 
 const CONTACT_ID = z.number().int().describe('Id of the contact.');
@@ -49,7 +50,7 @@ export const phoneApp: App = {
         sort_by: sortArg(['name', 'birthday', 'created_at']),
         ...pageArgs,
       },
-      returns: pageShape('phone.contacts'),
+      returns: pageShape('phone.contacts', briefs('contact')),
       handler: ({ world }, a) => {
         const rows = world.data['phone.contacts'].filter(
           (c) =>
@@ -57,7 +58,7 @@ export const phoneApp: App = {
             (!a.relationship || c.relationship.toLowerCase() === a.relationship.toLowerCase()) &&
             (a.favorite === undefined || c.favorite === a.favorite),
         );
-        return paginate(sortBy(rows, a.sort_by ?? 'name'), a);
+        return paginate(sortBy(rows, a.sort_by ?? 'name'), a, briefs('contact'));
       },
     }),
     defineApi({

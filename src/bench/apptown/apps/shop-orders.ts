@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { briefs } from './brief.js';
 import {
   ApiError,
   defineApi,
@@ -85,7 +86,7 @@ export function orderApis(): App['apis'] {
           .describe('Only orders in this status.'),
         ...pageArgs,
       },
-      returns: pageShape('shop.orders'),
+      returns: pageShape('shop.orders', briefs('order')),
       handler: ({ world }, a) =>
         paginate(
           sortBy(
@@ -93,6 +94,7 @@ export function orderApis(): App['apis'] {
             '-placed_at',
           ),
           a,
+          briefs('order'),
         ),
     }),
     defineApi({

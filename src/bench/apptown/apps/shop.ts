@@ -14,6 +14,7 @@ import {
   type App,
 } from '../api.js';
 import type { World } from '../world.js';
+import { briefs } from './brief.js';
 import { loginApi } from './auth.js';
 import { orderApis } from './shop-orders.js';
 
@@ -50,7 +51,7 @@ export const shopApp: App = {
         sort_by: sortArg(['name', 'price', 'rating', 'review_count', 'listed_at']),
         ...pageArgs,
       },
-      returns: pageShape('shop.products'),
+      returns: pageShape('shop.products', briefs('product')),
       handler: ({ world }, a) => {
         const rows = world.data['shop.products'].filter(
           (p) =>
@@ -60,7 +61,7 @@ export const shopApp: App = {
             (a.max_price === undefined || p.price <= a.max_price) &&
             (a.min_rating === undefined || p.rating >= a.min_rating),
         );
-        return paginate(sortBy(rows, a.sort_by), a);
+        return paginate(sortBy(rows, a.sort_by), a, briefs('product'));
       },
     }),
     defineApi({

@@ -11,6 +11,7 @@ import {
   type App,
 } from '../api.js';
 import type { World } from '../world.js';
+import { briefs } from './brief.js';
 import { AMOUNT, EMAIL, me, ref, transfer, userByEmail } from './wallet-core.js';
 
 /** Payment requests: asking others for money and answering their requests. */
@@ -31,7 +32,7 @@ export function requestApis(): App['apis'] {
         user_email: z.string().optional().describe('Only requests with this user.'),
         ...pageArgs,
       },
-      returns: pageShape('wallet.payment_requests'),
+      returns: pageShape('wallet.payment_requests', briefs('request')),
       handler: ({ world }, args) => {
         const self = me(world);
         const rows = world.data['wallet.payment_requests'].filter((r) => {
@@ -43,7 +44,7 @@ export function requestApis(): App['apis'] {
             (!args.user_email || other.email.toLowerCase() === args.user_email.toLowerCase())
           );
         });
-        return paginate(sortBy(rows, '-created_at'), args);
+        return paginate(sortBy(rows, '-created_at'), args, briefs('request'));
       },
     }),
     defineApi({

@@ -13,6 +13,7 @@ import {
   type App,
 } from '../api.js';
 import type { World } from '../world.js';
+import { brief, briefs } from './brief.js';
 import { loginApi } from './auth.js';
 import { AMOUNT, EMAIL, me, publicUser, ref, transfer, userByEmail } from './wallet-core.js';
 import { requestApis } from './wallet-requests.js';
@@ -37,13 +38,14 @@ export const walletApp: App = {
         query: z.string().optional().describe('Text to look for in name, email or phone number.'),
         ...pageArgs,
       },
-      returns: pageShape('wallet.users', publicUser),
+      returns: pageShape('wallet.users', (u) => brief('walletUser', publicUser(u))),
       handler: ({ world }, args) =>
         paginate(
           world.data['wallet.users']
             .filter((u) => matches(args.query, u.name, u.email, u.phone_number))
             .map(publicUser),
           args,
+          briefs('walletUser'),
         ),
     }),
     defineApi({
@@ -54,12 +56,14 @@ export const walletApp: App = {
         sort_by: sortArg(['name', 'friends_since']),
         ...pageArgs,
       },
-      returns: pageShape('wallet.friends', (f, w) => friendView(w, f.user.email, f)),
+      returns: pageShape('wallet.friends', (f, w) =>
+        brief('walletUser', friendView(w, f.user.email, f)),
+      ),
       handler: ({ world }, args) => {
         const rows = world.data['wallet.friends']
           .filter((f) => matches(args.query, f.user.name, f.user.email, f.nickname ?? undefined))
           .map((f) => friendView(world, f.user.email, f));
-        return paginate(sortBy(rows, args.sort_by), args);
+        return paginate(sortBy(rows, args.sort_by), args, briefs('walletUser'));
       },
     }),
     defineApi({
@@ -139,7 +143,7 @@ function transactionApis() {
         sort_by: sortArg(['created_at', 'amount']),
         ...pageArgs,
       },
-      returns: pageShape('wallet.transactions'),
+      returns: pageShape('wallet.transactions', briefs('transaction')),
       handler: ({ world }, args) => {
         const self = me(world);
         const maxAt =
@@ -158,7 +162,7 @@ function transactionApis() {
             (!maxAt || t.created_at <= maxAt)
           );
         });
-        return paginate(sortBy(rows, args.sort_by ?? '-created_at'), args);
+        return paginate(sortBy(rows, args.sort_by ?? '-created_at'), args, briefs('transaction'));
       },
     }),
     defineApi({
