@@ -102,4 +102,32 @@ describe('requestHash encoding', () => {
       }),
     ).toBe('74b2c2b40492d1bb1b02f58970f9553f7af62b56808e5503fec606bd9c569afa');
   });
+
+  it('equals the canonical encoding of the whole request, whichever fields are set', () => {
+    // What requestHash encodes, built the generic way: the request as an object, each message
+    // and the tool list by its own digest.
+    const reference = (r: HashedRequest) => {
+      const h = createHash('sha256');
+      h.update('acon-request-v2');
+      const tools = r.tools && r.tools.length > 0 ? digest(r.tools) : undefined;
+      writeCanonical(h, { ...r, messages: r.messages.map((m) => digest(m)), tools });
+      return h.digest('hex');
+    };
+    const tools = [
+      { type: 'function' as const, function: { name: 'f', description: 'd', parameters: {} } },
+    ];
+    const optional: Partial<HashedRequest>[] = [
+      {},
+      { tools },
+      { tools: [] },
+      { seed: 7, temperature: 0.3 },
+      { maxTokens: undefined, temperature: undefined },
+      { responseFormat: { name: 'x', schema: { b: [1, null], a: 'é' } }, seed: 0 },
+      { messages: [] },
+    ];
+    for (const change of optional) {
+      const r = { ...base, ...change };
+      expect(requestHash(r), JSON.stringify(change)).toBe(reference(r));
+    }
+  });
 });

@@ -28,17 +28,33 @@ const ENCODING_VERSION = 'acon-request-v2';
 export function requestHash(req: HashedRequest): string {
   const { provider, model, messages, tools, responseFormat, temperature, maxTokens, seed } = req;
   const toolList = tools && tools.length > 0 ? tools : undefined;
-  const key = {
-    provider,
-    model,
-    messages: messages.map(messageDigest),
-    tools: toolList && toolsDigest(toolList),
-    responseFormat,
-    temperature,
-    maxTokens,
-    seed,
-  };
-  return sha256Hex(ENCODING_VERSION + canonicalText(key));
+  // canonicalText of {provider, model, messages, tools, …}, written in its sorted key order
+  // directly: the messages as their remembered `s64:<digest>` pieces, with no key object, entry
+  // sort or piece per message built per call (issue #28). A test compares it with canonicalText.
+  const fields: [string, unknown][] = [
+    ['maxTokens', maxTokens],
+    ['messages', messages],
+    ['model', model],
+    ['provider', provider],
+    ['responseFormat', responseFormat],
+    ['seed', seed],
+    ['temperature', temperature],
+    ['tools', toolList && digestOf(toolDigests, toolList)],
+  ];
+  const set = fields.filter(([, v]) => v !== undefined);
+  const parts = [`${ENCODING_VERSION}{${set.length}:`];
+  for (const [key, value] of set) {
+    canonicalParts(key, parts);
+    if (key === 'messages') {
+      parts.push(`[${messages.length}:`);
+      for (const m of messages) parts.push(digestOf(messagePieces, m));
+    } else if (key === 'tools') {
+      parts.push(value as string);
+    } else {
+      canonicalParts(value, parts);
+    }
+  }
+  return sha256Hex(parts.join(''));
 }
 
 /**
@@ -46,20 +62,19 @@ export function requestHash(req: HashedRequest): string {
  * prompt repeats the trajectory's messages step after step (nothing changes a message once it
  * was sent), so only a step's new messages are hashed (issue #16).
  */
-const messageDigests = new WeakMap<object, string>();
+const messagePieces = new WeakMap<object, string>();
 const toolDigests = new WeakMap<object, string>();
 
+/** The canonical piece of a message's or tool list's digest (`s64:<hex>`), once per object. */
 function digestOf(cache: WeakMap<object, string>, value: object): string {
   let d = cache.get(value);
   if (d === undefined) {
-    d = sha256Hex(canonicalText(value));
+    const hex = sha256Hex(canonicalText(value));
+    d = `s${hex.length}:${hex}`;
     cache.set(value, d);
   }
   return d;
 }
-
-const messageDigest = (m: ChatMessage): string => digestOf(messageDigests, m);
-const toolsDigest = (tools: readonly ToolDef[]): string => digestOf(toolDigests, tools);
 
 /**
  * Writes `value` to `hash` unambiguously: every string and container carries its length. The

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callsDocument, Doc, rolloutDocument, type CallPayload } from './document.js';
+import { JournalWriter, readJournal } from './journal.js';
 
 /** A rollout whose prompts repeat its observations, as a raw agent's do: most of the text. */
 function rollout(steps: number) {
@@ -121,5 +122,31 @@ describe('Doc', () => {
     const doc = new Doc(callsDocument(calls).bytes());
     expect(JSON.stringify(doc.call(2)!.request)).toBe(JSON.stringify(calls[1]!.request));
     expect(doc.get('steps')).toBeNull();
+  });
+});
+
+describe('JournalWriter', () => {
+  const call = (id: number, messages: unknown[]): CallPayload => ({
+    id,
+    taskId: 't',
+    createdAt: 0,
+    request: { model: 'm', messages },
+    response: { message: { role: 'assistant', content: `answer ${id}` } },
+  });
+
+  it('refers to a message by the object at its place in the last prompt, never by the place alone', () => {
+    const m = (content: string) => ({ role: 'user', content });
+    const [a, b, c, d] = [m('a'), m('b'), m('c'), m('d')];
+    const w = new JournalWriter();
+    const calls = [call(1, [a, b]), call(2, [a, c]), call(3, [a, c, d])];
+    const rows = [w.row(1, calls[0]!).text, w.row(1, calls[1]!).text];
+    // A row whose write was rolled back: its values are forgotten, so the next row writes them.
+    w.row(1, call(3, [a, c, d, m('e')])).undo();
+    rows.push(w.row(1, calls[2]!).text);
+    const read = readJournal(
+      rows.map((data, i) => ({ id: i + 1, rollout: 1, data })),
+      () => undefined,
+    );
+    expect(read).toEqual(calls);
   });
 });

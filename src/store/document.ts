@@ -76,6 +76,8 @@ export function jsonOf(value: unknown): string {
 export class Values {
   readonly list: string[] = [];
   private readonly index = new Map<string, number>();
+  /** The last message list given to `refs`, and its indexes. */
+  private last: { list: readonly unknown[]; refs: number[] } = { list: [], refs: [] };
 
   add(value: unknown): number {
     const json = jsonOf(value);
@@ -87,15 +89,31 @@ export class Values {
     return i;
   }
 
+  /**
+   * The indexes of a list of messages. A rollout's prompt repeats the previous prompt's message
+   * objects at the same places (and an agent call's request is its step's prompt), so an object
+   * found at the same place in the last list takes its index without a look-up: at 45 steps and
+   * 64 rollouts in flight the look-ups were a fifth of recordCall's JavaScript (issue #28).
+   */
+  refs(list: readonly unknown[]): number[] {
+    const { list: before, refs: known } = this.last;
+    const refs = list.map((m, i) =>
+      i < before.length && m === before[i] ? known[i]! : this.add(m),
+    );
+    this.last = { list, refs };
+    return refs;
+  }
+
   /** Forgets the values from `length` on (their write was rolled back). */
   truncate(length: number): void {
     for (const json of this.list.splice(length)) this.index.delete(json);
+    this.last = { list: [], refs: [] };
   }
 
   /** A call as stored: its request's messages, tools and response message by index. */
   call({ id, taskId, createdAt, request, response }: CallPayload): CallPayload {
     const stored = { ...request };
-    if (Array.isArray(request.messages)) stored.messages = request.messages.map((m) => this.add(m));
+    if (Array.isArray(request.messages)) stored.messages = this.refs(request.messages);
     if (Array.isArray(request.tools)) stored.tools = this.add(request.tools);
     const r = response as { message?: unknown } | null;
     const answer = r?.message === undefined ? r : { ...r, message: this.add(r.message) };
@@ -196,7 +214,7 @@ export function rolloutDocument(
     observations: s.observations.map((m) => values.add(m)),
   }));
   const split = values.list.length;
-  const prompts = r.steps.map((s) => s.prompt.map((m) => values.add(m)));
+  const prompts = r.steps.map((s) => values.refs(s.prompt));
   const stored = calls.map((c) => values.call(c));
   const { system, task } = r.trajectory;
   return documentText({

@@ -8,7 +8,7 @@
  * last answer. Prints, per level:
  *
  *   C=<c> L=<ms>ms calls=<n> ideal=<calls/s> achieved=<calls/s> efficiency=<ratio>
- *     acon CPU per call: <ms> while calls were in flight (<s> s of <s> s in all)
+ *     acon CPU per call: <ms> while calls were in flight (<ms> of it system; <s> s of <s> s in all)
  *
  * where ideal = C/L and achieved = calls / (last answer − first request), measured by the server;
  * the CPU per call is the acon process's CPU time (user + system, sampled from /proc every 50 ms)
@@ -125,7 +125,7 @@ async function startServer(
 }
 
 /** CPU seconds (user + system) of the acon process at wall-clock times (ms since the epoch). */
-type CpuSample = { at: number; cpuSeconds: number };
+type CpuSample = { at: number; cpuSeconds: number; sysSeconds: number };
 
 /**
  * Runs acon; reports its stderr, the CPU seconds it used (user + system, from /proc) and the
@@ -161,8 +161,12 @@ function runAcon(
     const sample = setInterval(() => {
       const now = processCpuSeconds(child.pid);
       if (now === null) return;
-      cpuSeconds = now;
-      samples.push({ at: performance.timeOrigin + performance.now(), cpuSeconds: now });
+      cpuSeconds = now.user + now.sys;
+      samples.push({
+        at: performance.timeOrigin + performance.now(),
+        cpuSeconds,
+        sysSeconds: now.sys,
+      });
     }, 50);
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', fail);
@@ -173,25 +177,29 @@ function runAcon(
   });
 }
 
-/** utime + stime of a live process (Linux), in seconds; null elsewhere or once it is gone. */
-function processCpuSeconds(pid: number | undefined): number | null {
+/** utime and stime of a live process (Linux), in seconds; null elsewhere or once it is gone. */
+function processCpuSeconds(pid: number | undefined): { user: number; sys: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields 14 and 15 of proc(5), counted from the state field (3): indexes 11 and 12.
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return { user: Number(fields[11]) / CLOCK_TICKS, sys: Number(fields[12]) / CLOCK_TICKS };
   } catch {
     return null;
   }
 }
 const CLOCK_TICKS = 100;
 
-/** CPU seconds used between two wall-clock times: from the last sample before each. */
-function cpuBetween(samples: readonly CpuSample[], from: number, to: number): number | null {
+/** CPU seconds (all, and system) used between two wall-clock times: from the last sample before each. */
+function cpuBetween(
+  samples: readonly CpuSample[],
+  from: number,
+  to: number,
+): { cpu: number; sys: number } | null {
   const before = (t: number) => samples.filter((s) => s.at <= t).at(-1);
   const a = before(from);
   const b = before(to);
-  return a && b ? b.cpuSeconds - a.cpuSeconds : null;
+  return a && b ? { cpu: b.cpuSeconds - a.cpuSeconds, sys: b.sysSeconds - a.sysSeconds } : null;
 }
 
 const plans = await loadPlans();
@@ -244,7 +252,7 @@ for (const { c, latencyMs } of levels) {
     const inFlight = cpuBetween(r.samples, stats.firstAt, stats.lastAt);
     if (r.cpuSeconds !== null && inFlight !== null) {
       console.log(
-        `  acon CPU per call: ${((inFlight * 1000) / stats.calls).toFixed(2)} ms while calls were in flight (${inFlight.toFixed(1)} s of ${r.cpuSeconds.toFixed(1)} s in all)`,
+        `  acon CPU per call: ${((inFlight.cpu * 1000) / stats.calls).toFixed(2)} ms while calls were in flight (${((inFlight.sys * 1000) / stats.calls).toFixed(2)} ms of it system; ${inFlight.cpu.toFixed(1)} s of ${r.cpuSeconds.toFixed(1)} s in all)`,
       );
     }
     console.log(
