@@ -13,7 +13,6 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
-  type DocumentText,
   type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
@@ -314,10 +313,9 @@ export class SqliteRunStore implements RunStore {
   private writeDocument(
     run: number,
     calls: CallPayload[],
-    text: DocumentText,
+    raw: Buffer,
     andThen = (_: number) => {},
   ) {
-    const raw = text.bytes();
     const data = compress(raw);
     this.db
       .transaction(() => {
