@@ -123,6 +123,27 @@ describe('listGaps', () => {
     expect(doubted.map((g) => g.fromStep)).toEqual([0]);
     expect(doubted[0]!.why).toContain('`created_at`');
   });
+
+  it('reads again a page a summary names when its lines lost the field the choice filters by', () => {
+    const summary = (withRelationship: boolean) =>
+      [
+        '# History Summary',
+        'FACTS:',
+        '[phone.search_contacts]',
+        '- page_index=0 | total_pages=2 | has_more=true',
+        ...[1, 2].map(
+          (i) =>
+            `- items[${i - 1}]: id=${900 + i} | phone_number=555-010${i} | created_at=2024-0${i}-01` +
+            (withRelationship ? ' | relationship=neighbor' : ''),
+        ),
+      ].join('\n');
+    const tail = [call('b', 1), result('b', 1, [contact(3)])];
+    expect(gaps([{ role: 'user', content: summary(true) }, ...tail])).toEqual([]);
+    // Without `relationship` it cannot tell these are the neighbors: page 0 is not in view.
+    expect(
+      gaps([{ role: 'user', content: summary(false) }, ...tail]).map((g) => g.fromStep),
+    ).toEqual([0]);
+  });
 });
 
 describe('pagingNote', () => {

@@ -189,9 +189,11 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   const wholeInView = [...known].every((k) => pages.get(k)?.whole === true);
   if (wholeInView) return [];
 
-  // A summary that lists items of the call but names no page is believed for every page.
+  // A summary that lists items of the call but names no page is believed for every page; one
+  // that names a page but holds no line the agent can read as an item of this list (the lines
+  // lost the field it filters by: are these the neighbors?) does not show that page.
   const summaryCovers = (k: number) =>
-    summaryPages.has(k) || (summaryPages.size === 0 && summaryItems.length > 0);
+    summaryItems.length > 0 && (summaryPages.has(k) || summaryPages.size === 0);
   const sorted = [...known].sort((a, b) => a - b);
   const highest = sorted[sorted.length - 1] ?? 0;
   for (const k of sorted) {
