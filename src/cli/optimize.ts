@@ -116,7 +116,7 @@ function addMethodOptions(cmd: Command): void {
     .option('--max-tasks <n>', 'use only the first N tasks of each split (quick trials)')
     .option(
       '--train-tasks <n>',
-      'first N training tasks to use, 0 for all (default: optimize.train_tasks = 16)',
+      'first N training tasks to use, 0 for all (default: optimize.train_tasks = 0, all)',
     )
     .option(
       '--select-tasks <n>',

@@ -268,11 +268,12 @@ export const ConfigSchema = z.strictObject({
         select_split: z.string().min(1).nullable().default(null),
         eval_split: z.string().min(1).nullable().default(null),
         /**
-         * First N tasks of the training / selection split that optimize uses (0: all). apptown's
-         * long tasks (issue 13) make every rollout ~40 steps, so the offline default keeps the
-         * utility and compression phases short; the evaluation split is always whole.
+         * First N tasks of the training / selection split that optimize uses (0: all). The
+         * analyzers learn from the whole train split, as the paper does (issue 22); the
+         * selection split is cut to 16 to keep candidate selection short (each candidate runs on
+         * it); the evaluation split is always whole.
          */
-        train_tasks: z.number().int().min(0).default(16),
+        train_tasks: z.number().int().min(0).default(0),
         select_tasks: z.number().int().min(0).default(16),
       }),
     )

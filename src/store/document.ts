@@ -150,48 +150,34 @@ export function expandCall(
 const ref = (v: unknown, value: (i: number) => unknown) => (typeof v === 'number' ? value(v) : v);
 
 /**
- * A document's text as the pieces it is made of (each message's JSON among them). Joined, a long
- * rollout's text is a string of a few MB that lives only to be encoded and compressed: written
- * piece by piece into the bytes brotli reads, it is never built (issue #28).
+ * The UTF-8 bytes of a document: the names of the given sections, then each one's JSON on its own
+ * line. Written piece by piece (each message's JSON among them): joined, a long rollout's text
+ * would be a string of a few MB that lives only to be encoded and compressed (issue #28).
  */
-export class DocumentText {
-  constructor(readonly pieces: readonly string[]) {}
-
-  toString(): string {
-    return this.pieces.join('');
-  }
-
-  /** The text's UTF-8 bytes. */
-  bytes(): Buffer {
-    let length = 0;
-    for (const piece of this.pieces) length += Buffer.byteLength(piece, 'utf8');
-    const bytes = Buffer.allocUnsafe(length);
-    let at = 0;
-    for (const piece of this.pieces) at += bytes.write(piece, at, 'utf8');
-    return bytes;
-  }
-}
-
-/** The text of a document: the names of the given sections, then each one's JSON on its own line. */
-function documentText(sections: Partial<Record<Section, string | string[]>>): DocumentText {
+function documentBytes(sections: Partial<Record<Section, string | string[]>>): Buffer {
   const names = SECTIONS.filter((s) => sections[s] !== undefined);
   const pieces = [JSON.stringify(names)];
   for (const name of names) pieces.push('\n', ...[sections[name]!].flat());
-  return new DocumentText(pieces);
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at, 'utf8');
+  return bytes;
 }
 
-/** The text of a run's document: calls made outside rollouts. */
-export function callsDocument(calls: readonly CallPayload[]): DocumentText {
+/** A run's document: calls made outside rollouts. */
+export function callsDocument(calls: readonly CallPayload[]): Buffer {
   const values = new Values();
   const stored = JSON.stringify(calls.map((c) => values.call(c)));
-  return documentText({ values: values.jsonPieces(), calls: stored });
+  return documentBytes({ values: values.jsonPieces(), calls: stored });
 }
 
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
 export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
 type Turn = { assistant: unknown; observations: unknown };
 
-/** The text of a rollout's document. */
+/** A rollout's document. */
 export function rolloutDocument(
   r: {
     trajectory: { system: string; task: string; turns: readonly Turn[] };
@@ -199,7 +185,7 @@ export function rolloutDocument(
     events: unknown;
   },
   calls: readonly CallPayload[],
-): DocumentText {
+): Buffer {
   const values = new Values();
   const turns = r.trajectory.turns.map((t, i) => {
     const step = r.steps[i];
@@ -217,7 +203,7 @@ export function rolloutDocument(
   const prompts = r.steps.map((s) => values.refs(s.prompt));
   const stored = calls.map((c) => values.call(c));
   const { system, task } = r.trajectory;
-  return documentText({
+  return documentBytes({
     head: JSON.stringify({ system, task }),
     steps: JSON.stringify(steps),
     events: JSON.stringify(r.events),

@@ -15,15 +15,12 @@ import type { OwnerRecord } from './ownership.js';
 export const RunStatusSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'budget']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
+/** A JSON text column holding `schema`'s data. */
 const json = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((s, ctx) => {
-    try {
-      return schema.parse(JSON.parse(s)) as z.infer<T>;
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: `bad JSON column: ${String(e)}` });
-      return z.NEVER;
-    }
-  });
+  z
+    .string()
+    .transform((s) => JSON.parse(s) as unknown)
+    .pipe(schema);
 
 const StoredRunSchema = z.object({
   id: z.string(),

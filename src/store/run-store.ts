@@ -13,7 +13,6 @@ import {
   DocCache,
   rolloutDocument,
   type CallPayload,
-  type DocumentText,
   type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
@@ -314,10 +313,9 @@ export class SqliteRunStore implements RunStore {
   private writeDocument(
     run: number,
     calls: CallPayload[],
-    text: DocumentText,
+    raw: Buffer,
     andThen = (_: number) => {},
   ) {
-    const raw = text.bytes();
     const data = compress(raw);
     this.db
       .transaction(() => {
@@ -474,11 +472,8 @@ export class SqliteRunStore implements RunStore {
 
   /** Runs, newest first, optionally of one kind. */
   listRuns(kind?: string): RunRow[] {
-    const order = 'ORDER BY created_at DESC, n DESC';
-    const rows = kind
-      ? this.all(`SELECT * FROM runs WHERE kind = ? ${order}`, kind)
-      : this.all(`SELECT * FROM runs ${order}`);
-    return rows.map((r) => this.toRunRow(r));
+    const sql = 'SELECT * FROM runs WHERE ? IS NULL OR kind = ? ORDER BY created_at DESC, n DESC';
+    return this.all(sql, kind || null, kind).map((r) => this.toRunRow(r));
   }
 
   /** The newest run that has at least one stored rollout, of any kind; null when there is none. */
@@ -548,17 +543,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   rollouts(runId: string, condition?: string): RolloutRow[] {
-    const rows = condition
-      ? this.all(
-          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? AND condition = ? ORDER BY task_id`,
-          runId,
-          condition,
-        )
-      : this.all(
-          `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ? ORDER BY condition, task_id`,
-          runId,
-        );
-    return rows.map(rolloutRow);
+    const sql = `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_id = ?
+      AND (? IS NULL OR condition = ?) ORDER BY condition, task_id`;
+    return this.all(sql, runId, condition || null, condition).map(rolloutRow);
   }
 
   /** One rollout by id, or by a unique prefix of its id (as `acon runs show` prints them). */

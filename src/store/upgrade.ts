@@ -1,13 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import {
-  callsDocument,
-  compress,
-  rolloutDocument,
-  type CallPayload,
-  type DocumentText,
-} from './document.js';
+import { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
 import { asDatabaseError, checkHeader, openDatabase } from './open.js';
 import { hashKey, insertSql } from './run-store.js';
@@ -144,8 +138,7 @@ function convert(old: Database.Database, db: Database.Database): void {
       response:
         c.response_key === null ? null : blobs.response(hex(c.response_key), c.response_rest, c),
     });
-    const writeDoc = (text: DocumentText, own: readonly OldCall[]) => {
-      const raw = text.bytes();
+    const writeDoc = (raw: Buffer, own: readonly OldCall[]) => {
       const row = { run, size: raw.length, data: compress(raw) };
       const doc = Number(db.prepare(insertSql('docs', row)).run(row).lastInsertRowid);
       for (const c of own) move.run(doc, c.id);
