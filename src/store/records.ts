@@ -33,10 +33,7 @@ const StoredRunSchema = z.object({
   params: json(z.record(z.string(), z.unknown())),
   config: json(z.record(z.string(), z.unknown())),
   status: RunStatusSchema,
-  summary: z
-    .string()
-    .nullable()
-    .transform((s) => (s === null ? null : (JSON.parse(s) as unknown))),
+  summary: json(z.unknown()).nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
   owner_pid: z.number().nullable(),
@@ -44,22 +41,18 @@ const StoredRunSchema = z.object({
   heartbeat_at: z.number().nullable(),
 });
 
+/** A runs-table row as recorded (status as stored; SqliteRunStore also checks the owner). */
+export const RunRowSchema = StoredRunSchema.transform(
+  ({ owner_pid, owner_host, heartbeat_at, ...row }) => ({
+    ...row,
+    owner: { pid: owner_pid, host: owner_host, heartbeatAt: heartbeat_at } satisfies OwnerRecord,
+  }),
+);
 /**
  * A run as commands see it: a run recorded as `running` whose owner is gone (killed, crashed)
  * reads as `interrupted`, since that is what it is and `--resume` continues it.
  */
-export type RunRow = Omit<
-  z.infer<typeof StoredRunSchema>,
-  'owner_pid' | 'owner_host' | 'heartbeat_at'
-> & { owner: OwnerRecord };
-
-/** A runs-table row as recorded (status as stored; SqliteRunStore also checks the owner). */
-export const RunRowSchema = StoredRunSchema.transform(
-  ({ owner_pid, owner_host, heartbeat_at, ...row }): RunRow => ({
-    ...row,
-    owner: { pid: owner_pid, host: owner_host, heartbeatAt: heartbeat_at },
-  }),
-);
+export type RunRow = z.output<typeof RunRowSchema>;
 
 const StoredRolloutSchema = z.object({
   id: z.string(),
