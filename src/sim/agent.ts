@@ -1,5 +1,6 @@
 import { choiceCandidates, computeChoice, decideBranch, type Item } from '../bench/choice.js';
 import type {
+  ChoiceCondition,
   ReferenceChoice,
   ReferenceNeed,
   ReferencePlan,
@@ -87,6 +88,29 @@ function makeSeen(messages: readonly ChatMessage[]): Seen {
   };
 }
 
+/** The condition a choice filters by, as the agent's reasoning states it ("relationship is classmate"). */
+function conditionText(field: string, cond: ChoiceCondition): string {
+  if (typeof cond === 'string' || typeof cond === 'number')
+    return `${field} is ${clip(String(cond), 40)}`;
+  if ('prefix' in cond) return `${field} starts with ${clip(cond.prefix, 40)}`;
+  const bounds = [
+    cond.gte === undefined ? null : `at least ${cond.gte}`,
+    cond.lte === undefined ? null : `at most ${cond.lte}`,
+  ].filter((b) => b !== null);
+  return `${field} is ${bounds.join(' and ')}`;
+}
+
+/**
+ * What the agent says it filtered by: a model reasons "the newest of the contacts whose
+ * relationship is classmate", so a field it only filters on is named in its reasoning, where the
+ * compression analysis sees it used (issue 22).
+ */
+function filterNote(choice: ReferenceChoice): string {
+  const where = Object.entries(choice.where ?? {});
+  if (where.length === 0) return '';
+  return ` where ${where.map(([f, c]) => conditionText(f, c)).join(' and ')}`;
+}
+
 /**
  * The choice computed from the visible items; when no item has every field it reads, it chooses
  * among the items that still have the `take` field (the first one: it cannot rank them).
@@ -100,7 +124,7 @@ function chooseVisible(
   const value = computeChoice(choice, items);
   const what = `${choice.op}${choice.by ? ` ${choice.by}` : ''}`;
   if (value !== undefined && from > 0) {
-    return { value, note: `${what} over ${from} items I can see`, sure: true };
+    return { value, note: `${what} over ${from} items I can see${filterNote(choice)}`, sure: true };
   }
   if (choice.take === undefined) return undefined;
   const take = choice.take;
@@ -108,7 +132,7 @@ function chooseVisible(
   if (rest === undefined) return undefined;
   return {
     value: rest[take] as string,
-    note: `\`${choice.by ?? take}\` is not in my context; took the first ${take} I can see`,
+    note: `\`${choice.by ?? take}\` is not in my context; took the first ${take} I can see${filterNote(choice)}`,
     sure: false,
   };
 }

@@ -6,6 +6,7 @@ import {
   type RenderedBlock,
 } from './read-trajectory.js';
 import { parseFactLine } from './fields.js';
+import { PAGE_ARGS } from './list-gaps.js';
 import {
   clip,
   containsToken,
@@ -322,6 +323,9 @@ function fullStepOf(full: Map<number, Step>, action: string, before: number): nu
   return -1;
 }
 
+/** Keys of an action that name the call or its outcome, not data it passes on. */
+const CALL_KEYS = new Set(['app', 'api', 'status']);
+
 /** Fields and their values in what a compressor kept: JSON leaves and `key=value` fact lines. */
 function keptFields(kept: string): Map<string, { values: string[]; scalar: boolean }> {
   const fields = new Map<string, { values: string[]; scalar: boolean }>();
@@ -356,11 +360,20 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
   for (const event of events) {
     const used = event.actions.map((a) => a.text).join('\n');
     const reasoning = event.thoughts.map((t) => t.text).join('\n');
+    // Values the later calls pass as data: not which app and API, the page to read or the
+    // outcome the agent reports.
+    const passed = event.actions
+      .flatMap((a) => argValues(a.text))
+      .filter((v) => !PAGE_ARGS.has(v.key) && !CALL_KEYS.has(v.key))
+      .map((v) => v.value);
     for (const [key, { values }] of keptFields(event.kept)) {
       if (!seenFields.includes(key)) seenFields.push(key);
-      // Used: copied into a later call, or named in the agent's later reasoning (a field it
-      // compared on, chose by or matched a record with; issue 22).
-      if (values.some((v) => containsToken(used, v)) || containsToken(reasoning, key)) {
+      // Used: copied into a later call, whole or a value read out of it (the new phone number in
+      // an email's body), or named in the agent's later reasoning (a field it compared on, chose
+      // by or matched a record with; issue 22).
+      const copied = (v: string) =>
+        containsToken(used, v) || passed.some((p) => p.length < v.length && containsToken(v, p));
+      if (values.some(copied) || containsToken(reasoning, key)) {
         if (!needed.includes(key)) needed.push(key);
       }
       const long = values.find((v) => v.length >= 40);

@@ -4,6 +4,7 @@ import { extractSection, REFINED_OBSERVATION } from '../compress/parse.js';
 import type { ChatMessage } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
 import { simAgentTurn, type SimAgentOptions } from './agent.js';
+import { simCompressionAnalysis } from './analyzer.js';
 import { simObservationCompressor } from './compressor.js';
 
 /**
@@ -67,9 +68,8 @@ function compressed(guideline: string): string {
   return parsed.text;
 }
 
-/** The agent's answer after it listed the folder and saw `observation`. */
-/** The answer after one listing; `opts` with refetchLimit 0: no re-fetch is left. */
-function answerAfter(observation: string, opts = OPTS): unknown {
+/** The agent's answer turn after it listed the folder and saw `observation`. */
+function turnAfter(observation: string, opts = OPTS) {
   const first = simAgentTurn(PLAN, head(), { taskId: 't', step: 0 }, opts);
   const call = first.tool_calls![0]!;
   const messages: ChatMessage[] = [
@@ -77,7 +77,12 @@ function answerAfter(observation: string, opts = OPTS): unknown {
     first,
     { role: 'tool', tool_call_id: call.id, content: observation },
   ];
-  const turn = simAgentTurn(PLAN, messages, { taskId: 't', step: 1 }, opts);
+  return simAgentTurn(PLAN, messages, { taskId: 't', step: 1 }, opts);
+}
+
+/** The answer after one listing; `opts` with refetchLimit 0: no re-fetch is left. */
+function answerAfter(observation: string, opts = OPTS): unknown {
+  const turn = turnAfter(observation, opts);
   expect(turn.tool_calls![0]!.function.name).toBe('complete_task');
   return JSON.parse(turn.tool_calls![0]!.function.arguments).answer;
 }
@@ -115,6 +120,30 @@ describe('grounded choices of the sim agent', () => {
     );
     // Without `directory` it cannot tell which files qualify, so it cannot rank them either.
     expect(answerAfter(noFilterField, { ...OPTS, refetchLimit: 0 })).toBe('beach.png');
+  });
+
+  it('says in its reasoning which field it filtered on, so the compression analysis counts it as used', () => {
+    const kept = compressed('Keep what matters.\n\nKEEP: name, size_bytes, directory');
+    const turn = turnAfter(kept);
+    expect(turn.content).toContain('where directory is /Photos/2024');
+    const call = turn.tool_calls![0]!;
+    const events = [
+      '[event 1] obs compression at step 1, of the observation of step 0 (400 -> 200 tokens)',
+      'INPUT:',
+      JSON.stringify(LISTING),
+      'KEPT:',
+      kept,
+      'NEXT TURNS:',
+      `[step 1] THOUGHT ${turn.content ?? ''}`,
+      `[step 1] ACTION ${call.function.name} ${call.function.arguments}`,
+    ].join('\n');
+    const analysis = simCompressionAnalysis(
+      renderPrompt('analyzer-co.user.txt', { task: 't', kind: 'obs', guideline: 'g', events }),
+    );
+    // `directory` is never copied into a call: only the filter uses it.
+    expect(call.function.arguments).not.toContain('/Photos/2024');
+    expect(analysis.needed_fields).toEqual(expect.arrayContaining(['size_bytes', 'directory']));
+    expect(analysis.unused_fields).not.toContain('directory');
   });
 
   it('re-lists the folder when nothing to choose from is left', () => {

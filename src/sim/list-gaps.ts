@@ -26,7 +26,8 @@ type Seen = {
 };
 
 /** Arguments that choose which page, not which list. */
-const PAGE_ARGS = new Set(['page_index', 'page_limit']);
+/** Arguments that say which page of a list to read: never data copied from a response. */
+export const PAGE_ARGS = new Set(['page_index', 'page_limit']);
 
 function pageOf(args: Record<string, unknown>): number {
   const p = Number(args.page_index ?? 0);

@@ -331,4 +331,24 @@ describe('the simulated CO analyzer counts compared fields as used (issue 22)', 
     expect(analysis.needed_fields).toContain('title');
     expect(analysis.unused_fields).toEqual(['genre']);
   });
+
+  it('lists a text field as needed when a later call passes a value read out of it', () => {
+    const body = 'Hi! Quick update: my new phone number is (913) 858-3211. Talk soon, Cornell';
+    const events = [
+      '[event 1] obs compression at step 5, of the observation of step 4 (900 -> 300 tokens)',
+      'INPUT:',
+      '{"messages":[…]}',
+      'KEPT:',
+      JSON.stringify({ id: 261482, messages: [{ body, labels: ['inbox'] }] }),
+      'NEXT TURNS:',
+      '[step 5] THOUGHT Step 6 of 8: calling phone.update_contact with contact_id=426969, phone_number=(913) 858-3211.',
+      `[step 5] ACTION call_api ${JSON.stringify({ app: 'phone', api: 'update_contact', args: { access_token: 'atk_x1', contact_id: 426969, phone_number: '(913) 858-3211', page_limit: 20 } })}`,
+    ].join('\n');
+    const analysis = simCompressionAnalysis(
+      renderPrompt('analyzer-co.user.txt', { task: 't', kind: 'obs', guideline: 'g', events }),
+    );
+    expect(analysis.needed_fields).toContain('body');
+    // Neither the API's name nor the page size is a value read out of a text.
+    expect(analysis.unused_fields).toEqual(expect.arrayContaining(['id', 'labels']));
+  });
 });
