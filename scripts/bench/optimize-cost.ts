@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   const acon = ['optimize', '--bench', 'apptown', ...positionals];
   const nodeArgs = ['--import', reporter];
   if (values['cpu-prof']) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
+  // BENCH_NODE_ARGS='--perf-basic-prof-only-functions' (for `perf record -p`), as in bench:throughput.
+  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   console.log(`acon ${acon.join(' ')}   (in ${dir})`);
   console.log(`load before: ${load()}`);
 

@@ -315,13 +315,13 @@ export class Doc {
   }
 }
 
-/** At most this much decoded text is kept in a cache, whatever its count of documents. */
-const CACHE_CHARS = 16 * 1024 * 1024;
+/** At most this many bytes of decoded text are kept in a cache, whatever its count of documents. */
+const CACHE_BYTES = 16 * 1024 * 1024;
 
 /** The documents read last, by number, least recently used first. */
 export class DocCache {
   private readonly docs = new Map<number, Doc>();
-  private chars = 0;
+  private bytes = 0;
 
   /**
    * `size`: documents kept decoded. A decoded document's parsed sections take several times its
@@ -338,19 +338,19 @@ export class DocCache {
     if (doc) this.docs.delete(n);
     else {
       doc = new Doc(brotliDecompressSync(this.load(n)));
-      this.chars += doc.size;
+      this.bytes += doc.size;
     }
     this.docs.set(n, doc);
     for (const [k, d] of this.docs) {
-      if ((this.chars <= CACHE_CHARS && this.docs.size <= this.size) || k === n) break;
+      if ((this.bytes <= CACHE_BYTES && this.docs.size <= this.size) || k === n) break;
       this.docs.delete(k);
-      this.chars -= d.size;
+      this.bytes -= d.size;
     }
     return doc;
   }
 
   clear(): void {
     this.docs.clear();
-    this.chars = 0;
+    this.bytes = 0;
   }
 }
