@@ -17,7 +17,8 @@ import { GuidelineUpdateSchema } from '../src/domain/guideline-update.js';
 import { UtilityAnalysisSchema } from '../src/domain/utility-analysis.js';
 import { renderCompressionEvents, renderTrajectory } from '../src/optimize/render-trajectory.js';
 import { renderPrompt } from '../src/prompts/template.js';
-import { directClient, fixtureEpisode, PLAN, TASK_ID } from './sim-fixtures.js';
+import type { ReferencePlan } from '../src/bench/types.js';
+import { directClient, fixtureEpisode, PLAN, PLAYLIST_ID, TASK_ID, TOKEN } from './sim-fixtures.js';
 
 /**
  * The sim provider driving the real agent loop, context strategies and compressors on a
@@ -162,6 +163,99 @@ describe('sim pipeline', () => {
     const utco = await rollout('acon', tightened.value.guideline);
     expect(utco.evaluation.success).toBe(true);
     expect(peak(utco)).toBeLessThan(peak(ut));
+  });
+
+  it('a selector field v0 drops: the agent opens the wrong record, UT names the field, writes it, the compressor keeps it', async () => {
+    // The same task, but the agent must find the playlist by its title ("my Road Trip playlist"),
+    // as it finds a thread by its sender: the title is a selector, never a copied value.
+    const byTitle: ReferencePlan = {
+      steps: PLAN.steps.map((step, i) =>
+        i !== 2
+          ? step
+          : {
+              ...step,
+              needs: [
+                { value: TOKEN, fromStep: 0 },
+                {
+                  value: String(PLAYLIST_ID),
+                  fromStep: 1,
+                  field: 'id',
+                  select: {
+                    kind: 'match' as const,
+                    field: 'title',
+                    value: 'Road Trip',
+                    prefix: false,
+                  },
+                  arg: 'playlist_id',
+                },
+              ],
+            },
+      ),
+    };
+    const titled = directClient(
+      createSimProvider({ seed: 7, refetchLimit: 2, planFor: async () => byTitle }),
+    );
+    const run = (obs: string) => {
+      const callCtx = { runId: 'run', rolloutId: `title:${obs}`, taskId: TASK_ID };
+      const options = {
+        ...defaultContextOptions(),
+        t_obs: 200,
+        guidelines: { obs: { id: 'obs', text: obs }, hist: { id: 'hist', text: 'Summarize.' } },
+      };
+      return runEpisode({
+        episode: fixtureEpisode(),
+        strategy: createStrategy('acon', options, { llm: titled, callCtx, maxOutputRetries: 1 }),
+        llm: titled,
+        callCtx,
+        maxSteps: 20,
+      });
+    };
+    const keepAll = await run('Keep every field of every record.');
+    expect(keepAll.evaluation.success).toBe(true);
+    const v0 = `${V0_OBS.replace(' Leave out identifiers and links.', '')} Leave out names and titles.`;
+    const naive = await run(v0);
+    expect(naive.evaluation.success).toBe(false);
+
+    const analysis = parseJsonAnswer(
+      await ask(
+        'analyzer',
+        'analyzer-ut',
+        {
+          task: keepAll.trajectory.task,
+          kind: 'obs',
+          guideline: v0,
+          pair_kind: 'failure',
+          full_outcome: `succeeded in ${keepAll.steps.length} steps`,
+          compressed_outcome: `failed in ${naive.steps.length} steps`,
+          step_ratio: (naive.steps.length / keepAll.steps.length).toFixed(2),
+          compressed_evaluation: renderEvaluation(naive.evaluation),
+          full_trajectory: renderTrajectory(keepAll.trajectory, keepAll.events),
+          compressed_trajectory: renderTrajectory(naive.trajectory, naive.events),
+        },
+        UTILITY_ANALYSIS_FORMAT,
+      ),
+      UtilityAnalysisSchema,
+    );
+    if (!analysis.ok) throw new Error(analysis.reason);
+    expect(analysis.value.missing_facts.map((f) => f.field)).toContain('title');
+    const update = parseJsonAnswer(
+      await ask(
+        'updater',
+        'updater-ut',
+        {
+          kind: 'obs',
+          guideline: v0,
+          analyses: JSON.stringify([analysis.value]),
+          candidate: '0',
+        },
+        GUIDELINE_UPDATE_FORMAT,
+      ),
+      GuidelineUpdateSchema,
+    );
+    if (!update.ok) throw new Error(update.reason);
+    expect([...readGuideline(update.value.guideline).keepFields]).toContain('title');
+    const ut = await run(update.value.guideline);
+    expect(ut.evaluation.success).toBe(true);
   });
 
   it('survives history compression: the agent re-fetches what the summary dropped', async () => {
