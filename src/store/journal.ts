@@ -20,8 +20,11 @@ export class JournalWriter {
     if (!values) this.chains.set(rollout!, (values = new Values()));
     const from = values.list.length;
     const { id: _, ...stored } = values.call(call);
-    const fresh = values.list.slice(from).join(',');
-    const text = `{"from":${from},"values":[${fresh}],"call":${JSON.stringify(stored)}}`;
+    // The row in one join of its pieces, not a join of the new values then a concatenation: a
+    // compressor's new prompt is tens of KB (issue #28).
+    const json = JSON.stringify(stored);
+    const pieces = ['{"from":', String(from), ',"values":', ...values.jsonPieces(from)];
+    const text = [...pieces, ',"call":', json, '}'].join('');
     const list = values;
     return { text, undo: () => list.truncate(from) };
   }
