@@ -124,6 +124,8 @@ describe('requestHash encoding', () => {
       { maxTokens: undefined, temperature: undefined },
       { responseFormat: { name: 'x', schema: { b: [1, null], a: 'é' } }, seed: 0 },
       { messages: [] },
+      // A message longer than what is hashed in one piece, with text beyond ASCII at its ends.
+      { messages: [{ role: 'user', content: `é${'long prompt line\n'.repeat(2000)}🙂` }] },
     ];
     for (const change of optional) {
       const r = { ...base, ...change };

@@ -1,4 +1,4 @@
-import { hash as oneShotHash, type Hash } from 'node:crypto';
+import { createHash, hash as oneShotHash, type Hash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ToolDef } from './types.js';
 
 /** Everything that determines a model's answer; the call cache is keyed by its hash. */
@@ -69,12 +69,29 @@ const toolDigests = new WeakMap<object, string>();
 function digestOf(cache: WeakMap<object, string>, value: object): string {
   let d = cache.get(value);
   if (d === undefined) {
-    const hex = sha256Hex(canonicalText(value));
+    const parts: string[] = [];
+    canonicalParts(value, parts);
+    const hex = sha256OfParts(parts);
     d = `s${hex.length}:${hex}`;
     cache.set(value, d);
   }
   return d;
 }
+
+/**
+ * sha256 (hex) of the parts' concatenation. A long text (a compressor's prompt, tens of KB, new
+ * at every call) is hashed part by part rather than joined into a copy first; the bytes hashed
+ * are the same (see writeCanonical). Short ones are joined: a Hash object costs more than the copy.
+ */
+function sha256OfParts(parts: readonly string[]): string {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (length < LONG_TEXT) return sha256Hex(parts.join(''));
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest('hex');
+}
+const LONG_TEXT = 16 * 1024;
 
 /**
  * Writes `value` to `hash` unambiguously: every string and container carries its length. The
