@@ -26,7 +26,10 @@ function analyses(env: Env, runId: string, stage: string): { source: string; rec
 
 describe('acon optimize keeps the selection and evaluation splits away from the optimizer', () => {
   it('analyses only train rollouts, records their source, and isolates each compressor', async () => {
-    const env = makeEnv({ provider: 'sim' });
+    // T_obs 256 (default 1024), as below: the v0 observation compressor then rewrites most
+    // responses, so the 8 train tasks give the utility phase failures to analyse whatever the
+    // generic default happens to draw (at 1024 it may fail none of them).
+    const env = makeEnv({ provider: 'sim', config: { context: { t_obs: 256 } } });
     const r = await run(env);
     const train = new Set((await env.bench.listTasks('train')).map((t) => t.id));
 
