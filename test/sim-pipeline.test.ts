@@ -75,6 +75,51 @@ async function ask(
   return r.message.content;
 }
 
+/** The UT analyzer on a contrastive pair: the full run succeeded, the compressed one failed. */
+async function analyzeObsFailure(
+  full: EpisodeResult,
+  compressed: EpisodeResult,
+  guideline: string,
+) {
+  const analysis = parseJsonAnswer(
+    await ask(
+      'analyzer',
+      'analyzer-ut',
+      {
+        task: full.trajectory.task,
+        kind: 'obs',
+        guideline,
+        pair_kind: 'failure',
+        full_outcome: `succeeded in ${full.steps.length} steps`,
+        compressed_outcome: `failed in ${compressed.steps.length} steps`,
+        step_ratio: (compressed.steps.length / full.steps.length).toFixed(2),
+        compressed_evaluation: renderEvaluation(compressed.evaluation),
+        full_trajectory: renderTrajectory(full.trajectory, full.events),
+        compressed_trajectory: renderTrajectory(compressed.trajectory, compressed.events),
+      },
+      UTILITY_ANALYSIS_FORMAT,
+    ),
+    UtilityAnalysisSchema,
+  );
+  if (!analysis.ok) throw new Error(analysis.reason);
+  return analysis.value;
+}
+
+/** The UT updater's candidate 0 for an obs guideline, given the analyses. */
+async function updateObs(guideline: string, analyses: unknown[]) {
+  const update = parseJsonAnswer(
+    await ask(
+      'updater',
+      'updater-ut',
+      { kind: 'obs', guideline, analyses: JSON.stringify(analyses), candidate: '0' },
+      GUIDELINE_UPDATE_FORMAT,
+    ),
+    GuidelineUpdateSchema,
+  );
+  if (!update.ok) throw new Error(update.reason);
+  return update.value;
+}
+
 describe('sim pipeline', () => {
   it('fails with a guideline that drops ids, recovers once UT keeps them, gets cheaper after CO', async () => {
     const raw = await rollout('raw');
@@ -86,44 +131,11 @@ describe('sim pipeline', () => {
     expect(naive.events.some((e) => e.kind === 'obs')).toBe(true);
 
     // Utility phase: analyze the contrastive pair, update, re-run.
-    const analysis = parseJsonAnswer(
-      await ask(
-        'analyzer',
-        'analyzer-ut',
-        {
-          task: raw.trajectory.task,
-          kind: 'obs',
-          guideline: V0_OBS,
-          pair_kind: 'failure',
-          full_outcome: `succeeded in ${raw.steps.length} steps`,
-          compressed_outcome: `failed in ${naive.steps.length} steps`,
-          step_ratio: (naive.steps.length / raw.steps.length).toFixed(2),
-          compressed_evaluation: renderEvaluation(naive.evaluation),
-          full_trajectory: renderTrajectory(raw.trajectory, raw.events),
-          compressed_trajectory: renderTrajectory(naive.trajectory, naive.events),
-        },
-        UTILITY_ANALYSIS_FORMAT,
-      ),
-      UtilityAnalysisSchema,
-    );
-    expect(analysis.ok && analysis.value.missing_facts.map((f) => f.field)).toEqual(['id']);
-    const update = parseJsonAnswer(
-      await ask(
-        'updater',
-        'updater-ut',
-        {
-          kind: 'obs',
-          guideline: V0_OBS,
-          analyses: JSON.stringify([analysis.ok && analysis.value]),
-          candidate: '0',
-        },
-        GUIDELINE_UPDATE_FORMAT,
-      ),
-      GuidelineUpdateSchema,
-    );
-    if (!update.ok) throw new Error(update.reason);
-    expect([...readGuideline(update.value.guideline).keepFields]).toEqual(['id']);
-    const ut = await rollout('acon', update.value.guideline);
+    const analysis = await analyzeObsFailure(raw, naive, V0_OBS);
+    expect(analysis.missing_facts.map((f) => f.field)).toEqual(['id']);
+    const update = await updateObs(V0_OBS, [analysis]);
+    expect([...readGuideline(update.guideline).keepFields]).toEqual(['id']);
+    const ut = await rollout('acon', update.guideline);
     expect(ut.evaluation.success).toBe(true);
 
     // Compression phase: what did the agent not use? Drop it, keep accuracy, cut tokens.
@@ -134,7 +146,7 @@ describe('sim pipeline', () => {
         {
           task: ut.trajectory.task,
           kind: 'obs',
-          guideline: update.value.guideline,
+          guideline: update.guideline,
           events: renderCompressionEvents(ut.trajectory, ut.events, { kind: 'obs' }),
         },
         COMPRESSION_ANALYSIS_FORMAT,
@@ -151,7 +163,7 @@ describe('sim pipeline', () => {
         'updater-co',
         {
           kind: 'obs',
-          guideline: update.value.guideline,
+          guideline: update.guideline,
           analyses: JSON.stringify([co.value]),
           candidate: '0',
         },
@@ -216,45 +228,11 @@ describe('sim pipeline', () => {
     const naive = await run(v0);
     expect(naive.evaluation.success).toBe(false);
 
-    const analysis = parseJsonAnswer(
-      await ask(
-        'analyzer',
-        'analyzer-ut',
-        {
-          task: keepAll.trajectory.task,
-          kind: 'obs',
-          guideline: v0,
-          pair_kind: 'failure',
-          full_outcome: `succeeded in ${keepAll.steps.length} steps`,
-          compressed_outcome: `failed in ${naive.steps.length} steps`,
-          step_ratio: (naive.steps.length / keepAll.steps.length).toFixed(2),
-          compressed_evaluation: renderEvaluation(naive.evaluation),
-          full_trajectory: renderTrajectory(keepAll.trajectory, keepAll.events),
-          compressed_trajectory: renderTrajectory(naive.trajectory, naive.events),
-        },
-        UTILITY_ANALYSIS_FORMAT,
-      ),
-      UtilityAnalysisSchema,
-    );
-    if (!analysis.ok) throw new Error(analysis.reason);
-    expect(analysis.value.missing_facts.map((f) => f.field)).toContain('title');
-    const update = parseJsonAnswer(
-      await ask(
-        'updater',
-        'updater-ut',
-        {
-          kind: 'obs',
-          guideline: v0,
-          analyses: JSON.stringify([analysis.value]),
-          candidate: '0',
-        },
-        GUIDELINE_UPDATE_FORMAT,
-      ),
-      GuidelineUpdateSchema,
-    );
-    if (!update.ok) throw new Error(update.reason);
-    expect([...readGuideline(update.value.guideline).keepFields]).toContain('title');
-    const ut = await run(update.value.guideline);
+    const analysis = await analyzeObsFailure(keepAll, naive, v0);
+    expect(analysis.missing_facts.map((f) => f.field)).toContain('title');
+    const update = await updateObs(v0, [analysis]);
+    expect([...readGuideline(update.guideline).keepFields]).toContain('title');
+    const ut = await run(update.guideline);
     expect(ut.evaluation.success).toBe(true);
   });
 
