@@ -11,7 +11,7 @@ import {
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
-import { clip, containsToken, section, sharedJsonSpans, shortHash, tryParseJson } from './text.js';
+import { clip, containsToken, jsonSpans, section, shortHash, tryParseJson } from './text.js';
 import {
   contentWords,
   evidenceWords,
@@ -463,7 +463,7 @@ function actionName(text: string): string {
 }
 
 function readObservation(text: string, call: string, policy: FieldPolicy, memory: Memory): void {
-  const spans = sharedJsonSpans(text);
+  const spans = jsonSpans(text);
   if (spans.length === 0) {
     for (const line of filterLines(text, policy).split('\n')) {
       const note = line.trim();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../seeded-random.js';
-import { containsToken, jsonSpans, sharedJsonSpans, tryParseJson } from './text.js';
+import { containsToken, jsonSpans, tryParseJson } from './text.js';
 
 /** The definition `containsToken` memoizes (issue #28). */
 function byRegExp(text: string, value: string): boolean {
@@ -109,21 +109,5 @@ describe('jsonSpans', () => {
       for (let k = 0; k < n; k++) text += PIECES[Math.floor(random() * PIECES.length)]!;
       expect(jsonSpans(text), text).toEqual(spansByParsing(text));
     }
-  });
-});
-
-describe('sharedJsonSpans', () => {
-  it('gives the spans of a text read before, frozen, for the same content in a new string', () => {
-    const doc = JSON.stringify({
-      apis: Array.from({ length: 30 }, (_, i) => ({ name: `api_${i}` })),
-    });
-    const text = `Observation: ${doc}\nmore`;
-    const first = sharedJsonSpans(text);
-    expect(first).toEqual(jsonSpans(text));
-    expect(sharedJsonSpans(`${text.slice(0, 20)}${text.slice(20)}`)).toBe(first);
-    const apis = (first[0] as { apis: { name: string }[] }).apis;
-    expect(() => {
-      (apis[0] as { name: string }).name = 'changed';
-    }).toThrow(TypeError);
   });
 });

@@ -139,41 +139,6 @@ export function jsonSpans(text: string): unknown[] {
 }
 
 /**
- * `jsonSpans` of a text of at least 256 characters, remembered by content and deep-frozen (so a
- * caller that changed them would throw): the compressor reads the same observations again and
- * again (the API documentation every rollout reads). In the README optimize 21 of the 41 MB of
- * text scanned for JSON had been scanned before (issue #28).
- * Kept: the texts last read, 4 Mi characters in all, as copies (a slice keeps its source alive).
- */
-export function sharedJsonSpans(text: string): readonly unknown[] {
-  if (text.length < 256) return jsonSpans(text);
-  let entry = sharedSpans.get(text);
-  if (entry !== undefined) {
-    sharedSpans.delete(text);
-  } else {
-    entry = { key: Buffer.from(text, 'utf8').toString('utf8'), spans: deepFreeze(jsonSpans(text)) };
-    sharedChars += text.length;
-  }
-  sharedSpans.set(entry.key, entry);
-  for (const old of sharedSpans.keys()) {
-    if (sharedChars <= 4 * 1024 * 1024) break;
-    sharedSpans.delete(old);
-    sharedChars -= old.length;
-  }
-  return entry.spans;
-}
-const sharedSpans = new Map<string, { key: string; spans: readonly unknown[] }>();
-let sharedChars = 0;
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-/**
  * Whether JSON.parse could accept a value opening at `start` (`{` or `[`): the first character
  * after JSON whitespace must open a member or a value, or close the container. Saves the throw of
  * a `[Turn 3]` or `[app.api]` heading (issue #28).
