@@ -186,39 +186,9 @@ const callMemo = new WeakMap<ChatMessage, { calls: unknown; parsed: readonly Par
 function messageRecords(m: ChatMessage & { content: string }): readonly TextRecord[] {
   const hit = textMemo.get(m);
   if (hit !== undefined && hit.content === m.content) return hit.records;
-  const records = recentTextRecords(m.content);
+  const records = textRecords(m.content);
   textMemo.set(m, { content: m.content, records });
   return records;
-}
-
-/**
- * The records of recent texts of at least RECENT_MIN_CHARS by their content (issue #28): every
- * rollout reads the same API documentation, each time in a message object of its own. In the
- * README optimize 45,657 of 51,394 texts read were repeats (5,737 distinct). Kept: the texts last
- * read, RECENT_MAX_CHARS in all, each as a copy (a slice would keep its whole source alive).
- */
-const recentTexts = new Map<string, { key: string; records: readonly TextRecord[] }>();
-let recentChars = 0;
-const RECENT_MIN_CHARS = 256;
-const RECENT_MAX_CHARS = 4 * 1024 * 1024;
-
-function recentTextRecords(text: string): readonly TextRecord[] {
-  if (text.length < RECENT_MIN_CHARS) return textRecords(text);
-  let entry = recentTexts.get(text);
-  if (entry !== undefined) {
-    // Read again, so last to go: documentation every rollout reads outlives one-off results.
-    recentTexts.delete(text);
-  } else {
-    entry = { key: Buffer.from(text, 'utf8').toString('utf8'), records: textRecords(text) };
-    recentChars += text.length;
-  }
-  recentTexts.set(entry.key, entry);
-  for (const old of recentTexts.keys()) {
-    if (recentChars <= RECENT_MAX_CHARS) break;
-    recentTexts.delete(old);
-    recentChars -= old.length;
-  }
-  return entry.records;
 }
 
 function messageCalls(m: ChatMessage): readonly ParsedCall[] {
