@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { renderEvaluation } from '../src/optimize/analyze.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -61,63 +62,45 @@ async function rollout(
 
 const peak = (r: EpisodeResult) => Math.max(...r.steps.map((s) => s.promptTokens));
 
-async function ask(
+/** One analyzer or updater call through its real prompt files, its answer parsed by `schema`. */
+async function ask<T>(
   role: 'analyzer' | 'updater',
   file: string,
   vars: Record<string, string>,
   format: { name: string; schema: Record<string, unknown> },
-) {
+  schema: z.ZodType<T>,
+): Promise<T> {
   const messages: ChatMessage[] = [
     { role: 'system', content: renderPrompt(`${file}.system.txt`, vars) },
     { role: 'user', content: renderPrompt(`${file}.user.txt`, vars) },
   ];
   const r = await llm.chat({ messages, responseFormat: format }, { role, runId: 'run' });
-  return r.message.content;
+  const parsed = parseJsonAnswer(r.message.content, schema);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.value;
 }
 
 /** The UT analyzer on a contrastive pair: the full run succeeded, the compressed one failed. */
-async function analyzeObsFailure(
-  full: EpisodeResult,
-  compressed: EpisodeResult,
-  guideline: string,
-) {
-  const analysis = parseJsonAnswer(
-    await ask(
-      'analyzer',
-      'analyzer-ut',
-      {
-        task: full.trajectory.task,
-        kind: 'obs',
-        guideline,
-        pair_kind: 'failure',
-        full_outcome: `succeeded in ${full.steps.length} steps`,
-        compressed_outcome: `failed in ${compressed.steps.length} steps`,
-        step_ratio: (compressed.steps.length / full.steps.length).toFixed(2),
-        compressed_evaluation: renderEvaluation(compressed.evaluation),
-        full_trajectory: renderTrajectory(full.trajectory, full.events),
-        compressed_trajectory: renderTrajectory(compressed.trajectory, compressed.events),
-      },
-      UTILITY_ANALYSIS_FORMAT,
-    ),
-    UtilityAnalysisSchema,
-  );
-  if (!analysis.ok) throw new Error(analysis.reason);
-  return analysis.value;
+function analyzeObsFailure(full: EpisodeResult, compressed: EpisodeResult, guideline: string) {
+  const vars = {
+    task: full.trajectory.task,
+    kind: 'obs',
+    guideline,
+    pair_kind: 'failure',
+    full_outcome: `succeeded in ${full.steps.length} steps`,
+    compressed_outcome: `failed in ${compressed.steps.length} steps`,
+    step_ratio: (compressed.steps.length / full.steps.length).toFixed(2),
+    compressed_evaluation: renderEvaluation(compressed.evaluation),
+    full_trajectory: renderTrajectory(full.trajectory, full.events),
+    compressed_trajectory: renderTrajectory(compressed.trajectory, compressed.events),
+  };
+  return ask('analyzer', 'analyzer-ut', vars, UTILITY_ANALYSIS_FORMAT, UtilityAnalysisSchema);
 }
 
-/** The UT updater's candidate 0 for an obs guideline, given the analyses. */
-async function updateObs(guideline: string, analyses: unknown[]) {
-  const update = parseJsonAnswer(
-    await ask(
-      'updater',
-      'updater-ut',
-      { kind: 'obs', guideline, analyses: JSON.stringify(analyses), candidate: '0' },
-      GUIDELINE_UPDATE_FORMAT,
-    ),
-    GuidelineUpdateSchema,
-  );
-  if (!update.ok) throw new Error(update.reason);
-  return update.value;
+/** The UT (or CO) updater's candidate 0 for an obs guideline, given the analyses. */
+function updateObs(guideline: string, analyses: unknown[], file = 'updater-ut') {
+  const vars = { kind: 'obs', guideline, analyses: JSON.stringify(analyses), candidate: '0' };
+  return ask('updater', file, vars, GUIDELINE_UPDATE_FORMAT, GuidelineUpdateSchema);
 }
 
 describe('sim pipeline', () => {
@@ -139,40 +122,19 @@ describe('sim pipeline', () => {
     expect(ut.evaluation.success).toBe(true);
 
     // Compression phase: what did the agent not use? Drop it, keep accuracy, cut tokens.
-    const co = parseJsonAnswer(
-      await ask(
-        'analyzer',
-        'analyzer-co',
-        {
-          task: ut.trajectory.task,
-          kind: 'obs',
-          guideline: update.guideline,
-          events: renderCompressionEvents(ut.trajectory, ut.events, { kind: 'obs' }),
-        },
-        COMPRESSION_ANALYSIS_FORMAT,
-      ),
+    const events = renderCompressionEvents(ut.trajectory, ut.events, { kind: 'obs' });
+    const co = await ask(
+      'analyzer',
+      'analyzer-co',
+      { task: ut.trajectory.task, kind: 'obs', guideline: update.guideline, events },
+      COMPRESSION_ANALYSIS_FORMAT,
       CompressionAnalysisSchema,
     );
-    if (!co.ok) throw new Error(co.reason);
-    expect(co.value.needed_fields).toEqual(['id']);
+    expect(co.needed_fields).toEqual(['id']);
     // Which fields are unused depends on the generic default's draw; some always are.
-    expect(co.value.unused_fields.length).toBeGreaterThan(0);
-    const tightened = parseJsonAnswer(
-      await ask(
-        'updater',
-        'updater-co',
-        {
-          kind: 'obs',
-          guideline: update.guideline,
-          analyses: JSON.stringify([co.value]),
-          candidate: '0',
-        },
-        GUIDELINE_UPDATE_FORMAT,
-      ),
-      GuidelineUpdateSchema,
-    );
-    if (!tightened.ok) throw new Error(tightened.reason);
-    const utco = await rollout('acon', tightened.value.guideline);
+    expect(co.unused_fields.length).toBeGreaterThan(0);
+    const tightened = await updateObs(update.guideline, [co], 'updater-co');
+    const utco = await rollout('acon', tightened.guideline);
     expect(utco.evaluation.success).toBe(true);
     expect(peak(utco)).toBeLessThan(peak(ut));
   });
