@@ -25,7 +25,6 @@ type Seen = {
   actions(): { call: string; args: Record<string, unknown> }[];
 };
 
-/** Arguments that choose which page, not which list. */
 /** Arguments that say which page of a list to read: never data copied from a response. */
 export const PAGE_ARGS = new Set(['page_index', 'page_limit']);
 
