@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError } from '../errors.js';
-import { APPLICATION_ID, SCHEMA_VERSION } from './schema.js';
+import { APPLICATION_ID, createSchema, fileSchema, SCHEMA_VERSION } from './schema.js';
 import { explainDatabaseError, openForReading } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
 import { SqliteRunStore } from './run-store.js';
@@ -126,6 +126,38 @@ describe('openDatabase', () => {
     );
   });
 
+  it('reads a fresh file in one snapshot while another process creates its tables', () => {
+    // CI once saw a process call a fresh file "another program's database": it read the version
+    // before a second process created the tables, and counted the tables after.
+    const file = join(dir(), 'acon.db');
+    const db = new Database(file);
+    const other = new Database(file);
+    let interleaved = false;
+    const racing = new Proxy(db, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (!interleaved) {
+            interleaved = true;
+            createSchema(other, file);
+          }
+          return result;
+        };
+      },
+    });
+    const seen = fileSchema(racing);
+    expect(interleaved).toBe(true);
+    // Either snapshot is right: before the other process (empty) or after it (this schema).
+    expect([
+      { legacy: false, version: 0, foreign: false },
+      { legacy: false, version: SCHEMA_VERSION, foreign: false },
+    ]).toContainEqual(seen);
+    db.close();
+    other.close();
+  });
+
   it('refuses a schema newer than this acon', () => {
     const file = join(dir(), 'acon.db');
     const db = new Database(file);
@@ -138,7 +170,7 @@ describe('openDatabase', () => {
   });
 
   it.each([1, 2])(
-    'reads a schema-%i file as it is and moves it to 3 when opened for writing',
+    'reads a schema-%i file as it is and moves it to the current schema when opened for writing',
     (old) => {
       const file = join(dir(), 'acon.db');
       storeWithRuns(file, 1);

@@ -148,14 +148,21 @@ export const SCHEMA_VERSION = 5;
 export type FileSchema = { legacy: boolean; version: number; foreign: boolean };
 
 export function fileSchema(db: Database.Database): FileSchema {
-  const app = db.pragma('application_id', { simple: true }) as number;
-  const version = db.pragma('user_version', { simple: true }) as number;
-  const tables = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").pluck();
+  // One statement, so one snapshot: read one by one, another process creating the tables of the
+  // same fresh file between the reads made it look like another program's database.
+  const { app, version, tables } = db.prepare(HEADER_QUERY).get() as {
+    app: number;
+    version: number;
+    tables: number;
+  };
   const foreign =
-    (app !== APPLICATION_ID && app !== 0) ||
-    (app === 0 && version === 0 && (tables.get() as number) > 0);
+    (app !== APPLICATION_ID && app !== 0) || (app === 0 && version === 0 && tables > 0);
   return { legacy: app === 0 && version > 0, version, foreign };
 }
+
+const HEADER_QUERY = `SELECT (SELECT application_id FROM pragma_application_id) AS app,
+  (SELECT user_version FROM pragma_user_version) AS version,
+  (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table') AS tables`;
 
 /** An SQLite file of another program: acon neither reads nor adds its tables to it (issue #31). */
 export function foreignFile(file: string): DatabaseError {
