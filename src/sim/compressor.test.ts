@@ -356,6 +356,63 @@ describe('simHistoryCompressor', () => {
     expect(text.match(/Quarterly report/g)?.length ?? 0).toBeLessThan(30);
   });
 
+  it('over its budget, gives up other material before the items of a list when told to keep every item', () => {
+    const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
+    const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({
+      assistant: {
+        role: 'assistant' as const,
+        content: `Step 5 of 9: calling ${api}.`,
+        tool_calls: [
+          {
+            id,
+            type: 'function' as const,
+            function: {
+              name: 'call_api',
+              arguments: JSON.stringify({ app: api.split('.')[0], api: api.split('.')[1], args }),
+            },
+          },
+        ],
+      },
+      observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
+    });
+    // Read last: addresses that bear on nothing the task or the calls show.
+    const addresses = Array.from({ length: 60 }, (_, i) => ({
+      id: 700 + i,
+      name: `${100 + i} Elm Street, Springfield`,
+    }));
+    // Read first: the orders the task sums over, a page of 12.
+    const orders = {
+      page_index: 0,
+      total_items: 12,
+      items: Array.from({ length: 12 }, (_, i) => ({
+        id: 600 + i,
+        total: 100 + i,
+        placed_at: `2025-03-${String(1 + i).padStart(2, '0')}T10:00:00Z`,
+        tracking_number: `1Z${String(i).padStart(16, 'X')}`,
+      })),
+    };
+    const history = renderTurns([
+      call('call_3', 'shop.show_orders', { access_token: token }, orders),
+      call('call_4', 'supervisor.show_addresses', {}, addresses),
+    ]);
+    const previous = `# History Summary\nFACTS:\n[shop.login]\n- access_token=${token} | token_type=Bearer`;
+    const guideline = 'Keep ids, names, dates, amounts, `tracking_number` and access tokens.';
+    const summarize = (g: string) =>
+      summaryText(
+        simHistoryCompressor(
+          histMessages(g, previous, 'How much did my orders cost together?', history),
+        ),
+      );
+    const orderLines = (text: string) => text.split('\n').filter((l) => /total=1\d\d\b/.test(l));
+    // Without the sentence, the oldest lines give way first: orders.
+    expect(orderLines(summarize(guideline)).length).toBeLessThan(12);
+    const text = summarize(`${guideline} Keep every item of a list; never cut lists short.`);
+    expect(countTokens(text)).toBeLessThanOrEqual(countTokens(`${previous}\n${history}`) / 2);
+    expect(orderLines(text)).toHaveLength(12);
+    expect(text).toContain(`access_token=${token}`);
+    expect(text.match(/Elm Street/g)?.length ?? 0).toBeLessThan(60);
+  });
+
   it('keeps, when concise, the records of a list that bear on the task, or the whole list', () => {
     const lean =
       'Keep titles. Leave out ids, descriptions, prices, dates, urls, pagination, `share_token`, `status` and `expires_in`.';

@@ -125,7 +125,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   // nothing the task or the agent's calls show (the threads about other things, of a list of
   // 57), and only then what does (the access token it passes, the account it is about to use).
   // Within each, the oldest facts go first.
-  const tiers = budgetTiers(facts, policy.focus);
+  const tiers = budgetTiers(facts, policy.focus, reading.allItems);
   const keep = () => {
     const kept = new Set(tiers.flat());
     return facts.filter((f) => kept.has(f));
@@ -141,21 +141,32 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
 
 /**
  * A summary's facts in the order a summarizer over its length gives them up, each oldest first:
- * documentation, facts bearing on nothing in the job at hand (`bears`), the rest.
+ * documentation, facts bearing on nothing in the job at hand (`bears`), the rest. A guideline that
+ * asks for every item of a list ("never cut lists short") is obeyed as far as the length allows:
+ * the items of a response's list (`items[3]`, not an order's own products `items[3].items[0]`)
+ * then go after everything else that bears on nothing, and before what the job bears on (the
+ * token the agent passes, the account it uses), which a re-read page cannot give back.
  */
-function budgetTiers(facts: readonly string[], focus: string): string[][] {
-  const tiers: string[][] = [[], [], []];
+function budgetTiers(facts: readonly string[], focus: string, allItems: boolean): string[][] {
+  const tiers: string[][] = [[], [], [], []];
   for (const line of facts) {
     if (isDocumentation(line)) {
       tiers[0]!.push(line);
       continue;
     }
-    const fields = parseSourcedFactLine(line)?.facts;
-    const record = Object.fromEntries((fields ?? []).map((f) => [f.key, f.value]));
-    tiers[fields !== undefined && bears(record, focus) ? 2 : 1]!.push(line);
+    const fact = parseSourcedFactLine(line);
+    if (allItems && fact?.path != null && LIST_ITEM.test(fact.path)) {
+      tiers[2]!.push(line);
+      continue;
+    }
+    const record = Object.fromEntries((fact?.facts ?? []).map((f) => [f.key, f.value]));
+    tiers[fact !== undefined && bears(record, focus) ? 3 : 1]!.push(line);
   }
   return tiers;
 }
+
+/** The path of an item of a response's own list (`items[3]`, `songs[0]`). */
+const LIST_ITEM = /^[A-Za-z_]\w*\[\d+\]$/;
 
 /** Records a call: the APIs called, the most recent last. */
 function called(memory: Memory, api: string): void {

@@ -104,6 +104,11 @@ export type GuidelineReading = {
   /** A shorten instruction with no target: long free texts are cut. */
   shortenTexts: boolean;
   maxItems: number | null;
+  /**
+   * "Keep every item of a list; never cut lists short": lists stay whole, and a summary over its
+   * length gives up other material before the items of a list (compressor.ts `budgetTiers`).
+   */
+  allItems: boolean;
   progress: boolean;
   goal: boolean;
   /**
@@ -144,6 +149,7 @@ export function readGuideline(text: string): GuidelineReading {
     shortenClasses: new Set(),
     shortenTexts: false,
     maxItems: null,
+    allItems: false,
     progress: false,
     goal: false,
     stale: false,
@@ -160,7 +166,10 @@ export function readGuideline(text: string): GuidelineReading {
     if (CONCISE.test(s) && !/\bnot\b[^.;]*\bconcise\b/.test(s)) r.shortenTexts = true;
     if (STALE.test(s)) r.stale = true;
     const max = MAX_ITEMS.exec(s);
-    if (max) r.maxItems = Number(max[1]);
+    if (max) {
+      r.maxItems = Number(max[1]);
+      r.allItems = false;
+    }
     // A section heading in a prompt (`CURRENT_STATE: credentials, identifiers, …`) asks for what
     // it lists.
     const heading = /^[A-Z][A-Z_]{3,}:\s/.test(raw);
@@ -181,7 +190,10 @@ export function readGuideline(text: string): GuidelineReading {
     const classes = CLASS_WORDS.filter(([, re]) => re.test(prose)).map(([c]) => c);
     const fields = namedFields(raw);
     if (action === 'keep') {
-      if (ALL_ITEMS.test(s)) r.maxItems = null;
+      if (ALL_ITEMS.test(s)) {
+        r.maxItems = null;
+        r.allItems = true;
+      }
       if (PROGRESS.test(s)) r.progress = true;
       if (GOAL.test(s)) r.goal = true;
     }
