@@ -11,10 +11,11 @@ import {
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
-import { clip, containsToken, jsonSpans, section, shortHash, tryParseJson } from './text.js';
+import { clip, containsToken, jsonSpans, section, tryParseJson } from './text.js';
 import {
   contentWords,
   evidenceWords,
+  judgementSeed,
   readGuideline,
   verdictFor,
   type GuidelineReading,
@@ -55,13 +56,15 @@ function without(user: string, tag: string): string {
 export function simObservationCompressor(messages: readonly ChatMessage[]): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
+  const task = section(user, 'task') ?? '';
+  const session = section(user, 'session') ?? '';
   const policy: FieldPolicy = {
     reading: readGuideline(section(system, 'guideline') ?? ''),
     evidence: without(user, 'observation'),
-    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
-    // changes nothing.
-    promptHash: shortHash(user),
-    focus: focusOf(section(user, 'task') ?? '', section(user, 'session') ?? ''),
+    // The session ends with the call that produced the observation: the kind of its records.
+    judgement: judgementSeed('obs', task, lastCall(session)),
+    requested: requestedFields(session),
+    focus: focusOf(task, session),
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -73,6 +76,33 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     body = filterLines(observation, policy);
   }
   return `# Refined Observation\n${body === '' ? '(nothing relevant to the task)' : body}`;
+}
+
+/**
+ * Fields the agent says it lacks in the reasoning of rendered turns: the backticked names of the
+ * clause that says so, up to the next `;` ("the `id` of items item 16 is not in my context;",
+ * "not in my context (no item with name=Rene Crist and its `phone_number`);", "some items of page
+ * 2 have no `created_at` in my context"), not those of the rest of the line (a paging note's
+ * `has_more`).
+ */
+function requestedFields(turns: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of turns.split('\n')) {
+    if (!line.startsWith('Assistant:')) continue;
+    const at = line.indexOf('in my context');
+    if (at === -1) continue;
+    const end = line.indexOf(';', at);
+    const clause = line.slice(0, end === -1 ? undefined : end);
+    for (const m of clause.matchAll(/`([A-Za-z_][\w.]*)`/g)) out.add(m[1]!);
+  }
+  return out;
+}
+
+/** The call of the last `Action:` line of rendered turns (`music.show_song_library`), or ''. */
+function lastCall(turns: string): string {
+  const actions = turns.split('\n').filter((l) => l.startsWith('Action:'));
+  const last = actions[actions.length - 1];
+  return last === undefined ? '' : actionName(last.slice(7).trim());
 }
 
 /** The task and the `Action:` lines of rendered turns (render-history.ts): the job at hand. */
@@ -104,16 +134,16 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     reading,
     // Evidence of relevance: the task and the calls the agent made.
     evidence: [task, ...history.split('\n').filter((l) => l.startsWith('Action:'))].join('\n'),
-    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
-    // changes nothing.
-    promptHash: shortHash(user),
+    // Set per call whose result is read (readObservation).
+    judgement: judgementSeed('hist', task, ''),
+    requested: requestedFields(history),
     focus: focusOf(task, history),
   };
 
   const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
   const previous = section(user, 'previous_summary') ?? '';
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
-  readHistory(history, policy, memory);
+  readHistory(history, policy, memory, task);
 
   if (reading.stale) dropFinished(memory);
   const budget = Math.floor(MAX_SUMMARY_SHARE * countTokens(previous + '\n' + history));
@@ -382,7 +412,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
  * `Action: name(args)`, `Observation (name): …`): the agent's progress from its reasoning and
  * actions, facts from the JSON in observations, each line naming the call it came from.
  */
-function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
+function readHistory(text: string, policy: FieldPolicy, memory: Memory, task: string): void {
   let call = '';
   let about: string | undefined;
   let acted: string | undefined;
@@ -432,7 +462,12 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     // "Details that no longer matter": the documentation of an API the agent has since called
     // (its own call shows how, and the summary names it).
     if (policy.reading.stale && r.about !== undefined && memory.apis.includes(r.about)) continue;
-    readObservation(r.text, r.call, policy, memory);
+    readObservation(
+      r.text,
+      r.call,
+      { ...policy, judgement: judgementSeed('hist', task, r.call) },
+      memory,
+    );
   }
 }
 
