@@ -53,11 +53,18 @@ export class JsonlWriter {
     }
   }
 
-  /** Waits for the buffer to empty; a write error (a full disk) ends the wait too. */
+  /**
+   * Waits for the buffer to empty; a write error (a full disk) ends the wait too. The wait that
+   * loses the race is cancelled, so a long export does not pile up listeners on the stream.
+   */
   private async drained(): Promise<void> {
-    await Promise.race([once(this.stream, 'drain'), once(this.stream, 'close')]).catch(
-      () => undefined,
-    );
+    const done = new AbortController();
+    const { signal } = done;
+    await Promise.race([
+      once(this.stream, 'drain', { signal }),
+      once(this.stream, 'close', { signal }),
+    ]).catch(() => undefined);
+    done.abort();
     if (this.failure) throw OutputFileError.of(this.file, this.failure);
   }
 
