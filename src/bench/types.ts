@@ -59,7 +59,14 @@ export type ReferenceChoice = {
 
 /** How a copied value's record is found (src/bench/apptown/refs.ts `NeedSelect`). */
 export type NeedSelect =
-  | { kind: 'match'; field: string; value: string; prefix: boolean }
+  | {
+      kind: 'match';
+      field: string;
+      value: string;
+      prefix: boolean;
+      /** Further conditions the same item meets (`subject=…` beside `participants.name=…`). */
+      and?: { field: string; value: string; prefix: boolean }[];
+    }
   | { kind: 'index'; list: string; index: number }
   | { kind: 'root' };
 

@@ -263,6 +263,80 @@ describe('simAgentTurn', () => {
     expect(songOf(shown(done))).toBe(72);
   });
 
+  it('finds a thread by who it is with and what it is about, in a response or a summary', () => {
+    const select = {
+      kind: 'match' as const,
+      field: 'participants.name',
+      value: 'Aidan Hudson',
+      prefix: false,
+      and: [{ field: 'subject', value: 'My new phone number', prefix: false }],
+    };
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'mail', api: 'show_threads', args: {} }, needs: [] },
+        {
+          tool: 'call_api',
+          args: { app: 'mail', api: 'show_thread', args: { thread_id: 803 } },
+          needs: [{ value: '803', fromStep: 0, field: 'id', select, arg: 'thread_id' }],
+        },
+      ],
+    };
+    const thread = (id: number, subject: string, who: string) => ({
+      id,
+      subject,
+      participants: [{ name: 'Ana Me' }, { name: who }],
+    });
+    const opened = (messages: ChatMessage[]) => {
+      const a = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS);
+      const args = JSON.parse(a.tool_calls![0]!.function.arguments) as {
+        api: string;
+        args: { thread_id?: number };
+      };
+      return { api: args.api, id: args.args.thread_id, thought: a.content ?? '' };
+    };
+    const threads = {
+      items: [
+        thread(801, 'My new phone number', 'Bea Smith'),
+        thread(802, 'Lunch on Friday', 'Aidan Hudson'),
+        thread(803, 'My new phone number', 'Aidan Hudson'),
+      ],
+    };
+    const call: ToolCall = {
+      id: 'c0',
+      type: 'function',
+      function: { name: 'call_api', arguments: '{"app":"mail","api":"show_threads","args":{}}' },
+    };
+    const inView = (result: unknown): ChatMessage[] => [
+      ...head,
+      { role: 'assistant', content: 'Step 1 of 2: calling mail.show_threads.', tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'c0', content: JSON.stringify(result) },
+    ];
+    expect(opened(inView(threads)).id).toBe(803);
+    // A summary: the lines under an item are that item's (two pages, both with an items[0]).
+    const summary = [
+      '# History Summary',
+      'PROGRESS:',
+      '- Step 1 of 2: mail.show_threads',
+      'FACTS:',
+      '[mail.show_threads]',
+      '- items[0]: id=801 | subject=My new phone number',
+      '- items[0].participants[1]: name=Bea Smith',
+      '- items[1]: id=802 | subject=Lunch on Friday',
+      '- items[1].participants[1]: name=Aidan Hudson',
+      '- items[0]: id=803 | subject=My new phone number',
+      '- items[0].participants[1]: name=Cy Young',
+      '- items[1]: id=803 | subject=My new phone number',
+      '- items[1].participants[1]: name=Aidan Hudson',
+    ].join('\n');
+    expect(opened([...head, { role: 'user', content: summary }]).id).toBe(803);
+    // Without the participants it cannot tell which is meant: it reads the list again, saying
+    // what it lacks.
+    const bare = { items: threads.items.map(({ id, subject }) => ({ id, subject })) };
+    const blind = opened(inView(bare));
+    expect(blind.api).toBe('show_threads');
+    expect(blind.thought).toContain('no `participants` in my context');
+  });
+
   it('works through the items a summary places in the list, not the records around them', () => {
     const plan: ReferencePlan = {
       steps: [

@@ -1,6 +1,7 @@
 import { choiceCandidates, computeChoice, decideBranch, type Item } from '../bench/choice.js';
 import type {
   ChoiceCondition,
+  NeedSelect,
   ReferenceChoice,
   ReferenceNeed,
   ReferencePlan,
@@ -8,7 +9,7 @@ import type {
 } from '../bench/types.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
-import { listGaps, pagingNote } from './list-gaps.js';
+import { listGaps, pagingNote, pinnedWhere, withPinned } from './list-gaps.js';
 import { callOf, itemsOf, visibleActions, visibleRecords, type VisibleRecord } from './records.js';
 import { clip, containsToken } from './text.js';
 
@@ -234,35 +235,45 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
   return resolveIndex(scope, select);
 }
 
-/** "The item whose `select.field` is X": the newest such record, else one without the field. */
+/** The values a record shows for a selector's field: its own, or its nested items' (`participants.name`). */
+function valuesOf(r: VisibleRecord, field: string): readonly string[] {
+  if (!field.includes('.')) return r.fields[field] === undefined ? [] : [r.fields[field]!];
+  return r.nested?.[field] ?? [];
+}
+
+/** The key an agent names when a selector's field is missing: `participants` for `participants.name`. */
+const shownKey = (field: string) => field.split('.')[0] ?? field;
+
+/**
+ * "The item whose `select.field` is X" (and whose other fields meet `select.and`): the newest such
+ * record, else one without a selector field.
+ */
 function resolveMatch(
   { field, call, withField }: NeedScope,
-  select: { field: string; value: string; prefix: boolean },
+  select: Extract<NeedSelect, { kind: 'match' }>,
 ): Resolution {
-  const hit = newest(withField.filter((r) => matches(r.fields[select.field], select)));
-  if (hit) {
-    return {
-      kind: 'found',
-      value: hit.fields[field]!,
-      record: hit.fields,
-      why: `${select.field}=${clip(select.value, 40)}`,
-    };
-  }
-  const blind = withField.find(
-    (r) => fromProducer(r, call) && r.fields[select.field] === undefined,
+  const conditions = [select, ...(select.and ?? [])];
+  const said = conditions.map((c) => `${c.field}=${clip(c.value, 40)}`).join(', ');
+  const hit = newest(
+    withField.filter((r) =>
+      conditions.every((c) => valuesOf(r, c.field).some((v) => matches(v, c))),
+    ),
   );
+  if (hit) {
+    return { kind: 'found', value: hit.fields[field]!, record: hit.fields, why: said };
+  }
+  const lacking = (r: VisibleRecord) => conditions.filter((c) => valuesOf(r, c.field).length === 0);
+  const blind = withField.find((r) => fromProducer(r, call) && lacking(r).length > 0);
   if (blind) {
+    const keys = [...new Set(lacking(blind).map((c) => shownKey(c.field)))];
     return {
       kind: 'unsure',
       value: blind.fields[field]!,
       record: blind.fields,
-      why: `no \`${select.field}\` in my context; took the first ${field} I can see`,
+      why: `no ${keys.map((k) => `\`${k}\``).join(', ')} in my context; took the first ${field} I can see`,
     };
   }
-  return {
-    kind: 'missing',
-    why: `no item with ${select.field}=${clip(select.value, 40)} and its \`${field}\``,
-  };
+  return { kind: 'missing', why: `no item with ${said} and its \`${field}\`` };
 }
 
 /**
@@ -376,14 +387,22 @@ function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): 
   const calls = new Set(
     choice.from.flatMap((i) => (plan.steps[i] ? [stepCall(plan.steps[i]).call] : [])),
   );
-  return seen
-    .records()
-    .filter(
-      (r) =>
-        (r.source.kind === 'observation' && calls.has(r.source.call)) ||
-        (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
-    )
-    .map((r) => r.fields);
+  const pinned = pinnedWhere(plan, choice);
+  return (
+    seen
+      .records()
+      .filter(
+        (r) =>
+          (r.source.kind === 'observation' && calls.has(r.source.call)) ||
+          (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
+      )
+      // A line that names no call may come from any list: nothing is pinned for it.
+      .map((r) =>
+        r.source.kind === 'summary' && r.source.call === null
+          ? r.fields
+          : withPinned(r.fields, pinned),
+      )
+  );
 }
 
 /** The API documentation step a call relies on, when the plan reads it before. */

@@ -4,10 +4,17 @@ import type { ChatMessage } from '../llm/types.js';
 import { listGaps, pagingNote } from './list-gaps.js';
 import { visibleActions, visibleRecords } from './records.js';
 
-/** Contacts paged two at a time; step 2 texts the newest neighbor. */
-const page = (p: number) => ({
+/**
+ * Contacts paged two at a time; step 2 texts the newest neighbor. The pages are of all contacts
+ * (the agent filters them), unless `filtered`: then the call asks for neighbors only.
+ */
+const page = (p: number, filtered = false) => ({
   tool: 'call_api',
-  args: { app: 'phone', api: 'search_contacts', args: { relationship: 'neighbor', page_index: p } },
+  args: {
+    app: 'phone',
+    api: 'search_contacts',
+    args: { ...(filtered ? { relationship: 'neighbor' } : {}), page_index: p },
+  },
   needs: [],
 });
 const CHOICE = {
@@ -40,7 +47,7 @@ const contact = (i: number, fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
-function call(id: string, p: number): ChatMessage {
+function call(id: string, p: number, filtered = false): ChatMessage {
   return {
     role: 'assistant',
     content: `Step ${p + 1} of 3: calling phone.search_contacts.`,
@@ -48,7 +55,7 @@ function call(id: string, p: number): ChatMessage {
       {
         id,
         type: 'function',
-        function: { name: 'call_api', arguments: JSON.stringify(page(p).args) },
+        function: { name: 'call_api', arguments: JSON.stringify(page(p, filtered).args) },
       },
     ],
   };
@@ -59,8 +66,8 @@ function result(id: string, p: number, items: unknown[]): ChatMessage {
   return { role: 'tool', tool_call_id: id, content: JSON.stringify(body) };
 }
 
-const gaps = (messages: ChatMessage[]) =>
-  listGaps(PLAN, CHOICE, {
+const gaps = (messages: ChatMessage[], plan = PLAN) =>
+  listGaps(plan, CHOICE, {
     records: () => visibleRecords(messages),
     actions: () => visibleActions(messages),
   });
@@ -143,6 +150,14 @@ describe('listGaps', () => {
     expect(
       gaps([{ role: 'user', content: summary(false) }, ...tail]).map((g) => g.fromStep),
     ).toEqual([0]);
+    // Unless its own calls asked for neighbors only: every item it read there is a neighbor.
+    const filtered: ReferencePlan = {
+      steps: [page(0, true), page(1, true), PLAN.steps[2]!],
+    };
+    const filteredTail = [call('b', 1, true), result('b', 1, [contact(3)])];
+    expect(gaps([{ role: 'user', content: summary(false) }, ...filteredTail], filtered)).toEqual(
+      [],
+    );
   });
 });
 

@@ -63,6 +63,48 @@ function lacking(choice: ReferenceChoice, item: Item): string[] {
   return choiceFields(choice).filter((f) => item[f] === undefined);
 }
 
+/**
+ * Conditions of the choice that the list's own call pins (`show_orders(status=delivered)` for
+ * "my delivered orders"): every plan call of that API passes the field with the condition's value,
+ * so the agent, which chose those arguments, knows every item it read there meets it even when
+ * the field is not shown (a summary line without `status`).
+ */
+export function pinnedWhere(plan: ReferencePlan, choice: ReferenceChoice): Item {
+  const calls = new Set(
+    choice.from.flatMap((i) =>
+      plan.steps[i] ? [callOf(plan.steps[i].tool, JSON.stringify(plan.steps[i].args)).call] : [],
+    ),
+  );
+  const steps = plan.steps
+    .map((s) => callOf(s.tool, JSON.stringify(s.args)))
+    .filter((c) => calls.has(c.call));
+  const pinned: Item = {};
+  for (const [f, cond] of Object.entries(choice.where ?? {})) {
+    if (typeof cond !== 'string' && typeof cond !== 'number') continue;
+    const value = String(cond).trim().toLowerCase();
+    if (
+      steps.length > 0 &&
+      steps.every(
+        (c) =>
+          String(c.args[f] ?? '')
+            .trim()
+            .toLowerCase() === value,
+      )
+    ) {
+      pinned[f] = String(cond);
+    }
+  }
+  return pinned;
+}
+
+/** An item with the fields its list's call pins, where it does not show them. */
+export function withPinned(item: Item, pinned: Item): Item {
+  const missing = Object.keys(pinned).filter((f) => item[f] === undefined);
+  return missing.length === 0
+    ? item
+    : { ...item, ...Object.fromEntries(missing.map((f) => [f, pinned[f]!])) };
+}
+
 /** Response fields that say where in a list a page is, not what it holds. */
 const PAGING = ['page_index', 'page_limit', 'total_items', 'total_pages', 'has_more'];
 
@@ -102,6 +144,7 @@ function readList(
   seen: Seen,
   call: string,
   listArgs: Record<string, unknown>,
+  pinned: Item,
 ): ListView {
   const known = new Set<number>([0]);
   const upTo = (k: number) => {
@@ -120,8 +163,10 @@ function readList(
   const complete: Item[] = [];
   const summaryPages = new Set<number>();
   const summaryItems: Item[] = [];
-  for (const r of seen.records()) {
-    const s = r.source;
+  for (const record of seen.records()) {
+    const s = record.source;
+    const named = s.kind === 'observation' || (s.kind === 'summary' && s.call !== null);
+    const r = named ? { ...record, fields: withPinned(record.fields, pinned) } : record;
     if (s.kind === 'observation' && s.call === call && sameList(s.args, listArgs)) {
       const page = pageOf(s.args);
       upTo(page);
@@ -178,6 +223,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     seen,
     call,
     listArgs,
+    pinnedWhere(plan, choice),
   );
   const gaps: ListGap[] = [];
   const add = (page: number, why: string) => {

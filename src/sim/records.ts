@@ -30,6 +30,12 @@ export type VisibleRecord = {
    * `songs[0]` as the first item of the `songs` list, as it would in the response itself.
    */
   inItem?: boolean;
+  /**
+   * The scalar fields of the objects inside the record (its list of participants, its album), by
+   * dotted key: `participants.name` → every participant's name. What the agent reads with the
+   * record when it looks for "the thread with Aidan Hudson" (a nested selector, refs.ts).
+   */
+  nested?: Readonly<Record<string, readonly string[]>>;
 };
 
 /** `app.api` of an apptown call, else the tool name, and the API's own arguments. */
@@ -83,13 +89,28 @@ function walk(
   if (value === null || typeof value !== 'object') return;
   const fields = scalars(value as Record<string, unknown>);
   if (Object.keys(fields).length > 0 && !isShapeItem(fields)) {
-    out.push({ fields, source, ...(list ? { list } : {}) });
+    const nested = nestedFields(value as Record<string, unknown>);
+    out.push({ fields, source, ...(list ? { list } : {}), ...(nested ? { nested } : {}) });
   }
   const inner = list ? depth + 1 : depth;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (Array.isArray(v)) walk(v, source, out, { key: k, position: 0, depth: inner }, inner);
     else if (v !== null && typeof v === 'object') walk(v, source, out, undefined, inner);
   }
+}
+
+/** The scalar fields of the objects one level inside `value`, by dotted key; none: undefined. */
+function nestedFields(value: Record<string, unknown>): VisibleRecord['nested'] {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(value)) {
+    for (const inner of Array.isArray(v) ? v : [v]) {
+      if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) continue;
+      for (const [f, x] of Object.entries(scalars(inner as Record<string, unknown>))) {
+        (out[`${k}.${f}`] ??= []).push(x);
+      }
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The records of one text: its JSON objects and its fact lines. */
@@ -106,6 +127,7 @@ type TextRecord = {
   list?: VisibleRecord['list'];
   inItem?: boolean;
   summary?: string | null;
+  nested?: VisibleRecord['nested'];
 };
 
 /**
@@ -128,9 +150,13 @@ function textRecords(text: string): readonly TextRecord[] {
   const out: TextRecord[] = records.map((r) => ({
     fields: Object.freeze(r.fields),
     ...(r.list ? { list: Object.freeze(r.list) } : {}),
+    ...(r.nested ? { nested: r.nested } : {}),
   }));
   if (!text.includes('=')) return out;
   let group: string | null = null;
+  // The newest line of each path of each call: `items[1].participants[0]` belongs to the
+  // `items[1]` line above it, as a reader takes the lines under an item for that item's.
+  const byPath = new Map<string, TextRecord & { nested: Record<string, string[]> }>();
   for (const line of text.split('\n')) {
     const header = /^\[([\w-]+\.[\w-]+)\]$/.exec(line.trim());
     if (header) {
@@ -143,14 +169,26 @@ function textRecords(text: string): readonly TextRecord[] {
     const fields: Item = Object.fromEntries(fact.facts.map((f) => [f.key, f.value]));
     if (isShapeItem(fields)) continue;
     const list = fact.path === null ? undefined : listOfPath(fact.path);
-    out.push({
+    const summary = fact.source ?? group;
+    const record = {
       fields: Object.freeze(fields),
-      summary: fact.source ?? group,
+      summary,
       ...(fact.path === null ? {} : { inItem: true }),
       ...(list ? { list: Object.freeze(list) } : {}),
-    });
+      nested: {} as Record<string, string[]>,
+    };
+    out.push(record);
+    if (fact.path === null) continue;
+    byPath.set(`${summary}\u0000${fact.path}`, record);
+    const cut = /^(.*)\.(\w+)(?:\[\d+\])?$/.exec(fact.path);
+    const parent = cut ? byPath.get(`${summary}\u0000${cut[1]}`) : undefined;
+    if (parent && cut) {
+      for (const [f, v] of Object.entries(fields)) (parent.nested[`${cut[2]}.${f}`] ??= []).push(v);
+    }
   }
-  return out;
+  return out.map((r) =>
+    r.nested !== undefined && Object.keys(r.nested).length === 0 ? { ...r, nested: undefined } : r,
+  );
 }
 
 function placeRecords(
@@ -159,8 +197,9 @@ function placeRecords(
   out: VisibleRecord[],
 ): void {
   for (const r of records) {
+    const nested = r.nested ? { nested: r.nested } : {};
     if (r.summary === undefined) {
-      out.push({ fields: r.fields, source, ...(r.list ? { list: r.list } : {}) });
+      out.push({ fields: r.fields, source, ...(r.list ? { list: r.list } : {}), ...nested });
     } else {
       const from: RecordSource =
         source.kind === 'user' ? { kind: 'summary', call: r.summary } : source;
@@ -169,6 +208,7 @@ function placeRecords(
         source: from,
         ...(r.list ? { list: r.list } : {}),
         ...(r.inItem ? { inItem: true } : {}),
+        ...nested,
       });
     }
   }

@@ -29,12 +29,16 @@ function otherOf(b: TaskBuilder, t: Thread) {
   return need(t.participants.find((x) => x.email !== b.me.email));
 }
 
-/** Log in to mail, find the thread by the sender's name and open it. */
+/**
+ * Log in to mail, page through the inbox to the thread and open it. The agent finds it as a
+ * person does, by who it is with and what it is about (`participants.name` and `subject`: the
+ * subject is unique among that person's threads), not by its place on the page.
+ */
 export function openThread(b: TaskBuilder, p: Picker, subject: (t: Thread) => boolean) {
   const thread = p.pick(personThreads(b, subject));
   const from = otherOf(b, thread);
   const token = b.token('mail');
-  const { page, index } = b.browse(
+  const { page } = b.browse(
     'mail',
     'show_threads',
     { access_token: token },
@@ -42,7 +46,7 @@ export function openThread(b: TaskBuilder, p: Picker, subject: (t: Thread) => bo
   );
   const opened = b.call('mail', 'show_thread', {
     access_token: token,
-    thread_id: page.ref(`.items[${index}].id`),
+    thread_id: page.ref(`.items[participants.name=${from.name}&subject=${thread.subject}].id`),
   });
   return { token, thread, from, opened };
 }

@@ -4,10 +4,16 @@
  * which step, the "needs" of the `sim` agent (ARCHITECTURE §6).
  */
 
+/**
+ * One condition of a `[...]` match: `field` may name a field of a nested list's items
+ * (`participants.name`: some participant's name), as a reader says "the thread with Aidan".
+ */
+export type MatchCondition = { field: string; value: string; prefix: boolean };
+
 export type PathSegment =
   | { kind: 'field'; name: string }
   | { kind: 'index'; index: number }
-  | { kind: 'match'; field: string; value: string; prefix: boolean };
+  | ({ kind: 'match'; and?: MatchCondition[] } & MatchCondition);
 
 export type Ref = { root: string; path: PathSegment[]; source: string };
 
@@ -31,9 +37,8 @@ export function parseRef(source: string): Ref {
       if (/^-?\d+$/.test(inner)) {
         path.push({ kind: 'index', index: Number(inner) });
       } else if (eq > 0) {
-        const prefix = inner[eq - 1] === '^';
-        const field = inner.slice(0, prefix ? eq - 1 : eq).trim();
-        path.push({ kind: 'match', field, value: inner.slice(eq + 1).trim(), prefix });
+        const [first, ...rest] = inner.split('&').map((c) => condition(c, source));
+        path.push({ kind: 'match', ...first!, ...(rest.length > 0 ? { and: rest } : {}) });
       } else {
         throw new Error(
           `"[${inner}]" in "{{${source}}}" must be an index like [0] or a match like [title=Blue Hour]`,
@@ -47,6 +52,32 @@ export function parseRef(source: string): Ref {
   return { root, path, source };
 }
 
+/** `field=value` or `field^=prefix`, one condition of a match. */
+function condition(text: string, source: string): MatchCondition {
+  const eq = text.indexOf('=');
+  if (eq <= 0) {
+    throw new Error(`"${text}" in "{{${source}}}" must be a condition like title=Blue Hour`);
+  }
+  const prefix = text[eq - 1] === '^';
+  const field = text.slice(0, prefix ? eq - 1 : eq).trim();
+  return { field, value: text.slice(eq + 1).trim(), prefix };
+}
+
+/**
+ * The values of a dotted field in an item, as text: `title` its title, `participants.name` the
+ * name of each of its participants (a list of objects, or one object).
+ */
+export function fieldValues(item: unknown, field: string): string[] {
+  const [head, ...rest] = field.split('.');
+  if (item === null || typeof item !== 'object' || Array.isArray(item) || head === undefined) {
+    return [];
+  }
+  const v = (item as Record<string, unknown>)[head];
+  if (rest.length === 0) return v === undefined || v === null ? [] : [String(v)];
+  const inner = Array.isArray(v) ? v : [v];
+  return inner.flatMap((x) => fieldValues(x, rest.join('.')));
+}
+
 /** Every template expression inside a value (strings in nested objects and lists included). */
 export function refsIn(value: unknown): Ref[] {
   if (typeof value === 'string')
@@ -57,9 +88,11 @@ export function refsIn(value: unknown): Ref[] {
 }
 
 function itemMatches(item: unknown, seg: Extract<PathSegment, { kind: 'match' }>): boolean {
-  if (!item || typeof item !== 'object') return false;
-  const text = String((item as Record<string, unknown>)[seg.field]);
-  return seg.prefix ? text.startsWith(seg.value) : text === seg.value;
+  return [seg, ...(seg.and ?? [])].every((c) =>
+    fieldValues(item, c.field).some((text) =>
+      c.prefix ? text.startsWith(c.value) : text === c.value,
+    ),
+  );
 }
 
 export function followPath(value: unknown, ref: Ref): unknown {
@@ -80,7 +113,9 @@ export function followPath(value: unknown, ref: Ref): unknown {
         seg.kind === 'index' ? list.at(seg.index) : list.find((x) => itemMatches(x, seg));
       if (found === undefined) {
         const what =
-          seg.kind === 'index' ? `index ${seg.index}` : `item with ${seg.field}=${seg.value}`;
+          seg.kind === 'index'
+            ? `index ${seg.index}`
+            : `item with ${[seg, ...(seg.and ?? [])].map((c) => `${c.field}=${c.value}`).join(' and ')}`;
         throw new Error(`{{${ref.source}}}: no ${what} in a list of ${list.length}`);
       }
       cur = found;
@@ -96,7 +131,7 @@ export function followPath(value: unknown, ref: Ref): unknown {
  * `list` (the agent works through a list in order); `root`: a field of the response itself.
  */
 export type NeedSelect =
-  | { kind: 'match'; field: string; value: string; prefix: boolean }
+  | ({ kind: 'match'; and?: MatchCondition[] } & MatchCondition)
   | { kind: 'index'; list: string; index: number }
   | { kind: 'root' };
 
@@ -135,8 +170,11 @@ export function selectorOf(ref: Ref): { field: string; select: NeedSelect } | un
   const before = ref.path[ref.path.length - 2];
   if (before === undefined) return { field: last.name, select: { kind: 'root' } };
   if (before.kind === 'match') {
-    const { field, value, prefix } = before;
-    return { field: last.name, select: { kind: 'match', field, value, prefix } };
+    const { field, value, prefix, and } = before;
+    return {
+      field: last.name,
+      select: { kind: 'match', field, value, prefix, ...(and ? { and } : {}) },
+    };
   }
   const list = ref.path[ref.path.length - 3];
   if (before.kind === 'index' && list?.kind === 'field' && ref.path.length === 3) {

@@ -20,7 +20,10 @@ import { TABLE_NAMES } from './records.js';
  * first_name, last_name, email and phone_number the agent is told in its first message).
  * The path is a chain of `.field`, `[n]` (list index; negative counts from the end),
  * `[field=value]` (the first list item whose field, as text, equals value) and
- * `[field^=prefix]` (the first whose field starts with prefix). When the whole
+ * `[field^=prefix]` (the first whose field starts with prefix); a match's field may name a
+ * field of a nested list's items (`[participants.name=Aidan Hudson]`: the first item one of whose
+ * participants has that name), and `&` joins conditions the same item meets
+ * (`[participants.name=Aidan Hudson&subject=My new phone number]`). When the whole
  * argument is one template, the value keeps its type (a number stays a number, a list stays
  * a list); inside longer text it is pasted as text.
  *
