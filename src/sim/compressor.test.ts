@@ -54,7 +54,58 @@ function compressObs(guideline: string, observation: unknown = OBSERVATION): unk
 }
 
 describe('simObservationCompressor', () => {
-  it('keeps each field the generic guideline does not name by a draw seeded by the prompt', () => {
+  it('judges a field the guideline does not name the same way whatever else the prompt says', () => {
+    const g = 'Keep what matters for the task.';
+    const compress = (reasoning: string, call = 'list', guideline = g) => {
+      const answer = simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task: 'Which mixes are there?',
+            session: `[Turn 1]\nAssistant: ${reasoning}\nAction: call_api({"app":"music","api":"${call}","args":{}})`,
+            observation: JSON.stringify(OBSERVATION),
+          }),
+        },
+      ]);
+      return answer;
+    };
+    const first = compress('Step 2 of 5: calling music.list.');
+    // Other reasoning, another sentence outside the vocabulary: the same judgement.
+    expect(compress('Step 4 of 9: reading the mixes again.')).toBe(first);
+    expect(compress('Step 2 of 5: calling music.list.', 'list', `${g} Be helpful.`)).toBe(first);
+    // Another kind of record (another call's result) is judged on its own.
+    const calls = ['browse', 'search', 'show_mixes', 'find', 'lookup', 'scan'];
+    expect(calls.some((c) => compress('Step 2 of 5.', c) !== first)).toBe(true);
+  });
+
+  it('keeps a field the agent says it lacks, whatever its judgement of the field', () => {
+    const g = 'Keep what matters for the task.';
+    const compress = (reasoning: string) =>
+      simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline: g }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task: 'Which mixes are there?',
+            session: `[Turn 1]\nAssistant: ${reasoning}\nAction: call_api({"app":"music","api":"list","args":{}})`,
+            observation: JSON.stringify(OBSERVATION),
+          }),
+        },
+      ]);
+    const fields = Object.keys(OBSERVATION.items[0]!);
+    const plain = compress('Step 2 of 5: calling music.list.');
+    const dropped = fields.filter((f) => !plain.includes(`"${f}"`));
+    expect(dropped.length).toBeGreaterThan(0);
+    for (const f of dropped) {
+      const asked = compress(
+        `Step 4 of 5 needs a value from step 2 that is not in my context (the \`${f}\` of items item 2 is not in my context); re-fetching it: calling music.list (\`has_more\` was true on page 0).`,
+      );
+      expect(asked).toContain(`"${f}"`);
+    }
+  });
+
+  it('keeps each field the generic guideline does not name by a draw seeded by the task', () => {
     const g = 'Keep what matters for the task.';
     expect(compressObs(g)).toEqual(compressObs(g));
     // Over many prompts, a field whose value the task shows is kept more often than one the
@@ -356,6 +407,63 @@ describe('simHistoryCompressor', () => {
     expect(text.match(/Quarterly report/g)?.length ?? 0).toBeLessThan(30);
   });
 
+  it('over its budget, gives up other material before the items of a list when told to keep every item', () => {
+    const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
+    const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({
+      assistant: {
+        role: 'assistant' as const,
+        content: `Step 5 of 9: calling ${api}.`,
+        tool_calls: [
+          {
+            id,
+            type: 'function' as const,
+            function: {
+              name: 'call_api',
+              arguments: JSON.stringify({ app: api.split('.')[0], api: api.split('.')[1], args }),
+            },
+          },
+        ],
+      },
+      observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
+    });
+    // Read last: addresses that bear on nothing the task or the calls show.
+    const addresses = Array.from({ length: 60 }, (_, i) => ({
+      id: 700 + i,
+      name: `${100 + i} Elm Street, Springfield`,
+    }));
+    // Read first: the orders the task sums over, a page of 12.
+    const orders = {
+      page_index: 0,
+      total_items: 12,
+      items: Array.from({ length: 12 }, (_, i) => ({
+        id: 600 + i,
+        total: 100 + i,
+        placed_at: `2025-03-${String(1 + i).padStart(2, '0')}T10:00:00Z`,
+        tracking_number: `1Z${String(i).padStart(16, 'X')}`,
+      })),
+    };
+    const history = renderTurns([
+      call('call_3', 'shop.show_orders', { access_token: token }, orders),
+      call('call_4', 'supervisor.show_addresses', {}, addresses),
+    ]);
+    const previous = `# History Summary\nFACTS:\n[shop.login]\n- access_token=${token} | token_type=Bearer`;
+    const guideline = 'Keep ids, names, dates, amounts, `tracking_number` and access tokens.';
+    const summarize = (g: string) =>
+      summaryText(
+        simHistoryCompressor(
+          histMessages(g, previous, 'How much did my orders cost together?', history),
+        ),
+      );
+    const orderLines = (text: string) => text.split('\n').filter((l) => /total=1\d\d\b/.test(l));
+    // Without the sentence, the oldest lines give way first: orders.
+    expect(orderLines(summarize(guideline)).length).toBeLessThan(12);
+    const text = summarize(`${guideline} Keep every item of a list; never cut lists short.`);
+    expect(countTokens(text)).toBeLessThanOrEqual(countTokens(`${previous}\n${history}`) / 2);
+    expect(orderLines(text)).toHaveLength(12);
+    expect(text).toContain(`access_token=${token}`);
+    expect(text.match(/Elm Street/g)?.length ?? 0).toBeLessThan(60);
+  });
+
   it('keeps, when concise, the records of a list that bear on the task, or the whole list', () => {
     const lean =
       'Keep titles. Leave out ids, descriptions, prices, dates, urls, pagination, `share_token`, `status` and `expires_in`.';
@@ -489,7 +597,13 @@ describe('simHistoryCompressor', () => {
   it('drops a field of the previous summary that the guideline now leaves out', () => {
     const previous = 'FACTS:\n- card_id=5521 | name=Visa';
     const text = summaryText(
-      simHistoryCompressor(histMessages('Leave out ids. Keep names.', previous)),
+      // The mixes' other fields are named, so that the summary's size does not hang on a judgement.
+      simHistoryCompressor(
+        histMessages(
+          'Leave out ids. Keep names. Leave out `description`, `url`, `share_token` and `status`.',
+          previous,
+        ),
+      ),
     );
     expect(text).toContain('- name=Visa');
     expect(text).not.toContain('5521');
@@ -561,15 +675,14 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
   it('merges what it reads again about a record into that record’s line', () => {
     // The earlier summary lost the price of mix 1; the turns show mix 1 again, whole.
     const previous = 'FACTS:\n[music.list]\n- id=48211 | title=Mix 1';
-    const text = withPrevious('Keep ids, titles and prices.', previous);
+    const guideline =
+      'Keep ids, titles and prices. Leave out `description`, `url`, `share_token` and `status`.';
+    const text = withPrevious(guideline, previous);
     const lines = text.split('\n').filter((l) => l.includes('id=48211'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/title=Mix 1 \| .*price=9\.99/);
     // A line that lost its id is the same record by its title.
-    const byTitle = withPrevious(
-      'Keep ids, titles and prices.',
-      'FACTS:\n[music.list]\n- title=Mix 2',
-    );
+    const byTitle = withPrevious(guideline, 'FACTS:\n[music.list]\n- title=Mix 2');
     expect(byTitle.split('\n').filter((l) => l.includes('title=Mix 2'))).toEqual([
       expect.stringMatching(/id=48212/) as string,
     ]);
@@ -585,7 +698,8 @@ describe('simHistoryCompressor: what a summarizer merges and leaves out (issue 2
       '[shop.search_products]',
       '- id=777 | name=Blue Kettle | price=12.5',
     ].join('\n');
-    const guideline = 'Keep ids, names and prices. Record the progress.';
+    const guideline =
+      'Keep ids, names and prices. Record the progress. Leave out `description`, `url`, `share_token` and `status`.';
     const kept = withPrevious(guideline, previous);
     expect(kept).toContain('Blue Kettle');
     const stale = withPrevious(`${guideline} Leave out details that no longer matter.`, previous);

@@ -11,10 +11,11 @@ import {
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
-import { clip, containsToken, jsonSpans, section, shortHash, tryParseJson } from './text.js';
+import { clip, containsToken, jsonSpans, section, tryParseJson } from './text.js';
 import {
   contentWords,
   evidenceWords,
+  judgementSeed,
   readGuideline,
   verdictFor,
   type GuidelineReading,
@@ -55,13 +56,15 @@ function without(user: string, tag: string): string {
 export function simObservationCompressor(messages: readonly ChatMessage[]): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
+  const task = section(user, 'task') ?? '';
+  const session = section(user, 'session') ?? '';
   const policy: FieldPolicy = {
     reading: readGuideline(section(system, 'guideline') ?? ''),
     evidence: without(user, 'observation'),
-    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
-    // changes nothing.
-    promptHash: shortHash(user),
-    focus: focusOf(section(user, 'task') ?? '', section(user, 'session') ?? ''),
+    // The session ends with the call that produced the observation: the kind of its records.
+    judgement: judgementSeed('obs', task, lastCall(session)),
+    requested: requestedFields(session),
+    focus: focusOf(task, session),
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -73,6 +76,33 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     body = filterLines(observation, policy);
   }
   return `# Refined Observation\n${body === '' ? '(nothing relevant to the task)' : body}`;
+}
+
+/**
+ * Fields the agent says it lacks in the reasoning of rendered turns: the backticked names of the
+ * clause that says so, up to the next `;` ("the `id` of items item 16 is not in my context;",
+ * "not in my context (no item with name=Rene Crist and its `phone_number`);", "some items of page
+ * 2 have no `created_at` in my context"), not those of the rest of the line (a paging note's
+ * `has_more`).
+ */
+function requestedFields(turns: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of turns.split('\n')) {
+    if (!line.startsWith('Assistant:')) continue;
+    const at = line.indexOf('in my context');
+    if (at === -1) continue;
+    const end = line.indexOf(';', at);
+    const clause = line.slice(0, end === -1 ? undefined : end);
+    for (const m of clause.matchAll(/`([A-Za-z_][\w.]*)`/g)) out.add(m[1]!);
+  }
+  return out;
+}
+
+/** The call of the last `Action:` line of rendered turns (`music.show_song_library`), or ''. */
+function lastCall(turns: string): string {
+  const actions = turns.split('\n').filter((l) => l.startsWith('Action:'));
+  const last = actions[actions.length - 1];
+  return last === undefined ? '' : actionName(last.slice(7).trim());
 }
 
 /** The task and the `Action:` lines of rendered turns (render-history.ts): the job at hand. */
@@ -104,16 +134,16 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     reading,
     // Evidence of relevance: the task and the calls the agent made.
     evidence: [task, ...history.split('\n').filter((l) => l.startsWith('Action:'))].join('\n'),
-    // Seeded by what the compressor reads besides the guideline: prose outside the vocabulary
-    // changes nothing.
-    promptHash: shortHash(user),
+    // Set per call whose result is read (readObservation).
+    judgement: judgementSeed('hist', task, ''),
+    requested: requestedFields(history),
     focus: focusOf(task, history),
   };
 
   const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
   const previous = section(user, 'previous_summary') ?? '';
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
-  readHistory(history, policy, memory);
+  readHistory(history, policy, memory, task);
 
   if (reading.stale) dropFinished(memory);
   const budget = Math.floor(MAX_SUMMARY_SHARE * countTokens(previous + '\n' + history));
@@ -125,7 +155,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   // nothing the task or the agent's calls show (the threads about other things, of a list of
   // 57), and only then what does (the access token it passes, the account it is about to use).
   // Within each, the oldest facts go first.
-  const tiers = budgetTiers(facts, policy.focus);
+  const tiers = budgetTiers(facts, policy.focus, reading.allItems);
   const keep = () => {
     const kept = new Set(tiers.flat());
     return facts.filter((f) => kept.has(f));
@@ -141,21 +171,32 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
 
 /**
  * A summary's facts in the order a summarizer over its length gives them up, each oldest first:
- * documentation, facts bearing on nothing in the job at hand (`bears`), the rest.
+ * documentation, facts bearing on nothing in the job at hand (`bears`), the rest. A guideline that
+ * asks for every item of a list ("never cut lists short") is obeyed as far as the length allows:
+ * the items of a response's list (`items[3]`, not an order's own products `items[3].items[0]`)
+ * then go after everything else that bears on nothing, and before what the job bears on (the
+ * token the agent passes, the account it uses), which a re-read page cannot give back.
  */
-function budgetTiers(facts: readonly string[], focus: string): string[][] {
-  const tiers: string[][] = [[], [], []];
+function budgetTiers(facts: readonly string[], focus: string, allItems: boolean): string[][] {
+  const tiers: string[][] = [[], [], [], []];
   for (const line of facts) {
     if (isDocumentation(line)) {
       tiers[0]!.push(line);
       continue;
     }
-    const fields = parseSourcedFactLine(line)?.facts;
-    const record = Object.fromEntries((fields ?? []).map((f) => [f.key, f.value]));
-    tiers[fields !== undefined && bears(record, focus) ? 2 : 1]!.push(line);
+    const fact = parseSourcedFactLine(line);
+    if (allItems && fact?.path != null && LIST_ITEM.test(fact.path)) {
+      tiers[2]!.push(line);
+      continue;
+    }
+    const record = Object.fromEntries((fact?.facts ?? []).map((f) => [f.key, f.value]));
+    tiers[fact !== undefined && bears(record, focus) ? 3 : 1]!.push(line);
   }
   return tiers;
 }
+
+/** The path of an item of a response's own list (`items[3]`, `songs[0]`). */
+const LIST_ITEM = /^[A-Za-z_]\w*\[\d+\]$/;
 
 /** Records a call: the APIs called, the most recent last. */
 function called(memory: Memory, api: string): void {
@@ -371,7 +412,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
  * `Action: name(args)`, `Observation (name): …`): the agent's progress from its reasoning and
  * actions, facts from the JSON in observations, each line naming the call it came from.
  */
-function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
+function readHistory(text: string, policy: FieldPolicy, memory: Memory, task: string): void {
   let call = '';
   let about: string | undefined;
   let acted: string | undefined;
@@ -421,7 +462,12 @@ function readHistory(text: string, policy: FieldPolicy, memory: Memory): void {
     // "Details that no longer matter": the documentation of an API the agent has since called
     // (its own call shows how, and the summary names it).
     if (policy.reading.stale && r.about !== undefined && memory.apis.includes(r.about)) continue;
-    readObservation(r.text, r.call, policy, memory);
+    readObservation(
+      r.text,
+      r.call,
+      { ...policy, judgement: judgementSeed('hist', task, r.call) },
+      memory,
+    );
   }
 }
 

@@ -20,8 +20,13 @@ export type FieldPolicy = {
   reading: GuidelineReading;
   /** The prompt outside the text being compressed (the task, recent calls): the evidence. */
   evidence: string;
-  /** Seeds the default draws: a hash of the whole prompt. */
-  promptHash: string;
+  /**
+   * Seeds the default judgements (vocabulary.ts `judgementSeed`): the compressor, the task and the
+   * call whose result is filtered.
+   */
+  judgement: string;
+  /** Fields the agent's reasoning in the prompt says it lacks (compressor.ts `requestedFields`). */
+  requested?: ReadonlySet<string>;
   /**
    * What the compressor reads as the job at hand: the task and the agent's calls, without the
    * data of other results; a shortened text keeps its sentences that bear on it.
@@ -79,7 +84,8 @@ export function scalarFate(
       keep: true,
       value: typeof value === 'string' ? shorten(value, policy.focus) : value,
     };
-  if (!defaultKeeps(key, text, policy.evidence, policy.promptHash)) return { keep: false };
+  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, policy.requested?.has(key)))
+    return { keep: false };
   if (policy.reading.shortenTexts && typeof value === 'string')
     return { keep: true, value: shorten(value, policy.focus) };
   return { keep: true, value };

@@ -294,10 +294,10 @@ describe('the simulated compressors read prose (issue 22)', () => {
 
   it('changes its output when only the prose of the guideline changes', () => {
     const before = compress(base);
-    const after = compress(`${base} Always keep the play counts and the dates of every item.`);
+    const after = compress(`${base} Always keep the titles of every item. Leave out the dates.`);
     expect(after).not.toBe(before);
-    expect(after).toContain('play_count');
-    expect(after).toContain('created_at');
+    expect(after).toContain('Mix 1');
+    expect(after).not.toContain('created_at');
     const fewer = compress(`${base} Keep at most 2 items of any list.`);
     expect(fewer).not.toContain('4004');
   });

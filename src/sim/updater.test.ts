@@ -104,6 +104,15 @@ describe('simGuidelineUpdate', () => {
     expect(readGuideline(out.guideline).maxItems).toBeNull();
   });
 
+  it('asks for every list item when a summary cut a list (no list limit to lift)', () => {
+    const out = update('ut', BASE, [ut(['items', 'id'])]);
+    expect(readGuideline(BASE).allItems).toBe(false);
+    expect(readGuideline(out.guideline).allItems).toBe(true);
+    // Said once: a guideline that asks for every item already is left as it is on that point.
+    const again = update('ut', out.guideline, [ut(['items'])]);
+    expect(again.guideline).toBe(out.guideline);
+  });
+
   it('leaves the guideline unchanged when the analyses add nothing', () => {
     const current = `${BASE}\n\nKeep \`id\` verbatim.`;
     const out = update('ut', current, [ut(['id'])]);

@@ -14,8 +14,9 @@ import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabular
  * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
  * the sim compressors read (the vocabulary of vocabulary.ts, never a machine grammar). Utility
  * analyses add a sentence keeping the fields found missing, one keeping the other fields of their
- * kinds (an LLM generalizes from examples), and every list item when lists were cut; compression analyses add one leaving out fields kept but never used (never a field the
- * guideline keeps or an analysis needed). Each candidate reads its own sample of analyses, so
+ * kinds (an LLM generalizes from examples), and every list item when lists were cut (by a
+ * list limit or by a summary); compression analyses add one leaving out fields kept but never
+ * used (never a field the guideline keeps or an analysis needed). Each candidate reads its own sample of analyses, so
  * different samples give different guidelines; on top, a seeded coin per candidate leaves out
  * some of the less-named fields, as a sampling model would.
  */
@@ -209,7 +210,9 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
   const needed = new Set([...missing, ...analyses.compression.flatMap((a) => a.needed_fields)]);
   const unused = droppable(analyses.compression, needed, kept);
 
-  const allItems = missing.includes('items') && current.maxItems !== null;
+  // "List items were cut": a list cut to N items, or a summary that gave up items of a list to stay
+  // short; either way the guideline asks for every item, unless it already does.
+  const allItems = missing.includes('items') && (current.maxItems !== null || !current.allItems);
   const keep = choose(
     missing.filter((f) => f !== 'items'),
     candidate,

@@ -1,6 +1,6 @@
 import { parseDirectives } from '../guidelines/directives.js';
 import { seededRandom } from '../seeded-random.js';
-import { containsToken } from './text.js';
+import { containsToken, shortHash } from './text.js';
 
 /**
  * How the simulated compressors read a guideline (issue 22, ARCHITECTURE §6): a small documented
@@ -104,6 +104,11 @@ export type GuidelineReading = {
   /** A shorten instruction with no target: long free texts are cut. */
   shortenTexts: boolean;
   maxItems: number | null;
+  /**
+   * "Keep every item of a list; never cut lists short": lists stay whole, and a summary over its
+   * length gives up other material before the items of a list (compressor.ts `budgetTiers`).
+   */
+  allItems: boolean;
   progress: boolean;
   goal: boolean;
   /**
@@ -144,6 +149,7 @@ export function readGuideline(text: string): GuidelineReading {
     shortenClasses: new Set(),
     shortenTexts: false,
     maxItems: null,
+    allItems: false,
     progress: false,
     goal: false,
     stale: false,
@@ -160,7 +166,10 @@ export function readGuideline(text: string): GuidelineReading {
     if (CONCISE.test(s) && !/\bnot\b[^.;]*\bconcise\b/.test(s)) r.shortenTexts = true;
     if (STALE.test(s)) r.stale = true;
     const max = MAX_ITEMS.exec(s);
-    if (max) r.maxItems = Number(max[1]);
+    if (max) {
+      r.maxItems = Number(max[1]);
+      r.allItems = false;
+    }
     // A section heading in a prompt (`CURRENT_STATE: credentials, identifiers, …`) asks for what
     // it lists.
     const heading = /^[A-Z][A-Z_]{3,}:\s/.test(raw);
@@ -181,7 +190,10 @@ export function readGuideline(text: string): GuidelineReading {
     const classes = CLASS_WORDS.filter(([, re]) => re.test(prose)).map(([c]) => c);
     const fields = namedFields(raw);
     if (action === 'keep') {
-      if (ALL_ITEMS.test(s)) r.maxItems = null;
+      if (ALL_ITEMS.test(s)) {
+        r.maxItems = null;
+        r.allItems = true;
+      }
       if (PROGRESS.test(s)) r.progress = true;
       if (GOAL.test(s)) r.goal = true;
     }
@@ -226,8 +238,16 @@ export function verdictFor(key: string, r: GuidelineReading): Verdict {
  * only "keep what matters for the task"): kept with a probability that depends only on what the
  * prompt shows. A field whose value the prompt shows elsewhere (the task, the agent's recent
  * calls) is clearly relevant; one whose key it shows probably is; about any other the compressor
- * has no evidence either way. The draw is seeded by the prompt and the key, so the same prompt
- * always gets the same answer and a re-fetch (a new prompt) draws again.
+ * has no evidence either way.
+ *
+ * The draw is a judgement, not a coin per prompt: a model asked the same thing about the same
+ * kind of record is consistent. It is seeded by the compressor, the task, the call whose result
+ * the record is (its kind: `music.show_song_library`) and the key (`judgementSeed`), so every
+ * compression of a rollout judges `play_count` of the library's songs the same way, whatever
+ * else the prompt says (the agent's reasoning, other results, the guideline's other sentences);
+ * only the evidence moves it. A field the agent says it lacks ("the `id` of items item 16 is not
+ * in my context; re-fetching it") is kept: the compressor reads the agent's request as it reads
+ * its guideline.
  */
 export const KEEP_IF_VALUE_SHOWN = 0.9;
 export const KEEP_IF_KEY_SHOWN = 0.75;
@@ -294,16 +314,25 @@ function keyShownMemo(key: string, evidence: string): boolean {
 }
 
 /**
- * The default draw for a key in a prompt: the first number of the PRNG seeded by both, remembered
- * (issue #28; every item of a list draws for the same keys). At most 16,384 kept.
+ * The seed of a compressor's default judgements about the records of one call's result
+ * (`defaultKeeps`): which compressor, the task it serves and the call. Nothing else of the
+ * prompt enters it.
+ */
+export function judgementSeed(compressor: 'obs' | 'hist', task: string, call: string): string {
+  return shortHash(`${compressor}\u0000${task.replace(/\s+/g, ' ').trim()}\u0000${call}`);
+}
+
+/**
+ * The judgement about a key: the first number of the PRNG seeded by the judgement seed and the
+ * key, remembered (issue #28; every item of a list asks about the same keys). At most 16,384 kept.
  */
 const draws = new Map<string, number>();
 
-function defaultDraw(promptHash: string, key: string): number {
-  const id = `${promptHash}\u0000${key}`;
+function defaultDraw(judgement: string, key: string): number {
+  const id = `${judgement}\u0000${key}`;
   let draw = draws.get(id);
   if (draw === undefined) {
-    draw = seededRandom('sim-compressor', promptHash, key)();
+    draw = seededRandom('sim-compressor', judgement, key)();
     if (draws.size >= 16_384) draws.clear();
     draws.set(id, draw);
   }
@@ -323,15 +352,17 @@ export function defaultKeeps(
   key: string,
   value: string,
   evidence: string,
-  promptHash: string,
+  judgement: string,
+  requested = false,
 ): boolean {
+  if (requested) return true;
   const p =
     value.length >= 2 && containsToken(evidence, value)
       ? KEEP_IF_VALUE_SHOWN
       : keyShownMemo(key, evidence)
         ? KEEP_IF_KEY_SHOWN
         : KEEP_WITHOUT_EVIDENCE;
-  return defaultDraw(promptHash, key) < p;
+  return defaultDraw(judgement, key) < p;
 }
 
 /** Longest free text kept whole when the guideline asks to shorten texts. */
