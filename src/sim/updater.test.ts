@@ -136,6 +136,21 @@ describe('simGuidelineUpdate', () => {
     expect(verdictFor('description', reading)).toBe('default');
   });
 
+  it('writes candidates that read differently from the same few analyses: some generalize, some do not', () => {
+    const analyses = [ut(['play_count', 'title'])];
+    const readings = [1, 2, 3, 4, 5].map((c) => {
+      const r = readGuideline(update('ut', BASE, analyses, c).guideline);
+      return JSON.stringify([[...r.keepFields].sort(), [...r.keepClasses].sort()]);
+    });
+    expect(new Set(readings).size).toBeGreaterThan(1);
+    // Every candidate keeps the field the analyses name most.
+    for (let c = 1; c <= 5; c++) {
+      expect(readGuideline(update('ut', BASE, analyses, c).guideline).keepFields).toContain(
+        'play_count',
+      );
+    }
+  });
+
   it('does not leave out a field of the same kind as one an analysis needed', () => {
     const runs = [
       co(['total', 'total_pages', 'bio'], ['amount', 'has_more']),

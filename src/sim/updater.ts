@@ -14,7 +14,7 @@ import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabular
  * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
  * the sim compressors read (the vocabulary of vocabulary.ts, never a machine grammar). Utility
  * analyses add a sentence keeping the fields found missing, one keeping the other fields of their
- * kinds (an LLM generalizes from examples), and every list item when lists were cut (by a
+ * kinds (an LLM generalizes from examples; a candidate past the first two does so on a coin), and every list item when lists were cut (by a
  * list limit or by a summary); compression analyses add one leaving out fields kept but never
  * used (never a field the guideline keeps or an analysis needed). Each candidate reads its own sample of analyses, so
  * different samples give different guidelines; on top, a seeded coin per candidate leaves out
@@ -115,6 +115,16 @@ function choose(fields: readonly string[], candidate: number, random: Random): s
   if (candidate <= 1 || fields.length <= 1) return order([...fields]);
   const [top, ...rest] = fields;
   return order([top!, ...rest.filter(() => random() < 0.6)]);
+}
+
+/**
+ * Whether a candidate writes the general rule beside the fields it names ("Keep the other dates
+ * of every record too"): a sampled model sometimes generalizes from its examples and sometimes
+ * keeps to them, so candidates read from the same few analyses still differ. Candidates 0 and 1
+ * (the ones that take the analyses at their word, `choose`) do; the others toss a fair coin.
+ */
+function generalizes(candidate: number, random: Random): boolean {
+  return candidate <= 1 || random() < 0.5;
 }
 
 function sentence(templates: readonly string[], candidate: number, fields: readonly string[]) {
@@ -234,7 +244,7 @@ export function simGuidelineUpdate({ seed, user }: SimUpdaterInput): GuidelineUp
   const prose = [
     allItems ? ALL_ITEMS : null,
     keep.length > 0 ? sentence(KEEP_SENTENCES, candidate, keep) : null,
-    keep.length > 0 ? generalize(keep) : null,
+    keep.length > 0 && generalizes(candidate, random) ? generalize(keep) : null,
     drop.length > 0 ? sentence(DROP_SENTENCES, candidate, drop) : null,
   ]
     .filter((s): s is string => s !== null)

@@ -159,7 +159,12 @@ export function readGuideline(text: string): GuidelineReading {
   for (const f of d.keep) r.keepFields.add(f);
   for (const f of d.drop) r.dropFields.add(f);
   r.maxItems = d.maxItems;
+  // The action of the clause before, when it ended in `;`: "Never drop these fields; the agent
+  // needs their exact values: `a`, `b`." names, after the `;`, what the clause before it keeps.
+  let carried: Action | undefined;
   for (const raw of sentences(text)) {
+    const inherited = carried;
+    carried = undefined;
     if (/^[-*+\s]*(KEEP|DROP|MAX_ITEMS)\s*:/i.test(raw)) continue;
     const s = raw.toLowerCase();
     // "Be concise": a compressor told to be brief does not copy long free texts whole.
@@ -183,7 +188,8 @@ export function readGuideline(text: string): GuidelineReading {
             ? 'shorten'
             : KEEP.test(s)
               ? 'keep'
-              : undefined;
+              : inherited;
+    if (raw.endsWith(';')) carried = action;
     if (action === undefined) continue;
     // Class words count in the prose, not inside a quoted field name (`id`, `created_at`).
     const prose = s.replace(/[`'"][A-Za-z_][\w.]*[`'"]|\b[a-z]+(?:_[a-z0-9]+)+\b/g, ' ');
