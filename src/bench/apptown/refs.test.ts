@@ -19,6 +19,11 @@ describe('refs', () => {
     ).toThrow('no item with participants.name=Cy and subject=Lunch in a list of 3');
   });
 
+  it('reads an & inside a value as part of it', () => {
+    const albums = { items: [{ id: 5, title: 'The Mockingbird & The Crow' }] };
+    expect(followPath(albums, parseRef('s1.items[title=The Mockingbird & The Crow].id'))).toBe(5);
+  });
+
   it('tells the sim agent how to find the record: by both conditions', () => {
     const scope = { steps: new Map([['s1', { index: 4, result: page }]]), supervisor: {} };
     const { value, needs } = resolveTemplates(

@@ -37,7 +37,10 @@ export function parseRef(source: string): Ref {
       if (/^-?\d+$/.test(inner)) {
         path.push({ kind: 'index', index: Number(inner) });
       } else if (eq > 0) {
-        const [first, ...rest] = inner.split('&').map((c) => condition(c, source));
+        // `&` joins conditions only before another `field=`: "The Mockingbird & The Crow" is a title.
+        const [first, ...rest] = inner
+          .split(/&(?=[A-Za-z_][\w.]*\^?=)/)
+          .map((c) => condition(c, source));
         path.push({ kind: 'match', ...first!, ...(rest.length > 0 ? { and: rest } : {}) });
       } else {
         throw new Error(
