@@ -286,8 +286,8 @@ describe('simAgentTurn', () => {
       subject,
       participants: [{ name: 'Ana Me' }, { name: who }],
     });
-    const opened = (messages: ChatMessage[]) => {
-      const a = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS);
+    const opened = (messages: ChatMessage[], opts = OPTS) => {
+      const a = simAgentTurn(plan, messages, { ...CTX, step: 5 }, opts);
       const args = JSON.parse(a.tool_calls![0]!.function.arguments) as {
         api: string;
         args: { thread_id?: number };
@@ -335,6 +335,15 @@ describe('simAgentTurn', () => {
     const blind = opened(inView(bare));
     expect(blind.api).toBe('show_threads');
     expect(blind.thought).toContain('no `participants` in my context');
+    // Without the subjects it goes by what it can check: the threads with Aidan, not Bea's.
+    const noSubjects = {
+      items: threads.items.map(({ id, participants }) => ({ id, participants })),
+    };
+    const narrowed = opened(inView(noSubjects));
+    expect(narrowed.api).toBe('show_threads');
+    expect(narrowed.thought).toContain('no `subject` in my context');
+    // Once it stops re-fetching, it takes one of Aidan's threads, not the first one listed.
+    expect([802, 803]).toContain(opened(inView(noSubjects), { ...OPTS, refetchLimit: 0 }).id);
   });
 
   it('works through the items a summary places in the list, not the records around them', () => {

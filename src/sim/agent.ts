@@ -263,7 +263,17 @@ function resolveMatch(
     return { kind: 'found', value: hit.fields[field]!, record: hit.fields, why: said };
   }
   const lacking = (r: VisibleRecord) => conditions.filter((c) => valuesOf(r, c.field).length === 0);
-  const blind = withField.find((r) => fromProducer(r, call) && lacking(r).length > 0);
+  // What it can check narrows it down: a record that meets every condition it shows (Markus's
+  // thread, its subject not shown) before one that shows none of them.
+  const meets = (r: VisibleRecord) =>
+    conditions.every((c) => {
+      const values = valuesOf(r, c.field);
+      return values.length === 0 || values.some((v) => matches(v, c));
+    });
+  const unsure = withField.filter(
+    (r) => fromProducer(r, call) && lacking(r).length > 0 && meets(r),
+  );
+  const blind = unsure.find((r) => lacking(r).length < conditions.length) ?? unsure[0];
   if (blind) {
     const keys = [...new Set(lacking(blind).map((c) => shownKey(c.field)))];
     return {
@@ -273,7 +283,8 @@ function resolveMatch(
       why: `no ${keys.map((k) => `\`${k}\``).join(', ')} in my context; took the first ${field} I can see`,
     };
   }
-  return { kind: 'missing', why: `no item with ${said} and its \`${field}\`` };
+  const keys = [...new Set(conditions.map((c) => `\`${shownKey(c.field)}\``))].join(', ');
+  return { kind: 'missing', why: `no item with ${said} (${keys}) and its \`${field}\`` };
 }
 
 /**

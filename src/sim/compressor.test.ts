@@ -105,6 +105,44 @@ describe('simObservationCompressor', () => {
     }
   });
 
+  it('keeps whole a nested list the agent says it lacks', () => {
+    const g = 'Keep what matters for the task.';
+    const threads = {
+      items: [1, 2, 3].map((i) => ({
+        id: 600 + i,
+        subject: `Subject ${i}`,
+        participants: [
+          { name: 'Ana Me', email: 'ana@example.com', role: 'to' },
+          { name: `Person ${i}`, email: `p${i}@example.com`, role: 'from' },
+        ],
+      })),
+    };
+    const compress = (task: string, reasoning: string) =>
+      simObservationCompressor([
+        { role: 'system', content: renderPrompt('obs-compressor.system.txt', { guideline: g }) },
+        {
+          role: 'user',
+          content: renderPrompt('obs-compressor.user.txt', {
+            task,
+            session: `[Turn 1]\nAssistant: ${reasoning}\nAction: call_api({"app":"mail","api":"show_threads","args":{}})`,
+            observation: JSON.stringify(threads),
+          }),
+        },
+      ]);
+    const whole = (out: string) =>
+      ['Person 1', 'p3@example.com', 'ana@example.com', '"role":"from"'].every((v) =>
+        out.includes(v),
+      );
+    const ask =
+      'Step 4 of 5 needs a value from step 2 that is not in my context (no item with participants.name=Person 2 (`participants`) and its `id`); re-fetching it: calling mail.show_threads.';
+    const tasks = Array.from({ length: 12 }, (_, i) => `Task ${i}: which threads are there?`);
+    // Judged on their own, the participants' fields are sometimes left out; asked for, never.
+    expect(tasks.some((t) => !whole(compress(t, 'Step 2 of 5: calling mail.show_threads.')))).toBe(
+      true,
+    );
+    for (const t of tasks) expect(whole(compress(t, ask))).toBe(true);
+  });
+
   it('keeps each field the generic guideline does not name by a draw seeded by the task', () => {
     const g = 'Keep what matters for the task.';
     expect(compressObs(g)).toEqual(compressObs(g));

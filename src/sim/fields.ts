@@ -117,7 +117,9 @@ function walk(
     return out.length === 0 ? undefined : out;
   }
   if (value !== null && typeof value === 'object') {
-    const keepAll = kept || verdict === 'keep';
+    // A container the agent says it lacks (`participants`) is kept whole, as a named one is.
+    const keepAll =
+      kept || verdict === 'keep' || (key !== undefined && policy.requested?.has(key) === true);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const child = walk(v, policy, k, keepAll);
