@@ -399,21 +399,14 @@ function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): 
     choice.from.flatMap((i) => (plan.steps[i] ? [stepCall(plan.steps[i]).call] : [])),
   );
   const pinned = pinnedWhere(plan, choice);
-  return (
-    seen
-      .records()
-      .filter(
-        (r) =>
-          (r.source.kind === 'observation' && calls.has(r.source.call)) ||
-          (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
-      )
-      // A line that names no call may come from any list: nothing is pinned for it.
-      .map((r) =>
-        r.source.kind === 'summary' && r.source.call === null
-          ? r.fields
-          : withPinned(r.fields, pinned),
-      )
-  );
+  return seen
+    .records()
+    .filter(
+      (r) =>
+        (r.source.kind === 'observation' && calls.has(r.source.call)) ||
+        (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
+    )
+    .map((r) => withPinned(r, pinned));
 }
 
 /** The API documentation step a call relies on, when the plan reads it before. */

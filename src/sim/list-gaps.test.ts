@@ -158,6 +158,9 @@ describe('listGaps', () => {
     expect(gaps([{ role: 'user', content: summary(false) }, ...filteredTail], filtered)).toEqual(
       [],
     );
+    // An error the call answered, its status left out, is no item of the list.
+    const withError = `${summary(false)}\n- error=argument 'page_limit': Too big`;
+    expect(gaps([{ role: 'user', content: withError }, ...filteredTail], filtered)).toEqual([]);
   });
 });
 

@@ -97,8 +97,16 @@ export function pinnedWhere(plan: ReferencePlan, choice: ReferenceChoice): Item 
   return pinned;
 }
 
-/** An item with the fields its list's call pins, where it does not show them. */
-export function withPinned(item: Item, pinned: Item): Item {
+/**
+ * A record with the fields its list's call pins, where it does not show them: only an item of the
+ * response's own list, read from a call or a summary line that names it. The response itself, an
+ * error it answered (`error=…` whose `status` was left out) or an order's products are no items.
+ */
+export function withPinned(record: VisibleRecord, pinned: Item): Item {
+  const item = record.fields;
+  const s = record.source;
+  const named = s.kind === 'observation' || (s.kind === 'summary' && s.call !== null);
+  if (!named || record.list?.depth !== 0) return item;
   const missing = Object.keys(pinned).filter((f) => item[f] === undefined);
   return missing.length === 0
     ? item
@@ -165,8 +173,7 @@ function readList(
   const summaryItems: Item[] = [];
   for (const record of seen.records()) {
     const s = record.source;
-    const named = s.kind === 'observation' || (s.kind === 'summary' && s.call !== null);
-    const r = named ? { ...record, fields: withPinned(record.fields, pinned) } : record;
+    const r = { ...record, fields: withPinned(record, pinned) };
     if (s.kind === 'observation' && s.call === call && sameList(s.args, listArgs)) {
       const page = pageOf(s.args);
       upTo(page);
