@@ -131,6 +131,26 @@ describe('listGaps', () => {
     expect(doubted[0]!.why).toContain('`created_at`');
   });
 
+  it('counts the items it can see against the total the list reports', () => {
+    const summary = (paging: string) =>
+      [
+        '# History Summary',
+        'FACTS:',
+        '[phone.search_contacts]',
+        paging,
+        ...[1, 2, 3].map(
+          (i) =>
+            `- items[${i - 1}]: id=${900 + i} | phone_number=555-010${i} | created_at=2024-0${i}-01 | relationship=neighbor`,
+        ),
+      ].join('\n');
+    // The summary names page 1 only: page 0 looks unread...
+    const named = summary('- page_index=1 | total_pages=2 | has_more=false');
+    expect(gaps([{ role: 'user', content: named }]).map((g) => g.fromStep)).toEqual([0]);
+    // ...unless the list's own count shows every item is there.
+    const counted = summary('- page_index=1 | total_pages=2 | has_more=false | total_items=3');
+    expect(gaps([{ role: 'user', content: counted }])).toEqual([]);
+  });
+
   it('reads again a page a summary names when its lines lost the field the choice filters by', () => {
     const summary = (withRelationship: boolean) =>
       [

@@ -145,6 +145,8 @@ type ListView = {
   /** Pages a summary names, and the list's items it holds. */
   summaryPages: Set<number>;
   summaryItems: Item[];
+  /** The largest `total_items` the list's responses or summary lines show (0: none). */
+  totalItems: number;
 };
 
 function readList(
@@ -158,7 +160,10 @@ function readList(
   const upTo = (k: number) => {
     for (let j = 0; j <= k; j++) known.add(j);
   };
+  let totalItems = 0;
   const paging = (fields: Item, page: number | undefined) => {
+    const items = Number(fields.total_items);
+    if (Number.isInteger(items) && items > totalItems) totalItems = items;
     if (page !== undefined && fields.has_more === 'true') upTo(page + 1);
     const total = Number(fields.total_pages);
     if (Number.isInteger(total) && total > 0) upTo(total - 1);
@@ -205,7 +210,7 @@ function readList(
     }
   }
 
-  return { known, pages, complete, summaryPages, summaryItems };
+  return { known, pages, complete, summaryPages, summaryItems, totalItems };
 }
 
 /**
@@ -225,7 +230,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     if (c.call === call && sameList(c.args, listArgs)) stepOfPage.set(pageOf(c.args), i);
   }
 
-  const { known, pages, complete, summaryPages, summaryItems } = readList(
+  const { known, pages, complete, summaryPages, summaryItems, totalItems } = readList(
     choice,
     seen,
     call,
@@ -240,6 +245,11 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   };
   const wholeInView = [...known].every((k) => pages.get(k)?.whole === true);
   if (wholeInView) return [];
+  // It counts what it can see against the list's own count: 22 delivered orders with a total each
+  // in view, and the list says `total_items: 22`, is the whole list, whichever pages the summary
+  // names.
+  const distinct = new Set(complete.map((i) => identity(i, choice).join('|') || JSON.stringify(i)));
+  if (totalItems > 0 && distinct.size >= totalItems) return [];
 
   // A summary that lists items of the call but names no page is believed for every page; one
   // that names a page but holds no line the agent can read as an item of this list (the lines
