@@ -329,6 +329,40 @@ describe('createLlmClient with a simulated provider', () => {
     expect(llm.stats()).toMatchObject({ calls: 5, simulatedCalls: 5, cacheHits: 0, costUsd: 0 });
   });
 
+  it('shows no answer, failure or onCall before the store has committed the call', async () => {
+    const sim = new EchoSimProvider();
+    let commit!: () => void;
+    let fail!: (err: Error) => void;
+    const store = new (class extends MemoryCallStore {
+      committed() {
+        return new Promise<void>((res, rej) => ((commit = res), (fail = rej)));
+      }
+    })();
+    const config = ConfigSchema.parse({});
+    const told: number[] = [];
+    const llm = createLlmClient({
+      config,
+      providers: { sim },
+      store,
+      onCall: (c) => told.push(c.callId),
+    });
+    let answered = false;
+    const pending = llm.chat(ask('hi'), ctx).then((r) => ((answered = true), r));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.calls).toHaveLength(1);
+    expect(answered).toBe(false);
+    expect(told).toEqual([]);
+    commit();
+    await expect(pending).resolves.toMatchObject({ message: { content: 'echo: hi' }, callId: 1 });
+    expect(told).toEqual([1]);
+    // A commit that fails reaches the caller instead of the answer.
+    const lost = llm.chat(ask('again'), ctx);
+    await new Promise((resolve) => setImmediate(resolve));
+    fail(new Error('disk full'));
+    await expect(lost).rejects.toThrow('disk full');
+    expect(told).toEqual([1]);
+  });
+
   it('uses the provider a role names over the top-level one', async () => {
     const sim = new EchoSimProvider();
     const config = ConfigSchema.parse({

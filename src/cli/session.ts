@@ -115,7 +115,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     await opts.validate?.({ config, bench: opened, guidelines });
     if (!opts.dryRun) {
       store.close();
-      store = openRunStore(db, { mode: 'write' });
+      store = openRunStore(db, { mode: 'write', groupCommit: true });
     }
     const abort = new AbortController();
     const priorSpentUsd = opts.resume ? store.callStats(opts.resume).costUsd : 0;

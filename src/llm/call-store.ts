@@ -21,4 +21,10 @@ export interface CallStore {
   putCached(requestHash: string, provider: string, model: string, response: ProviderResponse): void;
   /** Returns the row id of the recorded call. */
   recordCall(call: CallRecord): number;
+  /**
+   * Resolves once every call recorded so far is committed; undefined when they already are.
+   * A store that commits calls in groups (issue #28) needs this: nobody may see a call's answer
+   * before its row is committed.
+   */
+  committed?(): Promise<void> | undefined;
 }

@@ -171,7 +171,12 @@ class MeteredClient {
       error = interrupted ? new InterruptedError('LLM call interrupted', { cause: err }) : err;
     }
     const latencyMs = Math.max(0, this.clock.now() - started);
-    const { callId, usage, cost } = this.record(r, ctx, outcome, error, latencyMs);
+    const { callId, usage, cost, record } = this.record(r, ctx, outcome, error, latencyMs);
+    // A store that commits calls in groups: nobody sees the answer (or the failure) before the
+    // call's row is committed, so a killed run never redoes a call whose answer was used.
+    const committed = this.opts.store.committed?.();
+    if (committed) await committed;
+    this.opts.onCall?.({ ...record, callId });
     if (error !== undefined || !outcome) throw error;
     return {
       message: outcome.response.message,
@@ -273,14 +278,17 @@ class MeteredClient {
     return { response, cached: false };
   }
 
-  /** Prices the call, records it in the store (failed ones too) and adds it to the totals. */
+  /**
+   * Prices the call, records it in the store (failed ones too) and adds it to the totals; the
+   * caller tells `onCall` once the store has committed it.
+   */
   private record(
     r: Resolved,
     ctx: CallContext,
     outcome: Outcome | undefined,
     error: unknown,
     latencyMs: number,
-  ): { callId: number; usage: Usage; cost: number } {
+  ): { callId: number; usage: Usage; cost: number; record: CallRecord } {
     const usage = outcome?.response.usage ?? ZERO_USAGE;
     const price = this.config.prices[r.model];
     const billable = outcome !== undefined && !outcome.cached && !r.simulated;
@@ -309,8 +317,7 @@ class MeteredClient {
     t.promptTokens += usage.promptTokens;
     t.cachedPromptTokens += usage.cachedPromptTokens;
     t.completionTokens += usage.completionTokens;
-    this.opts.onCall?.({ ...record, callId });
-    return { callId, usage, cost };
+    return { callId, usage, cost, record };
   }
 }
 

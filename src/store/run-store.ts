@@ -16,6 +16,7 @@ import {
   type StoredStep,
 } from './document.js';
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
+import { CallBatch } from './call-batch.js';
 import { JournalWriter, readJournal } from './journal.js';
 import { openDatabase, type OpenMode } from './open.js';
 import {
@@ -57,6 +58,11 @@ export type StoreOptions = {
   probe?: Partial<OwnerProbe>;
   /** How often an owned run's heartbeat is written (ms). @default HEARTBEAT_MS */
   heartbeatMs?: number;
+  /**
+   * Calls recorded in one event-loop turn are committed together (see CallBatch); a caller
+   * waits for `committed()` before it shows anyone a call's answer. @default false
+   */
+  groupCommit?: boolean;
 };
 
 /**
@@ -137,6 +143,8 @@ export class SqliteRunStore implements RunStore {
   private readonly numbers = new Map<string, number>();
   /** Prepared statements by their SQL: preparing costs more than running most of them. */
   private readonly statements = new Map<string, Database.Statement>();
+  /** The open group commit of call rows (`groupCommit`). */
+  private readonly batch: CallBatch | undefined;
 
   constructor(
     readonly path: string,
@@ -149,6 +157,7 @@ export class SqliteRunStore implements RunStore {
       pidAlive: opts.probe?.pidAlive ?? processAlive,
     };
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
+    this.batch = opts.groupCommit ? new CallBatch(this.db) : undefined;
   }
 
   private sql(text: string): Database.Statement {
@@ -182,6 +191,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   close(): void {
+    try {
+      this.batch?.commit();
+    } finally {
+      this.closeNow();
+    }
+  }
+
+  private closeNow(): void {
     for (const timer of this.heartbeats.values()) clearInterval(timer);
     this.heartbeats.clear();
     this.db.close();
@@ -197,7 +214,12 @@ export class SqliteRunStore implements RunStore {
     if (n === undefined && run !== undefined) n = this.insert('rollout_ids', { id, run });
     if (n === undefined) return undefined;
     if (this.numbers.size >= 10_000) this.numbers.clear();
-    if (!this.db.inTransaction) this.numbers.set(key, n);
+    // A number given inside a transaction is kept only once it is committed; one given inside
+    // the open batch of calls is forgotten if the batch is lost.
+    if (!this.db.inTransaction || this.batch?.active) {
+      this.numbers.set(key, n);
+      this.batch?.onLost(() => this.numbers.delete(key));
+    }
     return n;
   }
 
@@ -225,6 +247,7 @@ export class SqliteRunStore implements RunStore {
 
   /** Records a call and its payload (in the journal) in one transaction. */
   recordCall(call: CallRecord): number {
+    const batched = this.batch?.join() ?? false;
     const run = this.runNumber(call.ctx.runId);
     const { rolloutId, taskId, step, role } = call.ctx;
     const rollout = rolloutId === undefined ? null : this.number('rollout', rolloutId, run)!;
@@ -253,11 +276,26 @@ export class SqliteRunStore implements RunStore {
       id = (this.writeCall ??= this.callWriter()).immediate(columns, row.text, cache);
     } catch (err) {
       row.undo();
+      if (batched) this.batch!.failed(err);
       throw err;
     }
     this.toCache.delete(call.requestHash);
     this.pending.set(id, { ...payload, id });
+    if (batched) {
+      this.batch!.onLost(() => {
+        this.pending.delete(id);
+        row.undo();
+      });
+    }
     return id;
+  }
+
+  /**
+   * Resolves once every call recorded so far is committed (at once without `groupCommit`);
+   * rejects if their commit failed.
+   */
+  committed(): Promise<void> | undefined {
+    return this.batch?.committed();
   }
 
   /**
@@ -396,6 +434,7 @@ export class SqliteRunStore implements RunStore {
 
   /** Records a new run, owned by this process until it stops. */
   createRun(run: NewRun): void {
+    this.batch?.commit();
     this.insert('runs', {
       ...run,
       models: JSON.stringify(run.models),
@@ -424,6 +463,7 @@ export class SqliteRunStore implements RunStore {
    * owner is gone (or that stopped cleanly) becomes this process's, status `running`.
    */
   claimRun(id: string): RunRow {
+    this.batch?.commit();
     const claim = this.db.transaction(() => {
       // getRun already shows a run whose owner is gone as interrupted.
       const fix = 'wait for it to finish or stop it (Ctrl-C) before resuming';
@@ -446,6 +486,7 @@ export class SqliteRunStore implements RunStore {
 
   /** Writes the heartbeat of a run this process owns (the timer does this every heartbeatMs). */
   heartbeat(id: string): void {
+    this.batch?.commit();
     const { pid, host } = this.probe.self;
     const sql =
       'UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner_pid = ? AND owner_host = ?';
@@ -487,6 +528,7 @@ export class SqliteRunStore implements RunStore {
 
   /** Sets a run's status; any status but `running` ends this process's ownership (heartbeat). */
   setRunStatus(id: string, status: RunStatus, summary?: unknown): void {
+    this.batch?.commit();
     if (status !== 'running') {
       clearInterval(this.heartbeats.get(id));
       this.heartbeats.delete(id);
@@ -510,6 +552,7 @@ export class SqliteRunStore implements RunStore {
    * it made, out of the journal) and its row, in one transaction.
    */
   saveRollout(r: FinishedRollout): void {
+    this.batch?.commit();
     const run = this.runNumber(r.runId);
     const n = this.number('rollout', r.id, run)!;
     const calls = this.unfiled('c.rollout = ?', n);
@@ -604,6 +647,7 @@ export class SqliteRunStore implements RunStore {
    * refused (RunBusyError), whatever the caller says.
    */
   deleteRun(runId: string): { rollouts: number; calls: number } {
+    this.batch?.commit();
     const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
     const remove = this.db.transaction(() => {
       // Checked in the transaction: a run resumed meanwhile is not pulled from under its writer.
@@ -727,12 +771,14 @@ export class SqliteRunStore implements RunStore {
 
   /** Records a checkpoint; the calls the run made outside rollouts so far go to a document. */
   setState(runId: string, key: string, value: unknown): void {
+    this.batch?.commit();
     this.flushRun(runId, false);
     const row = { run_id: runId, key, value: JSON.stringify(value) };
     this.insert('run_state', row, 'INSERT OR REPLACE');
   }
 
   saveGuidelineVersion({ runId, createdAt, metrics, ...v }: GuidelineVersionRow): void {
+    this.batch?.commit();
     const row = { ...v, run_id: runId, created_at: createdAt, metrics: JSON.stringify(metrics) };
     this.insert('guideline_versions', row, 'INSERT OR REPLACE');
   }
