@@ -346,6 +346,44 @@ describe('simAgentTurn', () => {
     expect([802, 803]).toContain(opened(inView(noSubjects), { ...OPTS, refetchLimit: 0 }).id);
   });
 
+  it("takes a response's own field from a summary, not the field of an object inside it", () => {
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'shop', api: 'show_order', args: {} }, needs: [] },
+        {
+          tool: 'call_api',
+          args: { app: 'shop', api: 'initiate_return', args: { order_id: 874488 } },
+          needs: [
+            {
+              value: '874488',
+              fromStep: 0,
+              field: 'id',
+              select: { kind: 'root' },
+              arg: 'order_id',
+            },
+          ],
+        },
+      ],
+    };
+    const summary = [
+      '# History Summary',
+      'PROGRESS:',
+      '- Step 1 of 2: shop.show_order',
+      'FACTS:',
+      '[shop.show_order]',
+      '- id=874488 | status=delivered | total=375.46',
+      '- shipping_address: id=209258 | name=Parents | state=NV',
+    ].join('\n');
+    const a = simAgentTurn(
+      plan,
+      [...head, { role: 'user', content: summary }],
+      { ...CTX, step: 3 },
+      OPTS,
+    );
+    const args = JSON.parse(a.tool_calls![0]!.function.arguments) as { args: { order_id: number } };
+    expect(args.args.order_id).toBe(874488);
+  });
+
   it('works through the items a summary places in the list, not the records around them', () => {
     const plan: ReferencePlan = {
       steps: [

@@ -317,8 +317,11 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
           !refused(r.source.message),
       ),
   );
+  // A line the summary places inside the response (its shipping address) is not the response.
   const summary = newest(
-    withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call)),
+    withField.filter(
+      (r) => r.source.kind === 'summary' && fromProducer(r, call) && r.inItem !== true,
+    ),
   );
   const hit = own ?? action ?? summary;
   return hit

@@ -396,6 +396,40 @@ describe('simHistoryCompressor', () => {
     expect(next).toContain('- songs[1].album: id=901 | title=Last Light');
   });
 
+  it("writes an object inside the response under its key, apart from the response's own fields", () => {
+    const order = {
+      id: 874488,
+      status: 'delivered',
+      shipping_address: { id: 209258, name: 'Parents', state: 'NV' },
+    };
+    const history = renderTurns([
+      {
+        assistant: {
+          role: 'assistant',
+          content: 'Step 2 of 3: calling shop.show_order.',
+          tool_calls: [
+            {
+              id: 'c1',
+              type: 'function',
+              function: {
+                name: 'call_api',
+                arguments: '{"app":"shop","api":"show_order","args":{}}',
+              },
+            },
+          ],
+        },
+        observations: [{ role: 'tool', tool_call_id: 'c1', content: JSON.stringify(order) }],
+      },
+    ]);
+    const text = summaryText(
+      simHistoryCompressor(
+        histMessages('Keep ids, names and `status`.', '(none)', 'Return my order.', history),
+      ),
+    );
+    expect(text).toContain('- id=874488 | status=delivered');
+    expect(text).toContain('- shipping_address: id=209258 | name=Parents');
+  });
+
   it('over its budget, cuts facts that bear on nothing before the token the agent is using', () => {
     const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
     const threads = {

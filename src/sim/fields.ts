@@ -194,9 +194,9 @@ function collect(value: unknown, groups: FactGroup[], path: string | null): void
   for (const [k, v] of nested) {
     const at = path === null ? k : `${path}.${k}`;
     if (Array.isArray(v)) v.forEach((x, i) => collect(x, groups, `${at}[${i}]`));
-    // An object outside any list item (a playlist's owner) needs no path: it cannot be taken
-    // for an item.
-    else collect(v, groups, path === null ? null : at);
+    // An object outside any list item (an order's shipping address) is written under its key, so
+    // that its `id` is not taken for the response's own.
+    else collect(v, groups, at);
   }
 }
 
@@ -258,9 +258,9 @@ export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
   return parsed;
 }
 
-/** `- [app.api: ][path: ]key=value | …`; a path always holds an index (`songs[0]`). */
+/** `- [app.api: ][path: ]key=value | …`; a path is `songs[0]`, `songs[0].album` or `shipping_address`. */
 const FACT_LINE =
-  /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(?:([A-Za-z_]\w*\[\d+\](?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): )?(.*)$/;
+  /^\s*-\s+(?:([\w-]+\.[\w-]+): )?(?:([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): )?(.*)$/;
 
 function parseFactLineText(line: string): SourcedFacts | undefined {
   const m = FACT_LINE.exec(line);
