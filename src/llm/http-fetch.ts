@@ -86,11 +86,11 @@ function send(
       onComplete() {
         settle();
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        const response = toResponse(status, statusText, rawHeaders, bytes);
         // undici gives the connection back one event-loop turn after the answer (it makes sure
-        // the server keeps it open); answering after that turn lets the caller's next request
-        // reuse it instead of opening another.
-        queueMicrotask(() => setImmediate(resolve, response));
+        // the server keeps it open), so a request sent in the same turn takes another idle
+        // connection (or opens one). Handing the answer over only after that turn kept the
+        // connection count lower but added milliseconds to every call at 64 in flight.
+        resolve(toResponse(status, statusText, rawHeaders, bytes));
       },
       onError(err: Error & { code?: string; socket?: { bytesRead?: number } }) {
         settle();
