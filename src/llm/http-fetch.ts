@@ -1,138 +1,99 @@
-import { Agent, type Dispatcher } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
- * The `fetch` the OpenAI provider hands to the `openai` client: one request through an undici
- * Agent (keep-alive connection pools per origin, no limit on connections), the answer read
- * whole.
+ * The `fetch` the OpenAI provider hands to the `openai` client: one request over node:http(s)
+ * with keep-alive agents whose sockets are not limited per host, the answer read whole.
  *
- * Node's built-in fetch runs every request and response through web streams, and node:http
- * through its own streams and socket bookkeeping; at 64 calls in flight each cost a sizeable
- * share of what acon may spend per call to keep the model busy (issue #16 and #28,
- * `npm run bench:throughput`). Chat completions are one JSON document each way, so nothing
- * here streams: the request goes to undici's dispatcher as ready bytes and the answer is
- * collected chunk by chunk. Redirects are not followed and bodies are not decompressed: no
- * Accept-Encoding is sent, and an API answers a POST in place. undici's own header and body
- * timeouts are off: the `openai` client's timeout (`timeout_ms`) is the only one.
+ * Node's built-in fetch runs every request and response through web streams; at 64 calls in
+ * flight that cost about 0.3 ms of event-loop time per call, a fifth of what acon may spend
+ * per call to keep the model busy (issue #16, `npm run bench:throughput`). Chat completions
+ * are one JSON document each way, so nothing here streams. Redirects are not followed and
+ * bodies are not decompressed: no Accept-Encoding is sent, and an API answers a POST in place.
  */
 export function createHttpFetch(): typeof fetch {
-  const agent = new Agent({ connections: null, headersTimeout: 0, bodyTimeout: 0 });
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true }),
+    'https:': new HttpsAgent({ keepAlive: true }),
+  };
   return ((input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : input);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    const agent = agents[url.protocol as keyof typeof agents];
+    if (!agent) {
       return Promise.reject(new TypeError(`unsupported protocol ${url.protocol} in ${url.href}`));
     }
-    const headers: string[] = [];
+    const headers: Record<string, string> = {};
     const given = init?.headers;
     // The openai client passes a Headers; copying it into another first costs as much again.
-    (given instanceof Headers ? given : new Headers(given)).forEach((value, name) =>
-      headers.push(name, value),
+    (given instanceof Headers ? given : new Headers(given)).forEach(
+      (value, name) => (headers[name] = value),
     );
     const body = init?.body ?? undefined;
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
       return Promise.reject(new TypeError('createHttpFetch sends string or byte bodies only'));
     }
-    const request: Dispatcher.DispatchOptions = {
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-      headers,
-      body: body ?? null,
-    };
-    return send(agent, request, init?.signal ?? undefined, 1);
+    return send(url, init?.method ?? 'GET', headers, body, agent, init?.signal ?? undefined, 1);
   }) as typeof fetch;
 }
 
-/** Errors of a connection that broke before any answer: the socket was closed or reset. */
-const BROKEN = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
 function send(
-  agent: Agent,
-  request: Dispatcher.DispatchOptions,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  agent: HttpAgent,
   signal: AbortSignal | undefined,
   retriesOnStaleSocket: number,
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortError());
-      return;
-    }
-    let status = 0;
-    let statusText = '';
-    let rawHeaders: Buffer[] = [];
-    const chunks: Buffer[] = [];
-    let cancel: ((reason: Error) => void) | null = null;
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      cancel?.(abortError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal?.removeEventListener('abort', onAbort);
-    agent.dispatch(request, {
-      onConnect(abort) {
-        cancel = abort;
-        if (aborted) abort(abortError());
-      },
-      onHeaders(statusCode, headers, _resume, statusMessage) {
-        status = statusCode;
-        statusText = statusMessage ?? '';
-        rawHeaders = headers as Buffer[];
-        return true;
-      },
-      onData(chunk) {
-        chunks.push(chunk);
-        return true;
-      },
-      onComplete() {
-        settle();
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        // undici gives the connection back one event-loop turn after the answer (it makes sure
-        // the server keeps it open), so a request sent in the same turn takes another idle
-        // connection (or opens one). Handing the answer over only after that turn kept the
-        // connection count lower but added milliseconds to every call at 64 in flight.
-        resolve(toResponse(status, statusText, rawHeaders, bytes));
-      },
-      onError(err: Error & { code?: string; socket?: { bytesRead?: number } }) {
-        settle();
-        if (aborted || signal?.aborted) {
-          reject(abortError());
-          return;
-        }
-        // A kept-alive connection the server closed while it sat idle fails on reuse before
-        // any answer (it had read earlier answers); sending again on a fresh one is what
-        // Node's documentation advises.
-        const stale =
-          status === 0 && BROKEN.has(err.code ?? '') && (err.socket?.bytesRead ?? 0) > 0;
-        if (stale && retriesOnStaleSocket > 0) {
-          send(agent, request, signal, retriesOnStaleSocket - 1).then(resolve, reject);
-        } else {
-          reject(err);
-        }
-      },
-      onUpgrade() {},
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = request(url, { method, headers, agent, signal }, (res) => {
+      readAll(res, signal).then((bytes) => resolve(toResponse(res, bytes)), reject);
     });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while it sat idle fails on reuse before any
+      // answer; Node's documentation advises sending again on a fresh one.
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      if (stale && retriesOnStaleSocket > 0 && !signal?.aborted) {
+        send(url, method, headers, body, agent, signal, retriesOnStaleSocket - 1).then(
+          resolve,
+          reject,
+        );
+      } else {
+        reject(err);
+      }
+    });
+    req.end(body);
   });
 }
 
-/** Like fetch: a cancelled request rejects with an AbortError (the client's timeout too). */
-function abortError(): DOMException {
-  return new DOMException('the request was aborted', 'AbortError');
+function readAll(res: IncomingMessage, signal: AbortSignal | undefined): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (res.complete) return;
+      // Like fetch: a cancelled request rejects with an AbortError (the client's timeout too).
+      reject(
+        signal?.aborted
+          ? new DOMException('the request was aborted', 'AbortError')
+          : new Error('the server closed the connection before the answer was complete'),
+      );
+    });
+  });
 }
 
 /** Statuses whose Response may not carry a body (the Fetch standard's "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-function toResponse(
-  status: number,
-  statusText: string,
-  raw: readonly Buffer[],
-  bytes: Buffer,
-): Response {
+function toResponse(res: IncomingMessage, bytes: Buffer): Response {
   const headers = new Headers();
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
-  }
-  const init = { status, statusText, headers };
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const status = res.statusCode ?? 0;
+  const init = { status, statusText: res.statusMessage ?? '', headers };
   return NULL_BODY.has(status) ? new Response(null, init) : new WholeResponse(bytes, init);
 }
 

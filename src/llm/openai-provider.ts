@@ -18,7 +18,7 @@ export type OpenAiProviderOptions = {
   env?: Record<string, string | undefined>;
   /**
    * Passed to the `openai` client; tests may intercept requests with it.
-   * @default createHttpFetch(): an undici Agent with keep-alive connections
+   * @default createHttpFetch(): node:http(s) with keep-alive agents
    */
   fetch?: typeof fetch;
 };
