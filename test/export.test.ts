@@ -20,6 +20,7 @@ import {
   TASKS,
   type Fixture,
 } from './export-fixture.js';
+import { simRun } from './helpers/store.js';
 
 const FORMATS: ExportFormat[] = ['openai', 'trl', 'sharegpt', 'axolotl'];
 const ROLES: ExportRole[] = ['obs', 'hist', 'agent'];
@@ -315,17 +316,7 @@ describe('exportDataset', () => {
 
   it('exports the finished optimize run by default, not a newer run without rollouts', async () => {
     const f = fixture();
-    f.store.createRun({
-      id: 'run-empty',
-      kind: 'run',
-      command: 'x',
-      bench: 'apptown',
-      provider: 'sim',
-      models: {},
-      simulated: true,
-      params: {},
-      config: {},
-    });
+    f.store.createRun(simRun('run-empty'));
     const { summary } = await run(f, { format: 'openai', role: 'hist' });
     expect(summary.runId).toBe(RUN_ID);
     await expect(run(f, { format: 'openai', role: 'hist', run: 'run-empty' })).rejects.toThrow(

@@ -8,6 +8,7 @@ import { InterruptedError } from '../errors.js';
 import { SqliteRunStore } from '../store/run-store.js';
 import { makeCondition } from './condition.js';
 import { runRollouts, sharedPrefixTokens } from './rollouts.js';
+import { simRun } from '../../test/helpers/store.js';
 
 const tools: ToolDef[] = [
   { type: 'function', function: { name: 'f', description: 'd', parameters: {} } },
@@ -105,17 +106,7 @@ describe('runRollouts', () => {
   ) {
     const store = new SqliteRunStore(':memory:');
     const config = ConfigSchema.parse({});
-    store.createRun({
-      id: 'r',
-      kind: 'run',
-      command: 'test',
-      bench: 'stand-in',
-      provider: 'sim',
-      models: {},
-      simulated: true,
-      params: {},
-      config: {},
-    });
+    store.createRun(simRun('r', { bench: 'stand-in' }));
     if (opts.onSave) {
       const save = store.saveRollout.bind(store);
       store.saveRollout = (rollout) => {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallRecord } from '../llm/call-store.js';
 import { SqliteRunStore } from './run-store.js';
+import { simRun } from '../../test/helpers/store.js';
 
 const RUN = 'run-batch';
 const stores: SqliteRunStore[] = [];
@@ -19,17 +20,7 @@ function open(path = join(mkdtempSync(join(tmpdir(), 'acon-batch-')), 'acon.db')
 }
 
 function start(store: SqliteRunStore) {
-  store.createRun({
-    id: RUN,
-    kind: 'run',
-    command: 'test',
-    bench: 'apptown',
-    provider: 'sim',
-    models: {},
-    simulated: true,
-    params: {},
-    config: {},
-  });
+  store.createRun(simRun(RUN));
 }
 
 /** Call `step` of a rollout whose prompt grows by one message a step. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RunBusyError } from '../errors.js';
 import { STALE_AFTER_MS, type Owner } from './ownership.js';
 import { SqliteRunStore } from './run-store.js';
+import { simRun } from '../../test/helpers/store.js';
 
 /** Two "processes" over one file: each store has its own owner identity, a shared fake clock. */
 function world() {
@@ -18,17 +19,7 @@ function world() {
   return { clock, alive, open };
 }
 
-const RUN = {
-  id: 'run-1',
-  kind: 'run',
-  command: 'acon run',
-  bench: 'apptown',
-  provider: 'sim',
-  models: {},
-  simulated: true,
-  params: {},
-  config: {},
-};
+const RUN = simRun('run-1');
 
 describe('run ownership', () => {
   it('refuses a second resume while the owner on this host lives', () => {

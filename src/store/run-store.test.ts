@@ -9,19 +9,10 @@ import type { ChatMessage, ToolDef } from '../llm/types.js';
 import Database from 'better-sqlite3';
 import { compress } from './document.js';
 import { hashKey, SqliteRunStore, type FinishedRollout } from './run-store.js';
+import { simRun } from '../../test/helpers/store.js';
 
 const RUN = 'run-roundtrip';
-const NEW_RUN = {
-  id: RUN,
-  kind: 'run',
-  command: 'test',
-  bench: 'apptown',
-  provider: 'sim',
-  models: { agent: 'sim/sim-agent' },
-  simulated: true,
-  params: {},
-  config: {},
-};
+const NEW_RUN = simRun(RUN, { models: { agent: 'sim/sim-agent' } });
 const TOOLS: ToolDef[] = [
   {
     type: 'function',
