@@ -47,7 +47,9 @@ describe('acon with --bench qa, as a user runs it (offline, sim)', () => {
         'raw,naive',
         '--json',
         '--tasks',
-        'qa-dev-01q-1,qa-dev-02q-1,qa-dev-04q-1',
+        // Tasks of 8 and 16 questions: their histories pass T_hist many times, so the generic
+        // v0 summaries have facts to lose (in 1- and 2-question tasks they rarely fire at all).
+        'qa-dev-02q-1,qa-dev-08q-1,qa-dev-16q-1',
       ],
       { cwd },
     );
