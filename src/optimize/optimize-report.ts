@@ -1,7 +1,7 @@
 import type { OptimizeResult } from './optimize.js';
 import { wrapLine, type FitOptions } from '../report/fit-table.js';
 import type { ConditionMetrics } from '../report/metrics.js';
-import { verdictLine } from '../report/verdict.js';
+import { verdictLine, type VerdictRow } from '../report/verdict.js';
 import {
   conditionColumns,
   PEAK_NOTE,
@@ -56,11 +56,7 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   out.push('');
   const finalLabel = r.finalCondition;
   for (const t of r.tables) {
-    const rows = t.rows.map((row) => ({
-      ...row,
-      name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
-    }));
-    push(`verdict ${verdictLine(t.split, rows, finalLabel)}`, '  ');
+    push(`verdict ${verdictLine(t.split, verdictRows(t.rows, finalLabel), finalLabel)}`, '  ');
   }
   if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
     push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
@@ -75,6 +71,19 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     `review them: acon guidelines log · acon guidelines diff ${r.start.obs.id} ${r.final.obs.id}`,
   );
   return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
+}
+
+/**
+ * The final table's rows as the verdict names them. The baselines are the strategies and the
+ * untrained v0 guidelines (naive prompting); UT and UTCO are the method's own stages, never the
+ * baseline the final guidelines are measured against.
+ */
+export function verdictRows(rows: VersionRow[], finalLabel: string): VerdictRow[] {
+  return rows.map((row) => ({
+    ...row,
+    name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
+    baseline: !row.condition.startsWith('acon[') || row.version.startsWith('v0'),
+  }));
 }
 
 /** What a stage's decision lacked (infrastructure failures) and what a resume found since. */

@@ -33,6 +33,25 @@ describe('verdictLine (issue #24)', () => {
     );
   });
 
+  it("never names one of the method's own stages as the baseline", () => {
+    const rows = [
+      row('raw', 0.9, [0.8, 0.97], 17_000),
+      row('masking', 0.85, [0.75, 0.95], 9_000),
+      row('v0 both', 0.8, [0.7, 0.9], 4_100, 'acon[obs-0000,hist-0000]'),
+      { ...row('UT both', 0.925, [0.82, 1], 4_100, 'acon[obs-0005,hist-0001]'), baseline: false },
+      row(
+        'UTCO both acon[obs-0006,hist-0006]',
+        0.875,
+        [0.75, 0.97],
+        4_120,
+        'acon[obs-0006,hist-0006]',
+      ),
+    ];
+    expect(verdictLine('test', rows, 'acon[obs-0006,hist-0006]')).toBe(
+      'test: UTCO both acon[obs-0006,hist-0006] −76% peak at −2.5 pts vs raw (CI overlaps); best baseline masking −47% at −5.0 pts; Pareto: UT both',
+    );
+  });
+
   it('names only the Pareto set without a raw condition', () => {
     expect(verdictLine('dev', [row('masking', 0.5, [0.3, 0.7], 100)])).toBe('dev: Pareto: masking');
   });

@@ -1,11 +1,15 @@
 import type { ConditionMetrics } from './metrics.js';
 import { paretoFlags } from './pareto.js';
 
-/** A row of one split's table; `name` is what the verdict calls it (a condition or a version). */
+/**
+ * A row of one split's table; `name` is what the verdict calls it (a condition or a version).
+ * `baseline: false` marks a row of the method itself (an optimize's UT or UTCO guidelines), which
+ * is never the baseline the final guidelines are compared with. @default baseline true
+ */
 export type VerdictRow = Pick<
   ConditionMetrics,
   'condition' | 'accuracy' | 'accuracyCi' | 'meanPeakTokens' | 'tasks'
-> & { name: string };
+> & { name: string; baseline?: boolean };
 
 /** `−41%` (fewer peak tokens than raw) or `+3%`. */
 const peakChange = (row: VerdictRow, raw: VerdictRow) => {
@@ -28,11 +32,12 @@ function againstRaw(row: VerdictRow, raw: VerdictRow): string {
 }
 
 /**
- * The best baseline: of the rows that are neither raw nor the final guidelines, the most
+ * The best baseline: of the baseline rows that are neither raw nor the final guidelines, the most
  * accurate, then the one with fewer peak tokens.
  */
 function bestBaseline(rows: VerdictRow[], raw: VerdictRow, final: VerdictRow | undefined) {
-  const others = rows.filter((r) => r !== raw && r !== final && r.tasks > 0);
+  const live = rows.filter((r) => r.tasks > 0 && r.baseline !== false);
+  const others = live.filter((r) => r !== raw && r !== final);
   return [...others].sort(
     (a, b) => b.accuracy - a.accuracy || a.meanPeakTokens - b.meanPeakTokens,
   )[0];

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import type { ConditionMetrics } from '../report/metrics.js';
+import { verdictRows } from './optimize-report.js';
+
+const row = (version: string, condition: string) =>
+  ({ version, condition, tasks: 40 }) as ConditionMetrics & { version: string };
+
+describe('verdictRows', () => {
+  it('counts the strategies and v0 as baselines, never UT or UTCO', () => {
+    const rows = verdictRows(
+      [
+        row('raw', 'raw'),
+        row('masking', 'masking'),
+        row('v0 both', 'acon[obs-0000,hist-0000]'),
+        row('v0 hist=UT hist', 'acon[-,hist-0000]'),
+        row('UT both', 'acon[obs-0005,hist-0001]'),
+        row('UT obs=UTCO obs', 'acon[obs-0005,-]'),
+        row('UTCO both', 'acon[obs-0006,hist-0006]'),
+      ],
+      'acon[obs-0006,hist-0006]',
+    );
+    expect(rows.map((r) => [r.name, r.baseline])).toEqual([
+      ['raw', true],
+      ['masking', true],
+      ['v0 both', true],
+      ['v0 hist=UT hist', true],
+      ['UT both', false],
+      ['UT obs=UTCO obs', false],
+      ['UTCO both acon[obs-0006,hist-0006]', false],
+    ]);
+  });
+});
