@@ -11,15 +11,9 @@ import {
   type FieldPolicy,
 } from './fields.js';
 import { callOf } from './records.js';
-import { clip, containsToken, jsonSpans, section, tryParseJson } from './text.js';
-import {
-  contentWords,
-  evidenceWords,
-  judgementSeed,
-  readGuideline,
-  verdictFor,
-  type GuidelineReading,
-} from './vocabulary.js';
+import { bearing, bears } from './relevance.js';
+import { clip, jsonSpans, section, tryParseJson } from './text.js';
+import { judgementSeed, readGuideline, verdictFor, type GuidelineReading } from './vocabulary.js';
 
 /**
  * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
@@ -70,7 +64,13 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
   const json = tryParseJson(observation);
   let body: string;
   if (json !== undefined) {
-    const kept = filterJson(json, policy);
+    // "Shorten long lists": the records of a list that bear on the job (relevance.ts).
+    const kept = filterJson(
+      policy.reading.shortenLists
+        ? bearing(json, { focus: policy.focus, cutUnrelated: policy.reading.cutLists })
+        : json,
+      policy,
+    );
     body = kept === undefined ? '{}' : JSON.stringify(kept);
   } else {
     body = filterLines(observation, policy);
@@ -518,45 +518,11 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
     return;
   }
   for (const span of spans) {
-    const kept = policy.reading.shortenTexts ? bearing(span, policy.focus) : span;
+    const kept = policy.reading.shortenLists
+      ? bearing(span, { focus: policy.focus, cutUnrelated: false })
+      : span;
     for (const { facts, path } of factGroups(kept, policy)) {
       addFact(memory.facts, facts, call === '' ? undefined : call, path);
     }
   }
-}
-
-/**
- * A concise summary (issue 22) keeps, of a list of records, those that bear on the job at hand: a
- * value of the record is one the task or the agent's calls show (the thread it opened, the
- * account of an app it uses), or it shares a content word with them (the thread titled "My new
- * phone number" when the task is about a new phone number). A list none of whose records bears on
- * the job is kept whole: the summarizer cannot tell which of them matter (the songs of a library
- * the task asks the longest of), so it does not choose.
- */
-function bearing(value: unknown, focus: string): unknown {
-  if (Array.isArray(value)) {
-    const items = value.map((v) => bearing(v, focus));
-    const records = items.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
-    if (records.length < 2 || records.length !== items.length) return items;
-    const relevant = records.filter((r) => bears(r as Record<string, unknown>, focus));
-    return relevant.length === 0 ? items : relevant;
-  }
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, bearing(v, focus)]),
-    );
-  }
-  return value;
-}
-
-function bears(record: Record<string, unknown>, focus: string): boolean {
-  const words = evidenceWords(focus);
-  const values = Object.values(record).flatMap((v) => (Array.isArray(v) ? v : [v]));
-  return values.some((v) => {
-    if (typeof v === 'number') return String(v).length >= 3 && containsToken(focus, String(v));
-    if (typeof v !== 'string' || v.length < 3) return false;
-    if (containsToken(focus, v)) return true;
-    // Words of prose (a subject, a description), not the parts of a url or a path.
-    return v.includes(' ') && [...contentWords(v)].some((w) => words.has(w));
-  });
 }

@@ -25,8 +25,10 @@ import { containsToken, shortHash } from './text.js';
  * A field can also be named by its key in backticks (`` `play_count` ``) or as a bare key with an
  * underscore (`created_at`). Actions: keep / preserve / retain / include / copy / never drop …
  * (keep); omit / drop / remove / leave out / discard / exclude (drop); shorten / truncate
- * (shorten long texts; "be concise" / "brief" / "succinct" anywhere also shortens long texts); "at most
- * N items" (cut every list). For history summaries, "progress" /
+ * (shorten long texts; "be concise" / "brief" / "succinct" anywhere also shortens long texts and
+ * keeps, of a list, the records that bear on the job; "shorten long lists" also cuts a list none of
+ * whose records does, relevance.ts); "at most N items" (cut every list); "every item of a list"
+ * undoes both cuts. For history summaries, "progress" /
  * "what has been done" / "completed steps" asks for a progress statement and "goal" / "what is
  * left to do" for the task's goal, and "details that no longer matter" drops what was read for a
  * finished part of the task. A field both kept and dropped is kept.
@@ -88,6 +90,10 @@ const GOAL =
 /** "Omit `genre` unless the task (explicitly) asks about it / needs it / mentions it". */
 const UNLESS_ASKED = /\bunless\b[^.;]*\b(task|user|question)\b/;
 
+/** What a shorten sentence names: lists, or texts (records, descriptions, bodies). */
+const LISTS = /\b(lists?|entries|results|rows)\b/;
+const TEXTS = /\b(texts?|records?|descriptions?|bodies|body|messages?|outputs?|fields?)\b/;
+
 const ALL_ITEMS =
   /\b(every|all) (items?|entries|entry) of (a|each|every|the) lists?\b|\bnever cut lists\b/;
 
@@ -103,6 +109,16 @@ export type GuidelineReading = {
   shortenClasses: Set<FieldClass>;
   /** A shorten instruction with no target: long free texts are cut. */
   shortenTexts: boolean;
+  /**
+   * "Shorten long lists" (or "be concise"): of a list of records, those that bear on the job
+   * stay (relevance.ts `bearing`). "Keep every item of a list" undoes it.
+   */
+  shortenLists: boolean;
+  /**
+   * "Shorten long lists" by name (not only "be concise"): a list none of whose records bears on
+   * the job is cut too (relevance.ts `bearing`).
+   */
+  cutLists: boolean;
   maxItems: number | null;
   /**
    * "Keep every item of a list; never cut lists short": lists stay whole, and a summary over its
@@ -138,9 +154,8 @@ function namedFields(sentence: string): string[] {
   return [...out];
 }
 
-/** Reads a guideline (or any instruction text) through the vocabulary. */
-export function readGuideline(text: string): GuidelineReading {
-  const r: GuidelineReading = {
+function emptyReading(): GuidelineReading {
+  return {
     keepFields: new Set(),
     dropFields: new Set(),
     shortenFields: new Set(),
@@ -148,6 +163,8 @@ export function readGuideline(text: string): GuidelineReading {
     dropClasses: new Set(),
     shortenClasses: new Set(),
     shortenTexts: false,
+    shortenLists: false,
+    cutLists: false,
     maxItems: null,
     allItems: false,
     progress: false,
@@ -155,6 +172,24 @@ export function readGuideline(text: string): GuidelineReading {
     stale: false,
     unlessAsked: new Set(),
   };
+}
+
+/**
+ * A shorten sentence that names no field or class: "Shorten long lists and verbose records" asks
+ * for shorter lists (relevance.ts) and shorter long texts; one that names nothing, for shorter texts.
+ */
+function readShorten(r: GuidelineReading, prose: string): void {
+  const lists = LISTS.test(prose);
+  if (lists) {
+    r.shortenLists = true;
+    r.cutLists = true;
+  }
+  if (!lists || TEXTS.test(prose)) r.shortenTexts = true;
+}
+
+/** Reads a guideline (or any instruction text) through the vocabulary. */
+export function readGuideline(text: string): GuidelineReading {
+  const r = emptyReading();
   const d = parseDirectives(text);
   for (const f of d.keep) r.keepFields.add(f);
   for (const f of d.drop) r.dropFields.add(f);
@@ -168,7 +203,10 @@ export function readGuideline(text: string): GuidelineReading {
     if (/^[-*+\s]*(KEEP|DROP|MAX_ITEMS)\s*:/i.test(raw)) continue;
     const s = raw.toLowerCase();
     // "Be concise": a compressor told to be brief does not copy long free texts whole.
-    if (CONCISE.test(s) && !/\bnot\b[^.;]*\bconcise\b/.test(s)) r.shortenTexts = true;
+    if (CONCISE.test(s) && !/\bnot\b[^.;]*\bconcise\b/.test(s)) {
+      r.shortenTexts = true;
+      r.shortenLists = true;
+    }
     if (STALE.test(s)) r.stale = true;
     const max = MAX_ITEMS.exec(s);
     if (max) {
@@ -217,7 +255,12 @@ export function readGuideline(text: string): GuidelineReading {
       );
     }
     if (action === 'drop' && UNLESS_ASKED.test(s)) for (const f of fields) r.unlessAsked.add(f);
-    if (action === 'shorten' && classes.length === 0 && fields.length === 0) r.shortenTexts = true;
+    if (action === 'shorten' && classes.length === 0 && fields.length === 0) readShorten(r, prose);
+  }
+  // "Keep every item of a list" wins over a shortening, wherever it stands.
+  if (r.allItems) {
+    r.shortenLists = false;
+    r.cutLists = false;
   }
   return r;
 }
