@@ -1,5 +1,5 @@
 import { isShapeItem } from '../bench/choice.js';
-import { containsToken } from './text.js';
+import { abbreviate, containsToken, isOpaque } from './text.js';
 import {
   defaultKeeps,
   shorten,
@@ -84,10 +84,17 @@ export function scalarFate(
       keep: true,
       value: typeof value === 'string' ? shorten(value, policy.focus) : value,
     };
-  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, policy.requested?.has(key)))
+  const requested = policy.requested?.has(key) === true;
+  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, requested))
     return { keep: false };
-  if (policy.reading.shortenTexts && typeof value === 'string')
+  if (policy.reading.shortenTexts && typeof value === 'string') {
+    // A brief writer abbreviates a long opaque string it keeps on its own judgement (`atk_0RD0…`)
+    // unless asked for values as they are; one the guideline names or the agent asks for, it
+    // copies whole.
+    if (!policy.reading.exact && !requested && isOpaque(value))
+      return { keep: true, value: abbreviate(value) };
     return { keep: true, value: shorten(value, policy.focus) };
+  }
   return { keep: true, value };
 }
 

@@ -1,7 +1,7 @@
 import { isShapeItem, type Item } from '../bench/choice.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseSourcedFactLine } from './fields.js';
-import { jsonSpans, tryParseJson } from './text.js';
+import { isAbbreviated, jsonSpans, tryParseJson } from './text.js';
 
 /**
  * What the simulated agent can read in its prompt, as records (issue 22): every object in the
@@ -67,6 +67,8 @@ const isScalar = (v: unknown): v is string | number | boolean =>
 function scalars(value: Record<string, unknown>): Item {
   const own: Item = {};
   for (const [k, v] of Object.entries(value)) {
+    // A value cut short (`atk_0RD0…`) is not the value: the agent cannot pass it on.
+    if (typeof v === 'string' && isAbbreviated(v)) continue;
     if (isScalar(v)) own[k] = String(v);
     else if (Array.isArray(v) && v.length > 0 && v.every(isScalar)) own[k] = v.join(', ');
   }
@@ -166,8 +168,10 @@ function textRecords(text: string): readonly TextRecord[] {
     if (/^[A-Z_]+:/.test(line)) group = null;
     const fact = parseSourcedFactLine(line);
     if (fact === undefined || fact.facts.length === 0) continue;
-    const fields: Item = Object.fromEntries(fact.facts.map((f) => [f.key, f.value]));
-    if (isShapeItem(fields)) continue;
+    const fields: Item = Object.fromEntries(
+      fact.facts.filter((f) => !isAbbreviated(f.value)).map((f) => [f.key, f.value]),
+    );
+    if (Object.keys(fields).length === 0 || isShapeItem(fields)) continue;
     const list = fact.path === null ? undefined : listOfPath(fact.path);
     const summary = fact.source ?? group;
     const record = {

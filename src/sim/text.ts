@@ -207,3 +207,24 @@ export function shortHash(text: string): string {
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
+
+/**
+ * A long opaque string: 32 characters or more with no space, slash or `@`, letters and digits
+ * both (an access token, a hash, a UUID), not a path, a url, an address or prose.
+ */
+export function isOpaque(value: string): boolean {
+  return /^[^\s/@]{32,}$/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value);
+}
+
+/** How a brief summary writes a long opaque string: its opening and an ellipsis (`atk_0RD0…`). */
+export function abbreviate(value: string): string {
+  return `${value.slice(0, 8)}…`;
+}
+
+/**
+ * A value the writer cut short: no space, ending in an ellipsis (`atk_0RD0…`, a url cut at 80
+ * characters). A reader knows it holds only part of the value and cannot pass it on.
+ */
+export function isAbbreviated(value: string): boolean {
+  return value.length > 1 && value.endsWith('…') && !/\s/.test(value);
+}

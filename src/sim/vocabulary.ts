@@ -78,6 +78,12 @@ const DROP = /\b(omit|drop|remove|leave out|leaves? out|discard|exclude|strip|de
 const SHORTEN = /\b(shorten|truncate|abbreviate|trim)\b/;
 const STALE =
   /\b(no longer (matter|matters|needed|relevant|useful)|(outdated|stale|obsolete) (details|facts|information))\b/;
+/**
+ * Asks for values as they are: "faithful to the original", "exact values", "verbatim",
+ * "character for character", "never paraphrase".
+ */
+const EXACT =
+  /\b(exact|exactly|verbatim|faithful|faithfully|character for character|word for word|as (?:it|they) appears?|unchanged)\b|\b(?:never|not|don't|do not)\b[^.;]*\bparaphras/;
 const CONCISE = /\b(concise|concisely|brief|briefly|succinct|succinctly)\b/;
 const KEEP = /\b(keep|keeps|preserve|retain|include|copy|carry|record|always)\b/;
 const MAX_ITEMS =
@@ -109,6 +115,11 @@ export type GuidelineReading = {
   shortenClasses: Set<FieldClass>;
   /** A shorten instruction with no target: long free texts are cut. */
   shortenTexts: boolean;
+  /**
+   * The guideline asks for values as they are (`EXACT`): a concise compressor then copies a long
+   * opaque string it keeps on its own judgement whole instead of abbreviating it (fields.ts).
+   */
+  exact: boolean;
   /**
    * "Shorten long lists" (or "be concise"): of a list of records, those that bear on the job
    * stay (relevance.ts `bearing`). "Keep every item of a list" undoes it.
@@ -163,6 +174,7 @@ function emptyReading(): GuidelineReading {
     dropClasses: new Set(),
     shortenClasses: new Set(),
     shortenTexts: false,
+    exact: false,
     shortenLists: false,
     cutLists: false,
     maxItems: null,
@@ -208,6 +220,7 @@ export function readGuideline(text: string): GuidelineReading {
       r.shortenLists = true;
     }
     if (STALE.test(s)) r.stale = true;
+    if (EXACT.test(s)) r.exact = true;
     const max = MAX_ITEMS.exec(s);
     if (max) {
       r.maxItems = Number(max[1]);
