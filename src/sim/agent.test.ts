@@ -263,6 +263,46 @@ describe('simAgentTurn', () => {
     expect(songOf(shown(done))).toBe(72);
   });
 
+  it('queues the item again, not the next one, when its call for the item was refused', () => {
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+        queueSong(0),
+        queueSong(1),
+        queueSong(2),
+      ],
+    };
+    const songs = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
+    const assistant = (id: string, content: string, args: unknown): ChatMessage => ({
+      role: 'assistant',
+      content,
+      tool_calls: [
+        { id, type: 'function', function: { name: 'call_api', arguments: JSON.stringify(args) } },
+      ],
+    });
+    const queued = (id: string, song: number, reply: string, extra = {}): ChatMessage[] => [
+      assistant(id, `Step ${song - 68} of 4: calling music.queue with song_id=${song}.`, {
+        app: 'music',
+        api: 'queue',
+        args: { song_id: song, ...extra },
+      }),
+      { role: 'tool', tool_call_id: id, content: reply },
+    ];
+    const m: ChatMessage[] = [
+      ...head,
+      assistant('c0', 'Step 1 of 4: calling music.show.', { app: 'music', api: 'show', args: {} }),
+      { role: 'tool', tool_call_id: 'c0', content: songs },
+      ...queued('c1', 70, '{"message":"Queued.","position":1}'),
+      // A slipped token: the call for song 71 was refused, so song 71 is not queued yet.
+      ...queued('c2', 71, '{"status":401,"error":"Unauthorized"}', { access_token: 'tok_x' }),
+    ];
+    const next = simAgentTurn(plan, m, { ...CTX, step: 3 }, OPTS);
+    expect(next.content).toContain('my last call returned an error; trying again');
+    expect(JSON.parse(next.tool_calls![0]!.function.arguments)).toMatchObject({
+      args: { song_id: 71 },
+    });
+  });
+
   it('finds a thread by who it is with and what it is about, in a response or a summary', () => {
     const select = {
       kind: 'match' as const,

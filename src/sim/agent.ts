@@ -302,10 +302,7 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
       : undefined;
   const app = call.split('.')[0] ?? call;
   // Not from a call it sees refused (a mistyped token is not copied on).
-  const refused = (message: number) => {
-    const reply = seen.messages[message + 1];
-    return reply?.role === 'tool' && isErrorReply(reply);
-  };
+  const refused = (message: number) => refusedCall(seen, message);
   const action = newest(
     seen
       .records()
@@ -329,9 +326,16 @@ function resolveRoot({ seen, field, call, withField }: NeedScope): Resolution {
     : { kind: 'missing', why: `the \`${field}\` from ${call} is not in my context` };
 }
 
+/** Whether the agent's call in message `message` is answered, in view, with an error. */
+function refusedCall(seen: Seen, message: number): boolean {
+  const reply = seen.messages[message + 1];
+  return reply?.role === 'tool' && isErrorReply(reply);
+}
+
 /**
  * An item of a list: the agent works through the newest copy of the list it can see, taking the
  * first item it cannot see it has handled already (or, reading one item, the one at its place).
+ * A call it sees refused (a slipped token) did not handle its item: that item is still next.
  */
 function resolveIndex(
   { plan, need, seen, field, call, producerArgs, withField }: NeedScope,
@@ -342,6 +346,7 @@ function resolveIndex(
   if (loop && need.arg !== undefined) {
     for (const a of seen.actions()) {
       const v = a.args[need.arg];
+      if (refusedCall(seen, a.message)) continue;
       if (typeof v === 'string' || typeof v === 'number') handled.add(String(v));
     }
     // A summary's progress lines name what was done (`- Done: music.add_song_to_queue song_id=7`).
