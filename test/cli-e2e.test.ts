@@ -21,7 +21,12 @@ function runIdOf(stdout: string): string {
 }
 
 // These run over the short first task set (test/helpers/env.ts says why).
-const shortEnv = SHORT_TASKS_ENV;
+/**
+ * The short task set, with T_hist at 2,048 tokens: its tasks take 4-9 steps, and since the sim's
+ * v0 observation compressor shortens lists (issue 22) their histories rarely reach 4,096 tokens,
+ * so no train rollout of the final guidelines had a history compression to export.
+ */
+const shortEnv = { ...SHORT_TASKS_ENV, ACON_CONTEXT__T_HIST: '2048' };
 
 let server: FakeOpenAiServer | undefined;
 afterEach(async () => {

@@ -189,7 +189,17 @@ describe('sim pipeline', () => {
     };
     const keepAll = await run('Keep every field of every record.');
     expect(keepAll.evaluation.success).toBe(true);
-    const v0 = `${V0_OBS.replace(' Leave out identifiers and links.', '')} Leave out names and titles.`;
+    const dropTitles = `${V0_OBS.replace(' Leave out identifiers and links.', '')} Leave out names and titles.`;
+    // v0 shortens long lists to the records that bear on the task: it keeps only the playlist the
+    // task names, so the agent needs no title to pick it (src/sim/relevance.ts).
+    expect((await run(dropTitles)).evaluation.success).toBe(true);
+    // Not asked to be concise or to shorten lists, it keeps every playlist, and without titles the
+    // agent cannot tell them apart.
+    const v0 = dropTitles.replace(
+      /Be concise: shorten long lists and verbose records,\s+and r/,
+      'R',
+    );
+    expect(v0).not.toBe(dropTitles);
     const naive = await run(v0);
     expect(naive.evaluation.success).toBe(false);
 
