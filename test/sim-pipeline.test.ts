@@ -189,7 +189,9 @@ describe('sim pipeline', () => {
     };
     const keepAll = await run('Keep every field of every record.');
     expect(keepAll.evaluation.success).toBe(true);
-    const v0 = `${V0_OBS.replace(' Leave out identifiers and links.', '')} Leave out names and titles.`;
+    // Every item kept: a compressor shortening the list would keep just the playlist the task
+    // names, and with one record left a missing title misleads nobody.
+    const v0 = `${V0_OBS.replace(' Leave out identifiers and links.', '')} Keep every item of a list. Leave out names and titles.`;
     const naive = await run(v0);
     expect(naive.evaluation.success).toBe(false);
 
