@@ -479,6 +479,53 @@ describe('simHistoryCompressor', () => {
     expect(text.match(/Quarterly report/g)?.length ?? 0).toBeLessThan(30);
   });
 
+  it('over its budget, keeps a login read but not yet passed in a call before a list that bears on nothing', () => {
+    const token = 'atk_Z1x2c3v4b5n6m7a8s9d0f1g2h3j4k5l6';
+    const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({
+      assistant: {
+        role: 'assistant' as const,
+        content: `Step 5 of 9: calling ${api}.`,
+        tool_calls: [
+          {
+            id,
+            type: 'function' as const,
+            function: {
+              name: 'call_api',
+              arguments: JSON.stringify({ app: api.split('.')[0], api: api.split('.')[1], args }),
+            },
+          },
+        ],
+      },
+      observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
+    });
+    const threads = Array.from({ length: 40 }, (_, i) => ({
+      id: 500 + i,
+      subject: `Quarterly report ${i}`,
+      created_at: `2025-03-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`,
+    }));
+    // The phone login comes first (oldest), then a long list; nothing has passed the token yet.
+    const history = renderTurns([
+      call('call_1', 'phone.login', { username: 'me@example.com', password: 'pw-123456' }, {
+        access_token: token,
+        token_type: 'Bearer',
+      }),
+      call('call_2', 'mail.show_threads', {}, threads),
+    ]);
+    const text = summaryText(
+      simHistoryCompressor(
+        histMessages(
+          'Keep ids, dates, `subject` and access tokens exactly as they appear.',
+          '(none)',
+          'Update the contact in my phone app.',
+          history,
+        ),
+      ),
+    );
+    expect(countTokens(text)).toBeLessThanOrEqual(countTokens(`(none)\n${history}`) / 2);
+    expect(text).toContain(`access_token=${token}`);
+    expect(text.match(/Quarterly report/g)?.length ?? 0).toBeLessThan(40);
+  });
+
   it('over its budget, gives up other material before the items of a list when told to keep every item', () => {
     const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
     const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({

@@ -175,7 +175,8 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
  * asks for every item of a list ("never cut lists short") is obeyed as far as the length allows:
  * the items of a response's list (`items[3]`, not an order's own products `items[3].items[0]`)
  * then go after everything else that bears on nothing, and before what the job bears on (the
- * token the agent passes, the account it uses), which a re-read page cannot give back.
+ * token the agent passes, the account it uses), which a re-read page cannot give back. A login
+ * bears on the job from the moment it is read, not from the first call that passes its token.
  */
 function budgetTiers(facts: readonly string[], focus: string, allItems: boolean): string[][] {
   const tiers: string[][] = [[], [], [], []];
@@ -189,11 +190,17 @@ function budgetTiers(facts: readonly string[], focus: string, allItems: boolean)
       tiers[2]!.push(line);
       continue;
     }
+    // A login's token is what the app's later calls need: the agent logged in to use the app,
+    // so the token bears on the job before any call has passed it (a summarizer keeps logins).
     const record = Object.fromEntries((fact?.facts ?? []).map((f) => [f.key, f.value]));
-    tiers[fact !== undefined && bears(record, focus) ? 3 : 1]!.push(line);
+    const job = fact !== undefined && (LOGIN.test(fact.source ?? '') || bears(record, focus));
+    tiers[job ? 3 : 1]!.push(line);
   }
   return tiers;
 }
+
+/** The response of an app's login (`phone.login`). */
+const LOGIN = /^[a-z_]+\.login$/;
 
 /** The path of an item of a response's own list (`items[3]`, `songs[0]`). */
 const LIST_ITEM = /^[A-Za-z_]\w*\[\d+\]$/;
