@@ -90,6 +90,19 @@ describe('simGuidelineUpdate', () => {
     for (const c of candidates) expect(dropped(c)).toContain('a1');
   });
 
+  it('writes drop sentences the compressors read as dropping the named fields only', () => {
+    const analyses = [co(['type', 'network'], ['total']), co(['type', 'network'], [])];
+    for (const k of [0, 1, 2, 3, 4]) {
+      const reading = readGuideline(update('co', BASE, analyses, k).guideline);
+      expect(reading.dropFields.size).toBeGreaterThan(0);
+      for (const f of reading.dropFields) expect(['type', 'network']).toContain(f);
+      // "they only cost tokens" is a reason, not "drop costs and tokens".
+      expect([...reading.dropClasses]).toEqual([]);
+      expect(verdictFor('total', reading)).toBe('default');
+      expect(verdictFor('access_token', reading)).toBe('default');
+    }
+  });
+
   it('turns different samples of analyses into different guidelines', () => {
     const a = update('ut', BASE, [ut(['title']), ut(['amount'])], 0).guideline;
     const b = update('ut', BASE, [ut(['created_at']), ut(['amount'])], 0).guideline;

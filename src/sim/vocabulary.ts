@@ -229,7 +229,7 @@ export function readGuideline(text: string): GuidelineReading {
     // A section heading in a prompt (`CURRENT_STATE: credentials, identifiers, …`) asks for what
     // it lists.
     const heading = /^[A-Z][A-Z_]{3,}:\s/.test(raw);
-    const action: Action | undefined = heading
+    const own: Action | undefined = heading
       ? 'keep'
       : NEGATED_DROP.test(s)
         ? 'keep'
@@ -239,12 +239,16 @@ export function readGuideline(text: string): GuidelineReading {
             ? 'shorten'
             : KEEP.test(s)
               ? 'keep'
-              : inherited;
+              : undefined;
+    const action = own ?? inherited;
     if (raw.endsWith(';')) carried = action;
     if (action === undefined) continue;
-    // Class words count in the prose, not inside a quoted field name (`id`, `created_at`).
+    // Class words count in the prose, not inside a quoted field name (`id`, `created_at`). A
+    // clause that only carries the action before its `;` names fields, not kinds: "Drop `type`;
+    // they only cost tokens." gives a reason, it does not ask to drop costs and tokens.
     const prose = s.replace(/[`'"][A-Za-z_][\w.]*[`'"]|\b[a-z]+(?:_[a-z0-9]+)+\b/g, ' ');
-    const classes = CLASS_WORDS.filter(([, re]) => re.test(prose)).map(([c]) => c);
+    const classes =
+      own === undefined ? [] : CLASS_WORDS.filter(([, re]) => re.test(prose)).map(([c]) => c);
     const fields = namedFields(raw);
     if (action === 'keep') {
       if (ALL_ITEMS.test(s)) {
