@@ -151,6 +151,38 @@ describe('listGaps', () => {
     expect(gaps([{ role: 'user', content: counted }])).toEqual([]);
   });
 
+  it('doubts a summary that names no page when it holds fewer items than the list reports', () => {
+    const summary = [
+      '# History Summary',
+      'FACTS:',
+      '[phone.search_contacts]',
+      ...[1].map(
+        (i) =>
+          `- items[${i - 1}]: id=${900 + i} | phone_number=555-010${i} | created_at=2024-0${i}-01 | relationship=neighbor`,
+      ),
+    ].join('\n');
+    // Page 1 is in view and says the list has 4 contacts; the summary (no page named) holds one.
+    const tail = (total: number) => [
+      call('b', 1),
+      {
+        role: 'tool' as const,
+        tool_call_id: 'b',
+        content: JSON.stringify({
+          page_index: 1,
+          total_pages: 2,
+          total_items: total,
+          has_more: false,
+          items: [contact(3), contact(4)],
+        }),
+      },
+    ];
+    const short = gaps([{ role: 'user', content: summary }, ...tail(4)]);
+    expect(short.map((g) => g.fromStep)).toEqual([0]);
+    expect(short[0]!.why).toContain('3 of its 4 items');
+    // A summary whose items make up the count is believed, as before.
+    expect(gaps([{ role: 'user', content: summary }, ...tail(3)])).toEqual([]);
+  });
+
   it('reads again a page a summary names when its lines lost the field the choice filters by', () => {
     const summary = (withRelationship: boolean) =>
       [

@@ -250,18 +250,25 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   // names.
   const distinct = new Set(complete.map((i) => identity(i, choice).join('|') || JSON.stringify(i)));
   if (totalItems > 0 && distinct.size >= totalItems) return [];
+  // The same count the other way: fewer items than the list reports means a summary that holds
+  // some of them was cut short (10 delivered orders in view, `total_items: 13`), so it no longer
+  // vouches for any page it does not show as a response.
+  const short = totalItems > 0 && distinct.size < totalItems;
 
   // A summary that lists items of the call but names no page is believed for every page; one
   // that names a page but holds no line the agent can read as an item of this list (the lines
   // lost the field it filters by: are these the neighbors?) does not show that page.
   const summaryCovers = (k: number) =>
-    summaryItems.length > 0 && (summaryPages.has(k) || summaryPages.size === 0);
+    !short && summaryItems.length > 0 && (summaryPages.has(k) || summaryPages.size === 0);
   const sorted = [...known].sort((a, b) => a - b);
   const highest = sorted[sorted.length - 1] ?? 0;
   for (const k of sorted) {
     const p = pages.get(k);
     if (p === undefined && !summaryCovers(k)) {
-      add(k, `page ${k} of ${call} is not in my context (I paged up to page ${highest})`);
+      const why = short
+        ? `I can see ${distinct.size} of its ${totalItems} items`
+        : `I paged up to page ${highest}`;
+      add(k, `page ${k} of ${call} is not in my context (${why})`);
     } else if (p !== undefined && !p.whole) {
       add(k, `some ${call} items of page ${k} have no ${fieldsText(choice)} in my context`);
     }
