@@ -181,6 +181,12 @@ describe('listGaps', () => {
     expect(short[0]!.why).toContain('3 of its 4 items');
     // A summary whose items make up the count is believed, as before.
     expect(gaps([{ role: 'user', content: summary }, ...tail(3)])).toEqual([]);
+    // One whose items are all there but lost the date is doubted for the date, which its reason
+    // names (a compressor reads that as a request for `created_at`), not for the count.
+    const undated = summary.replace(' | created_at=2024-01-01', '');
+    const blind = gaps([{ role: 'user', content: undated }, ...tail(3)]);
+    expect(blind.map((g) => g.fromStep)).toEqual([0]);
+    expect(blind[0]!.why).toContain('`created_at`');
   });
 
   it('reads again a page a summary names when its lines lost the field the choice filters by', () => {

@@ -250,10 +250,14 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   // names.
   const distinct = new Set(complete.map((i) => identity(i, choice).join('|') || JSON.stringify(i)));
   if (totalItems > 0 && distinct.size >= totalItems) return [];
-  // The same count the other way: fewer items than the list reports means a summary that holds
-  // some of them was cut short (10 delivered orders in view, `total_items: 13`), so it no longer
-  // vouches for any page it does not show as a response.
-  const short = totalItems > 0 && distinct.size < totalItems;
+  // The same count the other way: fewer items in view than the list reports, whole or not,
+  // means a summary that holds some of them was cut short (10 delivered orders in view,
+  // `total_items: 13`), so it no longer vouches for any page it does not show as a response.
+  // (Items in view without a field the choice reads are the next rule's: they name the field.)
+  const inView = new Set(
+    [...complete, ...summaryItems].map((i) => identity(i, choice).join('|') || JSON.stringify(i)),
+  );
+  const short = totalItems > 0 && inView.size < totalItems;
 
   // A summary that lists items of the call but names no page is believed for every page; one
   // that names a page but holds no line the agent can read as an item of this list (the lines
@@ -266,7 +270,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     const p = pages.get(k);
     if (p === undefined && !summaryCovers(k)) {
       const why = short
-        ? `I can see ${distinct.size} of its ${totalItems} items`
+        ? `I can see ${inView.size} of its ${totalItems} items`
         : `I paged up to page ${highest}`;
       add(k, `page ${k} of ${call} is not in my context (${why})`);
     } else if (p !== undefined && !p.whole) {
