@@ -505,10 +505,15 @@ describe('simHistoryCompressor', () => {
     }));
     // The phone login comes first (oldest), then a long list; nothing has passed the token yet.
     const history = renderTurns([
-      call('call_1', 'phone.login', { username: 'me@example.com', password: 'pw-123456' }, {
-        access_token: token,
-        token_type: 'Bearer',
-      }),
+      call(
+        'call_1',
+        'phone.login',
+        { username: 'me@example.com', password: 'pw-123456' },
+        {
+          access_token: token,
+          token_type: 'Bearer',
+        },
+      ),
       call('call_2', 'mail.show_threads', {}, threads),
     ]);
     const text = summaryText(
