@@ -316,6 +316,25 @@ function histMessages(
   ];
 }
 
+/** One rendered turn: the agent calls `app.api` with `args` and sees `result`. */
+function apiTurn(id: string, api: string, args: Record<string, unknown>, result: unknown) {
+  const [app, name] = api.split('.');
+  return {
+    assistant: {
+      role: 'assistant' as const,
+      content: `Step 5 of 9: calling ${api}.`,
+      tool_calls: [
+        {
+          id,
+          type: 'function' as const,
+          function: { name: 'call_api', arguments: JSON.stringify({ app, api: name, args }) },
+        },
+      ],
+    },
+    observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
+  };
+}
+
 function summaryText(answer: string): string {
   const parsed = extractSection(answer, HISTORY_SUMMARY);
   if (!parsed.ok) throw new Error(parsed.reason);
@@ -481,23 +500,6 @@ describe('simHistoryCompressor', () => {
 
   it('over its budget, keeps a login read but not yet passed in a call before a list that bears on nothing', () => {
     const token = 'atk_Z1x2c3v4b5n6m7a8s9d0f1g2h3j4k5l6';
-    const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({
-      assistant: {
-        role: 'assistant' as const,
-        content: `Step 5 of 9: calling ${api}.`,
-        tool_calls: [
-          {
-            id,
-            type: 'function' as const,
-            function: {
-              name: 'call_api',
-              arguments: JSON.stringify({ app: api.split('.')[0], api: api.split('.')[1], args }),
-            },
-          },
-        ],
-      },
-      observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
-    });
     const threads = Array.from({ length: 40 }, (_, i) => ({
       id: 500 + i,
       subject: `Quarterly report ${i}`,
@@ -505,7 +507,7 @@ describe('simHistoryCompressor', () => {
     }));
     // The phone login comes first (oldest), then a long list; nothing has passed the token yet.
     const history = renderTurns([
-      call(
+      apiTurn(
         'call_1',
         'phone.login',
         { username: 'me@example.com', password: 'pw-123456' },
@@ -514,7 +516,7 @@ describe('simHistoryCompressor', () => {
           token_type: 'Bearer',
         },
       ),
-      call('call_2', 'mail.show_threads', {}, threads),
+      apiTurn('call_2', 'mail.show_threads', {}, threads),
     ]);
     const text = summaryText(
       simHistoryCompressor(
@@ -533,23 +535,6 @@ describe('simHistoryCompressor', () => {
 
   it('over its budget, gives up other material before the items of a list when told to keep every item', () => {
     const token = 'atk_Q7w8e9r0t1y2u3i4o5p6';
-    const call = (id: string, api: string, args: Record<string, unknown>, result: unknown) => ({
-      assistant: {
-        role: 'assistant' as const,
-        content: `Step 5 of 9: calling ${api}.`,
-        tool_calls: [
-          {
-            id,
-            type: 'function' as const,
-            function: {
-              name: 'call_api',
-              arguments: JSON.stringify({ app: api.split('.')[0], api: api.split('.')[1], args }),
-            },
-          },
-        ],
-      },
-      observations: [{ role: 'tool' as const, tool_call_id: id, content: JSON.stringify(result) }],
-    });
     // Read last: addresses that bear on nothing the task or the calls show.
     const addresses = Array.from({ length: 60 }, (_, i) => ({
       id: 700 + i,
@@ -567,8 +552,8 @@ describe('simHistoryCompressor', () => {
       })),
     };
     const history = renderTurns([
-      call('call_3', 'shop.show_orders', { access_token: token }, orders),
-      call('call_4', 'supervisor.show_addresses', {}, addresses),
+      apiTurn('call_3', 'shop.show_orders', { access_token: token }, orders),
+      apiTurn('call_4', 'supervisor.show_addresses', {}, addresses),
     ]);
     const previous = `# History Summary\nFACTS:\n[shop.login]\n- access_token=${token} | token_type=Bearer`;
     const guideline = 'Keep ids, names, dates, amounts, `tracking_number` and access tokens.';
