@@ -145,7 +145,38 @@ function listOfPath(path: string): VisibleRecord['list'] {
   return { key: last[1]!, position: Number(last[2]), depth };
 }
 
+/**
+ * The records of texts read lately, by text (issue #28): the rollouts of an optimize run the same
+ * tasks under many guidelines, so most messages the agent reads are new objects with the text of
+ * one read before (nine in ten in the README optimize). The records are frozen and shared, as
+ * `messageRecords` shares them between the prompts that hold one message object.
+ */
+const recordsByText = new Map<string, readonly TextRecord[]>();
+let recordsByTextChars = 0;
+/** Characters of the remembered texts together, at most; the oldest half goes when over. */
+const RECORDS_BY_TEXT_CHARS = 8 * 1024 * 1024;
+
 function textRecords(text: string): readonly TextRecord[] {
+  const hit = recordsByText.get(text);
+  if (hit !== undefined) return hit;
+  const records = readTextRecords(text);
+  if (text.length <= RECORDS_BY_TEXT_CHARS / 4) {
+    if (recordsByTextChars + text.length > RECORDS_BY_TEXT_CHARS) {
+      for (const old of recordsByText.keys()) {
+        if (recordsByTextChars <= RECORDS_BY_TEXT_CHARS / 2) break;
+        recordsByText.delete(old);
+        recordsByTextChars -= old.length;
+      }
+    }
+    // A copy: the text may be a slice of a whole prompt, which the key would keep alive.
+    const key = Buffer.from(text, 'utf8').toString('utf8');
+    recordsByText.set(key, records);
+    recordsByTextChars += key.length;
+  }
+  return records;
+}
+
+function readTextRecords(text: string): readonly TextRecord[] {
   const records: VisibleRecord[] = [];
   const placeholder: RecordSource = { kind: 'user' };
   for (const span of jsonSpans(text)) walk(span, placeholder, records);
