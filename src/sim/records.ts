@@ -154,7 +154,7 @@ function listOfPath(path: string): VisibleRecord['list'] {
 const recordsByText = new Map<string, readonly TextRecord[]>();
 let recordsByTextChars = 0;
 /** Characters of the remembered texts together, at most; the oldest half goes when over. */
-const RECORDS_BY_TEXT_CHARS = 8 * 1024 * 1024;
+const RECORDS_BY_TEXT_CHARS = 2 * 1024 * 1024;
 
 function textRecords(text: string): readonly TextRecord[] {
   const hit = recordsByText.get(text);
