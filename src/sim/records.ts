@@ -1,7 +1,7 @@
 import { isShapeItem, type Item } from '../bench/choice.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseSourcedFactLine } from './fields.js';
-import { isAbbreviated, jsonSpans, tryParseJson } from './text.js';
+import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';
 
 /**
  * What the simulated agent can read in its prompt, as records (issue 22): every object in the
@@ -168,8 +168,7 @@ function textRecords(text: string): readonly TextRecord[] {
         recordsByTextChars -= old.length;
       }
     }
-    // A copy: the text may be a slice of a whole prompt, which the key would keep alive.
-    const key = Buffer.from(text, 'utf8').toString('utf8');
+    const key = detached(text);
     recordsByText.set(key, records);
     recordsByTextChars += key.length;
   }
