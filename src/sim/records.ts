@@ -1,4 +1,5 @@
 import { isShapeItem, type Item } from '../bench/choice.js';
+import type { ReferenceStep } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseSourcedFactLine } from './fields.js';
 import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';
@@ -58,6 +59,24 @@ export function callOf(
     return { call: `${app}.${api}`, args: own };
   }
   return { call: name, args };
+}
+
+/**
+ * `callOf` of a plan step, parsed once per step object (issue #28): the agent looks up the calls of
+ * its plan's steps at every turn, each time through a JSON round trip of the step's arguments.
+ * Shared by every caller, which only reads it.
+ */
+const stepCalls = new WeakMap<
+  ReferenceStep,
+  { args: unknown; parsed: { call: string; args: Record<string, unknown> } }
+>();
+
+export function stepCallOf(step: ReferenceStep): { call: string; args: Record<string, unknown> } {
+  const hit = stepCalls.get(step);
+  if (hit !== undefined && hit.args === step.args) return hit.parsed;
+  const parsed = callOf(step.tool, JSON.stringify(step.args));
+  stepCalls.set(step, { args: step.args, parsed });
+  return parsed;
 }
 
 const isScalar = (v: unknown): v is string | number | boolean =>
