@@ -5,12 +5,17 @@ import type {
   ReferenceChoice,
   ReferenceNeed,
   ReferencePlan,
-  ReferenceStep,
 } from '../bench/types.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
 import { listGaps, pagingNote, pinnedWhere, withPinned } from './list-gaps.js';
-import { callOf, itemsOf, visibleActions, visibleRecords, type VisibleRecord } from './records.js';
+import {
+  itemsOf,
+  stepCallOf,
+  visibleActions,
+  visibleRecords,
+  type VisibleRecord,
+} from './records.js';
 import { clip, containsToken } from './text.js';
 
 /**
@@ -157,11 +162,6 @@ type Resolution =
   | { kind: 'unsure'; value: string; record: Item; why: string }
   | { kind: 'missing'; why: string };
 
-/** `app.api` of a plan step and the API's own arguments. */
-function stepCall(step: ReferenceStep): { call: string; args: Record<string, unknown> } {
-  return callOf(step.tool, JSON.stringify(step.args));
-}
-
 function newest<T>(list: readonly T[]): T | undefined {
   return list[list.length - 1];
 }
@@ -224,7 +224,7 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
       ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }
       : { kind: 'missing', why: 'a value I read earlier is not in my context' };
   }
-  const { call, args: producerArgs } = stepCall(producer);
+  const { call, args: producerArgs } = stepCallOf(producer);
   const withField = records.filter(
     (r) => r.source.kind !== 'action' && r.fields[field] !== undefined,
   );
@@ -404,7 +404,7 @@ function resolveIndex(
  */
 function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): Item[] {
   const calls = new Set(
-    choice.from.flatMap((i) => (plan.steps[i] ? [stepCall(plan.steps[i]).call] : [])),
+    choice.from.flatMap((i) => (plan.steps[i] ? [stepCallOf(plan.steps[i]).call] : [])),
   );
   const pinned = pinnedWhere(plan, choice);
   return seen

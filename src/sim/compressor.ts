@@ -336,18 +336,17 @@ function addFact(
 ): void {
   const keys = group.filter((f) => IDENTIFYING.includes(f.key) && f.value.length >= 2);
   if (keys.length > 0 && source !== undefined) {
+    // The new record's identifying values, in IDENTIFYING order, looked up once rather than for
+    // every line of the summary (issue #28: a summary is scanned for every fact added to it).
+    const mine = IDENTIFYING.map((key) => keys.find((f) => f.key === key)?.value);
     const at = list.findIndex((line) => {
       const old = parseSourcedFactLine(line);
       if (old?.source !== source) return false;
-      const same = (key: string) => {
-        const mine = keys.find((f) => f.key === key)?.value;
-        const theirs = old.facts.find((f) => f.key === key)?.value;
-        return mine !== undefined && theirs !== undefined ? mine === theirs : undefined;
-      };
       // The same record: the first identifying field both lines show agrees.
-      for (const key of IDENTIFYING) {
-        const verdict = same(key);
-        if (verdict !== undefined) return verdict;
+      for (let i = 0; i < IDENTIFYING.length; i++) {
+        if (mine[i] === undefined) continue;
+        const theirs = old.facts.find((f) => f.key === IDENTIFYING[i])?.value;
+        if (theirs !== undefined) return mine[i] === theirs;
       }
       return false;
     });

@@ -1,5 +1,5 @@
 import { isShapeItem } from '../bench/choice.js';
-import { abbreviate, containsToken, isOpaque } from './text.js';
+import { abbreviate, containsToken, detached, isOpaque } from './text.js';
 import {
   defaultKeeps,
   shorten,
@@ -250,9 +250,13 @@ const FACT_LINE_MAX_CHARS = 2_048;
 export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
   const hit = factLines.get(line);
   if (hit !== undefined) return hit ?? undefined;
-  const parsed = parseFactLineText(line);
   // Only lines that look like list items are kept, fact lines or not: other lines fail at once.
-  if (line.length <= FACT_LINE_MAX_CHARS && /^\s*-/.test(line)) {
+  const kept = line.length <= FACT_LINE_MAX_CHARS && /^\s*-/.test(line);
+  // A kept line is parsed from a copy: lines are split from whole prompts, and the key and the
+  // values parsed from it (slices of it) would otherwise keep those prompts alive.
+  const text = kept ? detached(line) : line;
+  const parsed = parseFactLineText(text);
+  if (kept) {
     if (factLines.size >= FACT_LINES_KEPT) {
       let n = 0;
       for (const key of factLines.keys()) {
@@ -260,7 +264,7 @@ export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
         factLines.delete(key);
       }
     }
-    factLines.set(line, parsed ?? null);
+    factLines.set(text, parsed ?? null);
   }
   return parsed;
 }

@@ -1,6 +1,6 @@
 import { choiceFields, type Item } from '../bench/choice.js';
 import type { ReferenceChoice, ReferencePlan } from '../bench/types.js';
-import { callOf, type VisibleRecord } from './records.js';
+import { stepCallOf, type VisibleRecord } from './records.js';
 
 /**
  * Re-paging (issue 22): before it computes a value over a list (the largest, the newest, a sum),
@@ -71,13 +71,9 @@ function lacking(choice: ReferenceChoice, item: Item): string[] {
  */
 export function pinnedWhere(plan: ReferencePlan, choice: ReferenceChoice): Item {
   const calls = new Set(
-    choice.from.flatMap((i) =>
-      plan.steps[i] ? [callOf(plan.steps[i].tool, JSON.stringify(plan.steps[i].args)).call] : [],
-    ),
+    choice.from.flatMap((i) => (plan.steps[i] ? [stepCallOf(plan.steps[i]).call] : [])),
   );
-  const steps = plan.steps
-    .map((s) => callOf(s.tool, JSON.stringify(s.args)))
-    .filter((c) => calls.has(c.call));
+  const steps = plan.steps.map((s) => stepCallOf(s)).filter((c) => calls.has(c.call));
   const pinned: Item = {};
   for (const [f, cond] of Object.entries(choice.where ?? {})) {
     if (typeof cond !== 'string' && typeof cond !== 'number') continue;
@@ -222,11 +218,11 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   const first = from[0];
   if (first === undefined) return [];
   const head = plan.steps[first]!;
-  const { call, args: listArgs } = callOf(head.tool, JSON.stringify(head.args));
+  const { call, args: listArgs } = stepCallOf(head);
   const stepOfPage = new Map<number, number>();
   for (const i of from) {
     const s = plan.steps[i]!;
-    const c = callOf(s.tool, JSON.stringify(s.args));
+    const c = stepCallOf(s);
     if (c.call === call && sameList(c.args, listArgs)) stepOfPage.set(pageOf(c.args), i);
   }
 
@@ -306,7 +302,7 @@ function fieldsText(choice: ReferenceChoice): string {
 export function pagingNote(plan: ReferencePlan, index: number, seen: Seen): string | undefined {
   const step = plan.steps[index];
   if (step === undefined) return undefined;
-  const { call, args } = callOf(step.tool, JSON.stringify(step.args));
+  const { call, args } = stepCallOf(step);
   const page = pageOf(args);
   if (args.page_index === undefined || page === 0) return undefined;
   let note: string | undefined;

@@ -1,7 +1,8 @@
 import { isShapeItem, type Item } from '../bench/choice.js';
+import type { ReferenceStep } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseSourcedFactLine } from './fields.js';
-import { isAbbreviated, jsonSpans, tryParseJson } from './text.js';
+import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';
 
 /**
  * What the simulated agent can read in its prompt, as records (issue 22): every object in the
@@ -58,6 +59,24 @@ export function callOf(
     return { call: `${app}.${api}`, args: own };
   }
   return { call: name, args };
+}
+
+/**
+ * `callOf` of a plan step, parsed once per step object (issue #28): the agent looks up the calls of
+ * its plan's steps at every turn, each time through a JSON round trip of the step's arguments.
+ * Shared by every caller, which only reads it.
+ */
+const stepCalls = new WeakMap<
+  ReferenceStep,
+  { args: unknown; parsed: { call: string; args: Record<string, unknown> } }
+>();
+
+export function stepCallOf(step: ReferenceStep): { call: string; args: Record<string, unknown> } {
+  const hit = stepCalls.get(step);
+  if (hit !== undefined && hit.args === step.args) return hit.parsed;
+  const parsed = callOf(step.tool, JSON.stringify(step.args));
+  stepCalls.set(step, { args: step.args, parsed });
+  return parsed;
 }
 
 const isScalar = (v: unknown): v is string | number | boolean =>
@@ -145,7 +164,37 @@ function listOfPath(path: string): VisibleRecord['list'] {
   return { key: last[1]!, position: Number(last[2]), depth };
 }
 
+/**
+ * The records of texts read lately, by text (issue #28): the rollouts of an optimize run the same
+ * tasks under many guidelines, so most messages the agent reads are new objects with the text of
+ * one read before (nine in ten in the README optimize). The records are frozen and shared, as
+ * `messageRecords` shares them between the prompts that hold one message object.
+ */
+const recordsByText = new Map<string, readonly TextRecord[]>();
+let recordsByTextChars = 0;
+/** Characters of the remembered texts together, at most; the oldest half goes when over. */
+const RECORDS_BY_TEXT_CHARS = 2 * 1024 * 1024;
+
 function textRecords(text: string): readonly TextRecord[] {
+  const hit = recordsByText.get(text);
+  if (hit !== undefined) return hit;
+  const records = readTextRecords(text);
+  if (text.length <= RECORDS_BY_TEXT_CHARS / 4) {
+    if (recordsByTextChars + text.length > RECORDS_BY_TEXT_CHARS) {
+      for (const old of recordsByText.keys()) {
+        if (recordsByTextChars <= RECORDS_BY_TEXT_CHARS / 2) break;
+        recordsByText.delete(old);
+        recordsByTextChars -= old.length;
+      }
+    }
+    const key = detached(text);
+    recordsByText.set(key, records);
+    recordsByTextChars += key.length;
+  }
+  return records;
+}
+
+function readTextRecords(text: string): readonly TextRecord[] {
   const records: VisibleRecord[] = [];
   const placeholder: RecordSource = { kind: 'user' };
   for (const span of jsonSpans(text)) walk(span, placeholder, records);

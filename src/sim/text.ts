@@ -8,6 +8,15 @@ function escapeRegExp(s: string): string {
 }
 
 /**
+ * A copy of `text` that holds no reference to the string it was sliced from, for a memo's key: a
+ * line split from a prompt (and any slice of the line) would keep the whole prompt alive.
+ */
+export function detached(text: string): string {
+  // UTF-16 code units as they are: lossless for any string, lone surrogates too.
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
  * Whether `value` occurs in `text` as a whole token: not preceded or followed by
  * `[A-Za-z0-9_]`. So id `4821` is not "seen" inside `48213`, but is inside `"id":4821,`.
  */
