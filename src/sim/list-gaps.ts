@@ -244,15 +244,14 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   // It counts what it can see against the list's own count: 22 delivered orders with a total each
   // in view, and the list says `total_items: 22`, is the whole list, whichever pages the summary
   // names.
-  const distinct = new Set(complete.map((i) => identity(i, choice).join('|') || JSON.stringify(i)));
+  const record = (i: Item) => identity(i, choice).join('|') || JSON.stringify(i);
+  const distinct = new Set(complete.map(record));
   if (totalItems > 0 && distinct.size >= totalItems) return [];
   // The same count the other way: fewer items in view than the list reports, whole or not,
   // means a summary that holds some of them was cut short (10 delivered orders in view,
   // `total_items: 13`), so it no longer vouches for any page it does not show as a response.
   // (Items in view without a field the choice reads are the next rule's: they name the field.)
-  const inView = new Set(
-    [...complete, ...summaryItems].map((i) => identity(i, choice).join('|') || JSON.stringify(i)),
-  );
+  const inView = new Set([...distinct, ...summaryItems.map(record)]);
   const short = totalItems > 0 && inView.size < totalItems;
 
   // A summary that lists items of the call but names no page is believed for every page; one
