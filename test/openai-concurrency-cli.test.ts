@@ -20,13 +20,26 @@ afterEach(async () => {
 describe('acon run --provider openai with many calls in flight', () => {
   it('prints nothing on stderr at 14 rollouts in flight against a 16-slot endpoint', async () => {
     const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
+    const answer = simBackedHandler({
+      taskOf: await taskResolver(bench),
+      planFor: (id) => bench.referencePlan(id),
+    });
+    // The first 11 requests (the 14 rollouts' first calls) are held until all 11 have arrived, so
+    // more than 10 calls are in flight however fast this machine answers; a latency alone left
+    // that to the CPU (a slow, busy machine reached exactly 10).
+    const HELD = 11;
+    let arrived = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
     server = await FakeOpenAiServer.start({
-      // A little latency keeps the calls overlapping.
       latencyMs: 20,
-      handler: simBackedHandler({
-        taskOf: await taskResolver(bench),
-        planFor: (id) => bench.referencePlan(id),
-      }),
+      handler: async (req) => {
+        if (arrived < HELD) {
+          if (++arrived === HELD) release();
+          await gate;
+        }
+        return answer(req);
+      },
     });
     const cwd = tempDir();
     writeFileSync(
