@@ -117,6 +117,11 @@ function filterNote(choice: ReferenceChoice): string {
   return ` where ${where.map(([f, c]) => conditionText(f, c)).join(' and ')}`;
 }
 
+/** The choice as the agent names it: `max duration_seconds`, `count`. */
+function choiceWhat(choice: ReferenceChoice): string {
+  return `${choice.op}${choice.by ? ` ${choice.by}` : ''}`;
+}
+
 /**
  * The choice computed from the visible items; when no item has every field it reads, it chooses
  * among the items that still have the `take` field (the first one: it cannot rank them).
@@ -128,7 +133,7 @@ function chooseVisible(
 ): { value: string; note: string; sure: boolean } | undefined {
   const from = choiceCandidates(choice, items).length;
   const value = computeChoice(choice, items);
-  const what = `${choice.op}${choice.by ? ` ${choice.by}` : ''}`;
+  const what = choiceWhat(choice);
   if (value !== undefined && from > 0) {
     return { value, note: `${what} over ${from} items I can see${filterNote(choice)}`, sure: true };
   }
@@ -467,6 +472,40 @@ type StepView = {
 };
 
 /**
+ * A value the step computes from a list (a declared choice), as the agent can compute it from the
+ * items it can see; what blocks it (pages it must read again, nothing to compute from); and its
+ * reasoning.
+ */
+function viewChoice(
+  plan: ReferencePlan,
+  index: number,
+  choice: ReferenceChoice,
+  seen: Seen,
+  guess: (need: Need) => string,
+): { value: string; note: string; blockers: Blocker[] } {
+  const got = chooseVisible(choice, choiceItems(plan, choice, seen));
+  const source = choice.from[0];
+  // Pages of the list it knows it read but cannot see (whole) now: it reads them again.
+  const blockers = listGaps(plan, choice, seen).filter((gap) => gap.fromStep < index);
+  if ((got === undefined || !got.sure) && source !== undefined && source >= 0 && source < index) {
+    blockers.push({
+      fromStep: source,
+      why: `nothing to compute ${choice.op} \`${choice.by ?? choice.take ?? ''}\` from`,
+    });
+  }
+  if (got !== undefined) return { value: got.value, note: got.note, blockers };
+  // Nothing to compute it from: the value is made up (the plan's own value is not the agent's to
+  // read), as a value it cannot find is.
+  const value = guess({
+    value: choice.value,
+    fromStep: source ?? -1,
+    field: choice.take ?? choice.by,
+  });
+  const note = `nothing to compute ${choiceWhat(choice)} from; made up ${clip(value, 40)}`;
+  return { value, note, blockers };
+}
+
+/**
  * The step's arguments as the agent can fill them from what it sees, the notes its reasoning
  * gives, and what blocks it (missing or unidentifiable values, a decision field it cannot see, a
  * choice with nothing to choose from, the documentation of an API it cannot see).
@@ -499,21 +538,8 @@ function viewStep(
     if (value !== need.value) args = replaceValue(args, need.value, value);
   }
   for (const choice of step.choices ?? []) {
-    const got = chooseVisible(choice, choiceItems(plan, choice, seen));
-    const source = choice.from[0];
-    // Pages of the list it knows it read but cannot see (whole) now: it reads them again.
-    for (const gap of listGaps(plan, choice, seen)) {
-      if (gap.fromStep < index) blockers.push(gap);
-    }
-    if (got === undefined || !got.sure) {
-      if (source !== undefined && source >= 0 && source < index) {
-        blockers.push({
-          fromStep: source,
-          why: `nothing to compute ${choice.op} \`${choice.by ?? choice.take ?? ''}\` from`,
-        });
-      }
-    }
-    if (got === undefined) continue;
+    const got = viewChoice(plan, index, choice, seen, guess);
+    blockers.push(...got.blockers);
     notes.push(got.note);
     if (got.value !== choice.value) args = replaceValue(args, choice.value, got.value);
   }

@@ -158,4 +158,12 @@ describe('grounded choices of the sim agent', () => {
     expect(turn.tool_calls![0]!.function.name).toBe('call_api');
     expect(turn.content).toContain('re-fetching it');
   });
+
+  it('makes the value up, not reads it from its plan, when nothing is left and no re-fetch either', () => {
+    const turn = turnAfter('Previous 12 lines omitted for brevity.', { ...OPTS, refetchLimit: 0 });
+    const answer = JSON.parse(turn.tool_calls![0]!.function.arguments).answer;
+    expect(turn.content).toContain('nothing to compute max size_bytes from; made up');
+    expect(answer).not.toBe('harbour.png');
+    expect(answer).toMatch(/^[a-z]{7}\.[a-z]{3}$/);
+  });
 });

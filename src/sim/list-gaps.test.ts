@@ -222,6 +222,32 @@ describe('listGaps', () => {
   });
 });
 
+describe('pages the agent cannot compute over', () => {
+  it('reads again a page that shows fewer items than its own paging fields say', () => {
+    const cut = (items: unknown[]): ChatMessage => ({
+      role: 'tool',
+      tool_call_id: 'a',
+      content: JSON.stringify({ page_index: 0, page_limit: 2, total_items: 3, items }),
+    });
+    const tail = [call('b', 1), result('b', 1, [contact(3)])];
+    const short = gaps([call('a', 0), cut([contact(1)]), ...tail]);
+    expect(short).toEqual([
+      { fromStep: 0, why: expect.stringContaining('shows 1 of its 2 items') },
+    ]);
+    expect(gaps([call('a', 0), cut([contact(1), contact(2)]), ...tail])).toEqual([]);
+  });
+
+  it('does not take an error answered instead of a page for the page', () => {
+    const refused: ChatMessage = {
+      role: 'tool',
+      tool_call_id: 'a',
+      content: JSON.stringify({ status: 401, error: 'Unauthorized: log in again.' }),
+    };
+    const m = [call('a', 0), refused, call('b', 1), result('b', 1, [contact(3)])];
+    expect(gaps(m).map((g) => g.fromStep)).toEqual([0]);
+  });
+});
+
 describe('pagingNote', () => {
   it('says it reads the next page because the previous one had more', () => {
     const m = [call('a', 0), result('a', 0, [contact(1), contact(2)])];

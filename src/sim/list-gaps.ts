@@ -130,12 +130,33 @@ const identity = (item: Item, choice: ReferenceChoice): string[] =>
     item[k] === undefined ? [] : [`${k}=${item[k]}`],
   );
 
+/** A page in view as a response. */
+type Page = {
+  message: number;
+  /** Every item is there with every field the choice reads. */
+  whole: boolean;
+  /** Items of the response's own list, and how many its paging fields say it holds. */
+  count: number;
+  expected?: number;
+};
+
+/**
+ * How many items a page holds by its own paging fields: `page_limit`, or what is left of
+ * `total_items` on the last page; `undefined` when the response does not show them.
+ */
+function expectedItems(fields: Item, page: number, args: Record<string, unknown>) {
+  const limit = Number(fields.page_limit ?? args.page_limit);
+  const total = Number(fields.total_items);
+  if (!Number.isInteger(limit) || limit <= 0 || !Number.isInteger(total)) return undefined;
+  return Math.max(0, Math.min(limit, total - page * limit));
+}
+
 /** What the agent's context shows of one list: its pages, and its items in a summary. */
 type ListView = {
   /** Pages the agent knows exist. */
   known: Set<number>;
   /** Pages in view as responses (the newest of each), and whether their items are whole. */
-  pages: Map<number, { message: number; whole: boolean }>;
+  pages: Map<number, Page>;
   /** Items in view with every field the choice reads. */
   complete: Item[];
   /** Pages a summary names, and the list's items it holds. */
@@ -168,7 +189,7 @@ function readList(
     if (a.call === call && sameList(a.args, listArgs)) upTo(pageOf(a.args));
   }
 
-  const pages = new Map<number, { message: number; whole: boolean }>();
+  const pages: ListView['pages'] = new Map();
   const complete: Item[] = [];
   const summaryPages = new Set<number>();
   const summaryItems: Item[] = [];
@@ -178,15 +199,24 @@ function readList(
     if (s.kind === 'observation' && s.call === call && sameList(s.args, listArgs)) {
       const page = pageOf(s.args);
       upTo(page);
+      // An error answered instead of the page (a refused token): the page was not read.
+      if (r.list === undefined && r.fields.error !== undefined && Number(r.fields.status) >= 400)
+        continue;
       let p = pages.get(page);
       if (p === undefined || p.message < s.message)
-        pages.set(page, (p = { message: s.message, whole: true }));
+        pages.set(page, (p = { message: s.message, whole: true, count: 0 }));
       if (p.message !== s.message) continue;
-      if (r.list === undefined) paging(r.fields, page);
+      if (r.list === undefined) {
+        paging(r.fields, page);
+        p.expected ??= expectedItems(r.fields, page, s.args);
+      }
       // Only the response's own list (a file's `shared_with` people are not files).
       else if (r.list.depth > 0) continue;
-      else if (lacking(choice, r.fields).length > 0) p.whole = false;
-      else complete.push(r.fields);
+      else {
+        p.count++;
+        if (lacking(choice, r.fields).length > 0) p.whole = false;
+        else complete.push(r.fields);
+      }
     } else if (s.kind === 'summary' && (s.call === null || s.call === call)) {
       // A line the summary places inside an item (a song's album, a file's `shared_with`
       // people) is not an item of the list.
@@ -206,6 +236,10 @@ function readList(
     }
   }
 
+  // A response with fewer items than its own paging fields say (`page_limit: 20`, 10 songs) was
+  // cut short by a compressor: the agent cannot compute over it as a whole page.
+  for (const p of pages.values())
+    if (p.expected !== undefined && p.count < p.expected) p.whole = false;
   return { known, pages, complete, summaryPages, summaryItems, totalItems };
 }
 
@@ -269,7 +303,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
         : `I paged up to page ${highest}`;
       add(k, `page ${k} of ${call} is not in my context (${why})`);
     } else if (p !== undefined && !p.whole) {
-      add(k, `some ${call} items of page ${k} have no ${fieldsText(choice)} in my context`);
+      add(k, partialPage(call, choice, k, p));
     }
   }
   // Summary items without a field the choice reads, not seen whole in a response: the agent
@@ -285,6 +319,13 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     for (const k of sorted) if (pages.get(k)?.whole !== true) add(k, why);
   }
   return gaps.sort((a, b) => a.fromStep - b.fromStep);
+}
+
+/** Why a page in view is not whole: a cut list, or items without a field the choice reads. */
+function partialPage(call: string, choice: ReferenceChoice, k: number, p: Page): string {
+  if (p.expected !== undefined && p.count < p.expected)
+    return `page ${k} of ${call} shows ${p.count} of its ${p.expected} items`;
+  return `some ${call} items of page ${k} have no ${fieldsText(choice)} in my context`;
 }
 
 function fieldsText(choice: ReferenceChoice): string {
