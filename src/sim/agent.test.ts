@@ -459,6 +459,36 @@ describe('simAgentTurn', () => {
     expect(songOf('- Done: music.queue song_id=70\n')).toBe(71);
   });
 
+  it("re-reads a list whose items a summary kept without the field, not taking the list's own", () => {
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+        queueSong(0),
+        queueSong(1),
+      ],
+    };
+    // The songs' lines lost their `id`; the playlist's and the albums' kept theirs.
+    const facts = [
+      '[music.show]',
+      '- id=5 | title=Road Trip',
+      '- songs[0]: title=Intro',
+      '- songs[0].album: id=900 | title=First Light',
+      '- songs[1]: title=Outro',
+    ].join('\n');
+    const messages: ChatMessage[] = [
+      ...head,
+      {
+        role: 'user',
+        content: `# History Summary\nPROGRESS:\n- Step 1 of 3: music.show\nFACTS:\n${facts}`,
+      },
+    ];
+    const turn = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS);
+    const call = JSON.parse(turn.tool_calls![0]!.function.arguments) as { api: string };
+    expect(call.api).toBe('show');
+    expect(turn.content).toContain('re-fetching it');
+    expect(turn.content).toContain('the `id` of songs item 1 is not in my context');
+  });
+
   it('slips on some tasks with noise, deterministically by seed, task and plan step', () => {
     const slipped = (seed: number) =>
       [...Array(20).keys()].filter((task) => {

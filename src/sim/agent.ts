@@ -343,7 +343,7 @@ function refusedCall(seen: Seen, message: number): boolean {
  * A call it sees refused (a slipped token) did not handle its item: that item is still next.
  */
 function resolveIndex(
-  { plan, need, seen, field, call, producerArgs, withField }: NeedScope,
+  { plan, need, seen, field, call, producerArgs }: NeedScope,
   select: { list: string; index: number },
 ): Resolution {
   const loop = iterates(plan, need);
@@ -377,11 +377,14 @@ function resolveIndex(
       ? listed.filter((r) => r.source.kind === 'observation' && r.source.message === latest.message)
       : [];
   if (!pool.some((r) => r.fields[field] !== undefined)) {
-    pool = withField.filter((r) => r.source.kind === 'summary' && fromProducer(r, call));
     // A summary that says which lines are the list's items (`songs[0]: …`) is read that way: the
-    // playlist itself and its songs' albums are not songs.
-    const items = pool.filter((r) => r.list?.key === select.list && r.list.depth === 0);
-    if (items.length > 0) pool = items;
+    // playlist itself and its songs' albums are not songs, also when the songs' lines lost the
+    // field (then the song ids are missing, not the playlist's id to take instead).
+    const summary = seen
+      .records()
+      .filter((r) => r.source.kind === 'summary' && fromProducer(r, call));
+    const items = summary.filter((r) => r.list?.key === select.list && r.list.depth === 0);
+    pool = items.length > 0 ? items : summary;
   }
   const candidates = pool.filter((r) => r.fields[field] !== undefined);
   const pick = loop
