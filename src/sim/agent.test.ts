@@ -424,14 +424,29 @@ describe('simAgentTurn', () => {
     expect(args.args.order_id).toBe(874488);
   });
 
-  it('works through the items a summary places in the list, not the records around them', () => {
-    const plan: ReferencePlan = {
-      steps: [
-        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        queueSong(0),
-        queueSong(1),
+  /** A playlist shown at step 1, then its first two songs queued; the agent's turn after a summary. */
+  const QUEUE_PLAN: ReferencePlan = {
+    steps: [
+      { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+      queueSong(0),
+      queueSong(1),
+    ],
+  };
+  const turnAfterSummary = (facts: string[], done = '') =>
+    simAgentTurn(
+      QUEUE_PLAN,
+      [
+        ...head,
+        {
+          role: 'user',
+          content: `# History Summary\nPROGRESS:\n- Step 1 of 3: music.show\n${done}FACTS:\n${facts.join('\n')}`,
+        },
       ],
-    };
+      { ...CTX, step: 5 },
+      OPTS,
+    );
+
+  it('works through the items a summary places in the list, not the records around them', () => {
     // What the history compressor writes of `{id: 5, title, songs: [{id: 70, album: {…}}, …]}`:
     // the playlist itself, each song at its place in `songs`, each song's album inside it.
     const facts = [
@@ -441,17 +456,9 @@ describe('simAgentTurn', () => {
       '- songs[0].album: id=900 | title=First Light',
       '- songs[1]: id=71 | title=Outro',
       '- songs[1].album: id=901 | title=Last Light',
-    ].join('\n');
+    ];
     const songOf = (done: string) => {
-      const messages: ChatMessage[] = [
-        ...head,
-        {
-          role: 'user',
-          content: `# History Summary\nPROGRESS:\n- Step 1 of 3: music.show\n${done}FACTS:\n${facts}`,
-        },
-      ];
-      const args = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS).tool_calls![0]!.function
-        .arguments;
+      const args = turnAfterSummary(facts, done).tool_calls![0]!.function.arguments;
       return (JSON.parse(args) as { args: { song_id: number } }).args.song_id;
     };
     expect(songOf('')).toBe(70);
@@ -460,29 +467,14 @@ describe('simAgentTurn', () => {
   });
 
   it("re-reads a list whose items a summary kept without the field, not taking the list's own", () => {
-    const plan: ReferencePlan = {
-      steps: [
-        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        queueSong(0),
-        queueSong(1),
-      ],
-    };
     // The songs' lines lost their `id`; the playlist's and the albums' kept theirs.
-    const facts = [
+    const turn = turnAfterSummary([
       '[music.show]',
       '- id=5 | title=Road Trip',
       '- songs[0]: title=Intro',
       '- songs[0].album: id=900 | title=First Light',
       '- songs[1]: title=Outro',
-    ].join('\n');
-    const messages: ChatMessage[] = [
-      ...head,
-      {
-        role: 'user',
-        content: `# History Summary\nPROGRESS:\n- Step 1 of 3: music.show\nFACTS:\n${facts}`,
-      },
-    ];
-    const turn = simAgentTurn(plan, messages, { ...CTX, step: 5 }, OPTS);
+    ]);
     const call = JSON.parse(turn.tool_calls![0]!.function.arguments) as { api: string };
     expect(call.api).toBe('show');
     expect(turn.content).toContain('re-fetching it');
