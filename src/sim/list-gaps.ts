@@ -140,6 +140,9 @@ type Page = {
   expected?: number;
 };
 
+/** A page with fewer items than its own paging fields say: a compressor cut it short. */
+const isCut = (p: Page) => p.expected !== undefined && p.count < p.expected;
+
 /**
  * How many items a page holds by its own paging fields: `page_limit`, or what is left of
  * `total_items` on the last page; `undefined` when the response does not show them.
@@ -238,8 +241,7 @@ function readList(
 
   // A response with fewer items than its own paging fields say (`page_limit: 20`, 10 songs) was
   // cut short by a compressor: the agent cannot compute over it as a whole page.
-  for (const p of pages.values())
-    if (p.expected !== undefined && p.count < p.expected) p.whole = false;
+  for (const p of pages.values()) if (isCut(p)) p.whole = false;
   return { known, pages, complete, summaryPages, summaryItems, totalItems };
 }
 
@@ -323,8 +325,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
 
 /** Why a page in view is not whole: a cut list, or items without a field the choice reads. */
 function partialPage(call: string, choice: ReferenceChoice, k: number, p: Page): string {
-  if (p.expected !== undefined && p.count < p.expected)
-    return `page ${k} of ${call} shows ${p.count} of its ${p.expected} items`;
+  if (isCut(p)) return `page ${k} of ${call} shows ${p.count} of its ${p.expected} items`;
   return `some ${call} items of page ${k} have no ${fieldsText(choice)} in my context`;
 }
 
