@@ -26,10 +26,22 @@ function numbers(r: OptimizeResult) {
   );
 }
 
+/**
+ * One uninterrupted run, shared: the first test checks it, the resume test compares against it
+ * (the same run twice cost 12 s of the suite, issue #28).
+ */
+let uninterrupted: Promise<{ env: ReturnType<typeof makeEnv>; r: OptimizeResult }> | undefined;
+function reference() {
+  uninterrupted ??= (async () => {
+    const env = lossyEnv({ shortTasks: true, provider: 'sim' });
+    return { env, r: await run(env, PARAMS) };
+  })();
+  return uninterrupted;
+}
+
 describe('acon optimize (sim)', () => {
   it('writes UT and UTCO versions: UT accuracy ≥ v0 and UTCO peak < UT peak on held-out tasks', async () => {
-    const env = lossyEnv({ shortTasks: true, provider: 'sim' });
-    const r = await run(env, PARAMS);
+    const { env, r } = await reference();
     const test = r.tables.find((t) => t.split === 'test')!;
     const row = (v: string) => test.rows.find((x) => x.version === v)!;
     expect(r.final.obs.id).not.toBe('obs-0001');
@@ -48,7 +60,7 @@ describe('acon optimize (sim)', () => {
   });
 
   it('resumes a run killed during candidate evaluation without redoing finished rollouts', async () => {
-    const reference = await run(lossyEnv({ shortTasks: true, provider: 'sim' }), PARAMS);
+    const { r: uninterruptedRun } = await reference();
 
     const env = lossyEnv({ shortTasks: true, provider: 'sim' });
     let killedAt = -1;
@@ -81,8 +93,8 @@ describe('acon optimize (sim)', () => {
     for (const r of after) {
       expect(again.store.calls({ rolloutId: r.id, role: 'agent' }).length).toBe(r.steps);
     }
-    expect(numbers(resumed)).toEqual(numbers(reference));
-    expect(resumed.final.obs.text).toBe(reference.final.obs.text);
+    expect(numbers(resumed)).toEqual(numbers(uninterruptedRun));
+    expect(resumed.final.obs.text).toBe(uninterruptedRun.final.obs.text);
   });
 });
 

@@ -51,6 +51,15 @@ describe('GuidelineStore', () => {
     expect(store.list('obs').map((v) => v.path.startsWith(dir))).toEqual([true, true]);
   });
 
+  it('sees a file edited after it was read, and a broken edit fails the next read', () => {
+    const g = store.write(candidate());
+    expect(store.get(g.id).text).toBe('Keep every id.\nKEEP: id');
+    writeFileSync(g.path, readFileSync(g.path, 'utf8').replace('Keep every id.', 'Keep every URL.'));
+    expect(store.get(g.id).text).toBe('Keep every URL.\nKEEP: id');
+    writeFileSync(g.path, 'no front matter');
+    expect(() => store.get(g.id)).toThrow(GuidelineError);
+  });
+
   it('writes a parseable file with the assigned id and creation time', () => {
     const g = store.write(
       candidate({ status: 'rejected', analyses: ['lost the id'], rationale: 'keep ids' }),

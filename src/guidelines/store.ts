@@ -110,6 +110,12 @@ export class GuidelineStore {
   private readonly now: () => Date;
   /** The highest number this store claimed per kind: never handed out again by it. */
   private readonly issued = new Map<GuidelineKind, number>();
+  /**
+   * Each file's last parse, by path, with the text it was parsed from: a lookup lists the whole
+   * directory, and an optimize looks versions up thousands of times (issue #28). A file is
+   * still read every time; only unchanged text skips the YAML parse.
+   */
+  private readonly parsed = new Map<string, { content: string; guideline: Guideline }>();
 
   constructor(options: GuidelineStoreOptions = {}) {
     this.dir = resolve(options.dir ?? 'guidelines');
@@ -466,7 +472,7 @@ export class GuidelineStore {
         );
       }
       byNumber.set(n, path);
-      const g = parseGuideline(readFileSync(path, 'utf8'), path);
+      const g = this.parseFile(path);
       if (g.id !== expected) {
         throw new GuidelineError(
           path,
@@ -477,6 +483,15 @@ export class GuidelineStore {
       versions.push({ ...g, path });
     }
     return versions;
+  }
+
+  private parseFile(path: string): Guideline {
+    const content = readFileSync(path, 'utf8');
+    const last = this.parsed.get(path);
+    if (last?.content === content) return last.guideline;
+    const guideline = parseGuideline(content, path);
+    this.parsed.set(path, { content, guideline });
+    return guideline;
   }
 }
 
