@@ -512,6 +512,40 @@ describe('simAgentTurn', () => {
   });
 });
 
+describe('a slip', () => {
+  /** The playlist ids step 3 was called with over 40 tasks, where it slipped on that argument. */
+  function slippedIds(playlists: number[]): number[] {
+    const list = JSON.stringify({ items: playlists.map((id) => ({ id, title: `List ${id}` })) });
+    const seen = turn(turn(head, tokenResult, 0), list, 1);
+    return [...Array(40).keys()]
+      .map((task) => {
+        const c = simAgentTurn(PLAN, seen, { taskId: `t${task}`, step: 2 }, { ...OPTS, noise: 1 });
+        return JSON.parse(c.tool_calls![0]!.function.arguments) as {
+          args: { playlist_id: number };
+        };
+      })
+      .map((a) => a.args.playlist_id)
+      .filter((id) => id !== Number(PID));
+  }
+
+  it('takes the same field of another record in view, which an API accepts', () => {
+    const ids = slippedIds([Number(PID), 48214, 48215]);
+    expect(ids.length).toBeGreaterThan(5);
+    for (const id of ids) expect([48214, 48215]).toContain(id);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('mistypes the value when no other record in view has that field', () => {
+    const ids = slippedIds([Number(PID)]);
+    expect(ids.length).toBeGreaterThan(5);
+    // One digit changed: a typo of the one id in view, not a value read from elsewhere.
+    for (const id of ids) {
+      const differ = [...String(id)].filter((c, i) => c !== PID[i]);
+      expect({ id, differ: differ.length }).toEqual({ id, differ: 1 });
+    }
+  });
+});
+
 describe('corrupt', () => {
   it.each(['48213', 'tok_a1b2c3', 'Road Trip', '12.50'])('changes %s but keeps its shape', (v) => {
     const wrong = corrupt(v, 7, 't1');

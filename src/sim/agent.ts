@@ -26,7 +26,8 @@ import { clip, containsToken } from './text.js';
  * fails. A value the step computes from data (a declared choice: the largest file, a sum) is
  * computed from the items it can see, so a dropped field or a lost page makes it wrong; when no
  * item is left at all it re-fetches the list first. A seeded slip per task and plan step (the
- * same under every condition) makes one argument wrong.
+ * same under every condition) makes one argument wrong: another visible record's value of the
+ * same field where there is one, else a mistyped value.
  *
  * The agent is a pure function of the request. Its progress through the plan is read back from
  * its own earlier reasoning, which is part of the messages (`Step 4 of 9: …`), so the same
@@ -608,7 +609,7 @@ export function simAgentTurn(
     if (opts.noise > 0 && decision.kind === 'do') {
       const key = retry === 0 ? [] : ['retry', retry];
       const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
-      if (random() < opts.noise) args = slip(args, random);
+      if (random() < opts.noise) args = slip(args, random, seen.records());
     }
     return { decision, target, args, retry };
   };
@@ -895,8 +896,18 @@ function replaceTokens(text: string, value: string, wrong: string): string {
   return text.replace(new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'g'), wrong);
 }
 
-/** One scalar argument (not the app or API name) made wrong: the agent's random slip. */
-function slip(args: Record<string, unknown>, random: Random): Record<string, unknown> {
+/**
+ * One scalar argument (not the app or API name) made wrong: the agent's random slip. A model's
+ * wrong value is mostly a plausible one: the same field of another record it can see (the
+ * neighbouring song's id, the other app's token), which an API accepts as readily as the right
+ * one. Only a value no visible record holds, or one no other record differs in, is mistyped.
+ * So the more records a prompt holds, the likelier a slip goes unnoticed (issue 22).
+ */
+function slip(
+  args: Record<string, unknown>,
+  random: Random,
+  records: readonly VisibleRecord[],
+): Record<string, unknown> {
   const paths: string[][] = [];
   const walk = (v: unknown, path: string[]) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
@@ -914,9 +925,35 @@ function slip(args: Record<string, unknown>, random: Random): Record<string, unk
   for (const k of path.slice(0, -1)) parent = parent[k] as Record<string, unknown>;
   const key = path[path.length - 1]!;
   const old = parent[key];
-  const wrong = corruptWith(String(old), random);
+  const wrong = confusedWith(String(old), records, random) ?? corruptWith(String(old), random);
   parent[key] = typeof old === 'number' && Number.isFinite(Number(wrong)) ? Number(wrong) : wrong;
   return copy;
+}
+
+/**
+ * Another value of the fields that hold `value` in the visible records, drawn with `random`;
+ * undefined when no visible record holds `value` or none holds another value there.
+ */
+export function confusedWith(
+  value: string,
+  records: readonly VisibleRecord[],
+  random: Random,
+): string | undefined {
+  const fields = new Set<string>();
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r.fields)) if (v === value) fields.add(k);
+  }
+  if (fields.size === 0) return undefined;
+  const others = new Set<string>();
+  for (const r of records) {
+    for (const k of fields) {
+      const v = r.fields[k];
+      if (v !== undefined && v !== value) others.add(v);
+    }
+  }
+  if (others.size === 0) return undefined;
+  const sorted = [...others].sort();
+  return sorted[Math.floor(random() * sorted.length)];
 }
 
 /** `music.show_playlist with playlist_id=48213` (credentials left out, long values cut). */
