@@ -516,7 +516,29 @@ describe('a slip', () => {
   /** The playlist ids step 3 was called with over 40 tasks, where it slipped on that argument. */
   function slippedIds(playlists: number[]): number[] {
     const list = JSON.stringify({ items: playlists.map((id) => ({ id, title: `List ${id}` })) });
-    const seen = turn(turn(head, tokenResult, 0), list, 1);
+    // Songs of another call are in view too: ids, but not of playlists.
+    const songs: ChatMessage[] = [
+      {
+        role: 'assistant',
+        content: 'Looking at my songs first.',
+        tool_calls: [
+          {
+            id: 'songs',
+            type: 'function',
+            function: {
+              name: 'call_api',
+              arguments: JSON.stringify({ app: 'music', api: 'songs', args: {} }),
+            },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'songs',
+        content: JSON.stringify({ items: [{ id: 91001 }, { id: 91002 }, { id: 91003 }] }),
+      },
+    ];
+    const seen = turn(turn([...head, ...songs], tokenResult, 0), list, 1);
     return [...Array(40).keys()]
       .map((task) => {
         const c = simAgentTurn(PLAN, seen, { taskId: `t${task}`, step: 2 }, { ...OPTS, noise: 1 });
@@ -528,14 +550,14 @@ describe('a slip', () => {
       .filter((id) => id !== Number(PID));
   }
 
-  it('takes the same field of another record in view, which an API accepts', () => {
+  it('takes the same field of another record of the same kind in view, which an API accepts', () => {
     const ids = slippedIds([Number(PID), 48214, 48215]);
     expect(ids.length).toBeGreaterThan(5);
     for (const id of ids) expect([48214, 48215]).toContain(id);
     expect(new Set(ids).size).toBe(2);
   });
 
-  it('mistypes the value when no other record in view has that field', () => {
+  it('mistypes the value when no other record of its kind is in view (songs are not playlists)', () => {
     const ids = slippedIds([Number(PID)]);
     expect(ids.length).toBeGreaterThan(5);
     // One digit changed: a typo of the one id in view, not a value read from elsewhere.

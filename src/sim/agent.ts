@@ -26,8 +26,8 @@ import { clip, containsToken } from './text.js';
  * fails. A value the step computes from data (a declared choice: the largest file, a sum) is
  * computed from the items it can see, so a dropped field or a lost page makes it wrong; when no
  * item is left at all it re-fetches the list first. A seeded slip per task and plan step (the
- * same under every condition) makes one argument wrong: another visible record's value of the
- * same field where there is one, else a mistyped value.
+ * same under every condition) makes one argument wrong: the same field's value in another visible
+ * record of the same kind where there is one, else a mistyped value.
  *
  * The agent is a pure function of the request. Its progress through the plan is read back from
  * its own earlier reasoning, which is part of the messages (`Step 4 of 9: …`), so the same
@@ -898,9 +898,9 @@ function replaceTokens(text: string, value: string, wrong: string): string {
 
 /**
  * One scalar argument (not the app or API name) made wrong: the agent's random slip. A model's
- * wrong value is mostly a plausible one: the same field of another record it can see (the
- * neighbouring song's id, the other app's token), which an API accepts as readily as the right
- * one. Only a value no visible record holds, or one no other record differs in, is mistyped.
+ * wrong value is mostly a plausible one: the same field of another record of the same kind it
+ * can see (the neighbouring song's id, the next contact of a search), which an API accepts as
+ * readily as the right one. Only a value no visible record holds, or one no other record differs in, is mistyped.
  * So the more records a prompt holds, the likelier a slip goes unnoticed (issue 22).
  */
 function slip(
@@ -931,29 +931,37 @@ function slip(
 }
 
 /**
- * Another value of the fields that hold `value` in the visible records, drawn with `random`;
- * undefined when no visible record holds `value` or none holds another value there.
+ * Another value of a field that holds `value`, taken from a visible record of the same kind (the
+ * same call's response, the same list: another contact of the search, not a song), drawn with
+ * `random`; undefined when no visible record holds `value` or no record of its kind differs there.
  */
 export function confusedWith(
   value: string,
   records: readonly VisibleRecord[],
   random: Random,
 ): string | undefined {
-  const fields = new Set<string>();
+  const holders = new Set<string>();
   for (const r of records) {
-    for (const [k, v] of Object.entries(r.fields)) if (v === value) fields.add(k);
+    for (const [k, v] of Object.entries(r.fields))
+      if (v === value) holders.add(`${k}\n${kindOf(r)}`);
   }
-  if (fields.size === 0) return undefined;
+  if (holders.size === 0) return undefined;
   const others = new Set<string>();
   for (const r of records) {
-    for (const k of fields) {
-      const v = r.fields[k];
-      if (v !== undefined && v !== value) others.add(v);
+    const kind = kindOf(r);
+    for (const [k, v] of Object.entries(r.fields)) {
+      if (v !== value && holders.has(`${k}\n${kind}`)) others.add(v);
     }
   }
   if (others.size === 0) return undefined;
   const sorted = [...others].sort();
   return sorted[Math.floor(random() * sorted.length)];
+}
+
+/** What kind of record it is: the call that returned it (or the summary) and the list it is in. */
+function kindOf(r: VisibleRecord): string {
+  const from = r.source.kind === 'user' ? 'user' : (r.source.call ?? 'summary');
+  return `${r.source.kind}:${from}:${r.list?.key ?? ''}`;
 }
 
 /** `music.show_playlist with playlist_id=48213` (credentials left out, long values cut). */
