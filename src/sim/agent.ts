@@ -900,8 +900,8 @@ function replaceTokens(text: string, value: string, wrong: string): string {
  * One scalar argument (not the app or API name) made wrong: the agent's random slip. A model's
  * wrong value is mostly a plausible one: the same field of another record of the same kind it
  * can see (the neighbouring song's id, the next contact of a search), which an API accepts as
- * readily as the right one. Only a value no visible record holds, or one no other record differs in, is mistyped.
- * So the more records a prompt holds, the likelier a slip goes unnoticed (issue 22).
+ * readily as the right one. A value with no such neighbour in view is mistyped. So the more
+ * records of a kind a prompt holds, the likelier a slip goes unnoticed (issue 22).
  */
 function slip(
   args: Record<string, unknown>,
@@ -935,7 +935,7 @@ function slip(
  * same call's response, the same list: another contact of the search, not a song), drawn with
  * `random`; undefined when no visible record holds `value` or no record of its kind differs there.
  */
-export function confusedWith(
+function confusedWith(
   value: string,
   records: readonly VisibleRecord[],
   random: Random,
