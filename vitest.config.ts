@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/helpers/slowest-first.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,7 @@ export default defineConfig({
     // the acon processes they start or in waits on them (issue #28).
     maxWorkers: availableParallelism(),
     globalSetup: ['test/helpers/global-tmp.ts'],
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,
