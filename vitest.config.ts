@@ -20,7 +20,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           // The unit tests share one module graph per worker instead of importing it afresh for
-          // each of their ~90 files: 40 s → 16 s for src/ on 2 cores (issue #28). They touch no
+          // each of their ~90 files: 40 s → 18 s for src/ on 2 cores (issue #28). They touch no
           // global state they do not restore (fake timers are put back in afterEach).
           isolate: false,
         },
