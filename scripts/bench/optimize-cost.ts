@@ -15,12 +15,32 @@
  *
  * Before the optimize it also prints the start-up CPU of `acon --version` and `acon --help`.
  *
- * stdout of acon is saved as `stdout.txt` in the folder: two runs that print the same tables give
- * the same `tables sha256` line (timing columns aside; see `stableTables`).
+ * The speed of the machine varies (the same build took 57 s and 136 s of CPU on the machines of
+ * two sessions), so a figure alone cannot say whether a change made acon faster. Two figures that
+ * do not depend on it:
+ * - `--baseline REF` builds that commit in a temporary git worktree (sharing this node_modules)
+ *   and runs the same optimize with it first, then prints each figure of this build as a ratio to
+ *   the baseline's, measured in the same run;
+ * - where `perf` is installed, the user-space instructions of each run (`perf stat -e
+ *   instructions:u`), which stay within about 1% from run to run and machine to machine.
+ *
+ *   npm run bench:optimize-cost -- --baseline 59f1a78   # ratios to the build scaling.md measured
+ *
+ * stdout of acon is saved as `run/stdout.txt` in the folder (the baseline's in `baseline-run/`):
+ * two runs that print the same tables give the same `tables sha256` line (timing columns aside;
+ * see `stableTables`).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +50,7 @@ const { values, positionals } = parseArgs({
   options: {
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
+    baseline: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -75,16 +96,34 @@ const load = () =>
 
 type AconRun = { code: number | null; stdout: string; stderr: string; wallMs: number };
 
-/** Runs acon with `nodeArgs` in `dir`; its usage lands in `usageFile` (see REPORTER). */
+/** Whether `perf stat` can count this user's instructions here (installed, and allowed). */
+const PERF = (() => {
+  try {
+    execFileSync('perf', ['stat', '-x,', '-e', 'instructions:u', 'true'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Runs acon (`bin`) with `nodeArgs` in `dir`; its usage lands in `usageFile` (see REPORTER), and
+ * with `perfFile` its user-space instructions in that file (perf stat's CSV).
+ */
 async function runAcon(
+  bin: string,
   nodeArgs: string[],
   acon: string[],
   dir: string,
   usageFile: string,
+  perfFile?: string,
 ): Promise<AconRun> {
   const started = process.hrtime.bigint();
+  const node = [process.execPath, ...nodeArgs, bin, ...acon];
+  const perf = ['stat', '-x,', '-e', 'instructions:u', '-o', perfFile ?? '', '--'];
+  const [command, ...args] = perfFile ? ['perf', ...perf, ...node] : node;
   const { code, stdout, stderr } = await new Promise<Omit<AconRun, 'wallMs'>>((done, fail) => {
-    const child = spawn(process.execPath, [...nodeArgs, BIN, ...acon], {
+    const child = spawn(command!, args, {
       cwd: dir,
       env: { ...process.env, ACON_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,6 +138,15 @@ async function runAcon(
   return { code, stdout, stderr, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
+/** The instructions:u count of a perf stat CSV file, or null when perf could not count them. */
+function instructions(perfFile: string): number | null {
+  const line = readFileSync(perfFile, 'utf8')
+    .split('\n')
+    .find((l) => l.includes('instructions'));
+  const n = Number(line?.split(',')[0]);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
 const STARTUP_RUNS = 5;
 
 /**
@@ -110,7 +158,7 @@ async function startupCpu(nodeArgs: string[], dir: string, usageFile: string) {
   for (const args of [['--version'], ['--help']]) {
     let totalUs = 0;
     for (let i = 0; i < STARTUP_RUNS; i++) {
-      const run = await runAcon(nodeArgs, args, dir, usageFile);
+      const run = await runAcon(BIN, nodeArgs, args, dir, usageFile);
       if (run.code !== 0) throw new Error(`acon ${args.join(' ')} exited with ${run.code}`);
       const usage = UsageSchema.parse(JSON.parse(readFileSync(usageFile, 'utf8')));
       totalUs += usage.userUs + usage.systemUs;
@@ -118,6 +166,105 @@ async function startupCpu(nodeArgs: string[], dir: string, usageFile: string) {
     figures.push({ args: args.join(' '), cpuMs: totalUs / STARTUP_RUNS / 1000 });
   }
   return figures;
+}
+
+/** What one optimize cost. */
+type Figures = {
+  wallS: number;
+  cpuS: number;
+  userS: number;
+  systemS: number;
+  rssBytes: number;
+  dbBytes: number;
+  walBytes: number;
+  instructions: number | null;
+  tables: string;
+};
+
+/** Runs the README optimize with `bin` in a new folder under `dir`; its stdout stays there. */
+async function optimize(bin: string, dir: string, reporter: string): Promise<Figures> {
+  const usageFile = join(dir, 'usage.json');
+  const perfFile = PERF ? join(dir, 'perf.csv') : undefined;
+  const acon = ['optimize', '--bench', 'apptown', ...positionals];
+  const nodeArgs = ['--import', reporter];
+  if (values['cpu-prof']) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
+  // BENCH_NODE_ARGS='--perf-basic-prof-only-functions' (for `perf record -p`), as in bench:throughput.
+  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+  const { code, stdout, stderr, wallMs } = await runAcon(
+    bin,
+    nodeArgs,
+    acon,
+    dir,
+    usageFile,
+    perfFile,
+  );
+  writeFileSync(join(dir, 'stdout.txt'), stdout);
+  writeFileSync(join(dir, 'stderr.txt'), stderr);
+  if (code !== 0) {
+    process.stderr.write(stderr.slice(-4000));
+    throw new Error(`acon exited with ${code}; output kept in ${dir}`);
+  }
+  const usage = UsageSchema.parse(JSON.parse(readFileSync(usageFile, 'utf8')));
+  const db = join(dir, 'runs', 'acon.db');
+  return {
+    wallS: wallMs / 1000,
+    cpuS: (usage.userUs + usage.systemUs) / 1e6,
+    userS: usage.userUs / 1e6,
+    systemS: usage.systemUs / 1e6,
+    rssBytes: usage.maxRssKb * 1024,
+    dbBytes: fileBytes(db),
+    walBytes: fileBytes(`${db}-wal`),
+    instructions: perfFile ? instructions(perfFile) : null,
+    tables: createHash('sha256').update(stableTables(stdout)).digest('hex').slice(0, 16),
+  };
+}
+
+/**
+ * Builds commit `ref` in a new git worktree under `dir` with this checkout's node_modules (the
+ * dependencies must be the same: a commit whose package-lock.json differs is refused), and
+ * returns its bin/acon.js.
+ */
+function buildBaseline(ref: string, dir: string): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' }).trim();
+  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const lockThere = git('show', `${commit}:package-lock.json`);
+  if (lockThere !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim()) {
+    throw new Error(
+      `${ref} has other dependencies (its package-lock.json differs): measure it in its own checkout`,
+    );
+  }
+  const tree = join(dir, 'baseline');
+  git('worktree', 'add', '--detach', tree, commit);
+  execFileSync('ln', ['-s', join(ROOT, 'node_modules'), join(tree, 'node_modules')]);
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: tree,
+      stdio: 'inherit',
+    },
+  );
+  const index = join(tree, 'scripts', 'task-yaml-index.mjs');
+  if (existsSync(index)) execFileSync(process.execPath, [index], { cwd: tree, stdio: 'inherit' });
+  return join(tree, 'bin', 'acon.js');
+}
+
+function print(f: Figures, base?: Figures): void {
+  const ratio = (now: number | null, then: number | null | undefined) =>
+    now !== null && then ? `   ×${(now / then).toFixed(3)} of the baseline` : '';
+  console.log(`wall time:   ${f.wallS.toFixed(1)} s${ratio(f.wallS, base?.wallS)}`);
+  console.log(
+    `CPU time:    ${f.cpuS.toFixed(1)} s (user ${f.userS.toFixed(1)} s, system ${f.systemS.toFixed(1)} s)${ratio(f.cpuS, base?.cpuS)}`,
+  );
+  if (f.instructions !== null) {
+    const e9 = (f.instructions / 1e9).toFixed(1);
+    console.log(`user instructions: ${e9}e9${ratio(f.instructions, base?.instructions)}`);
+  }
+  console.log(`peak RSS:    ${mb(f.rssBytes)}${ratio(f.rssBytes, base?.rssBytes)}`);
+  const wal = f.walBytes > 0 ? ` (+ ${mb(f.walBytes)} -wal)` : '';
+  console.log(`database:    ${mb(f.dbBytes)}${wal}`);
+  console.log(`tables sha256: ${f.tables}  (stdout with durations and ids masked)`);
 }
 
 async function main(): Promise<void> {
@@ -128,43 +275,35 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'acon-bench-optimize-'));
   const reporter = join(dir, 'usage-reporter.mjs');
-  const usageFile = join(dir, 'usage.json');
   writeFileSync(reporter, REPORTER);
-  const acon = ['optimize', '--bench', 'apptown', ...positionals];
-  const nodeArgs = ['--import', reporter];
-  if (values['cpu-prof']) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
-  // BENCH_NODE_ARGS='--perf-basic-prof-only-functions' (for `perf record -p`), as in bench:throughput.
-  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
-  console.log(`acon ${acon.join(' ')}   (in ${dir})`);
-  console.log(`load before: ${load()}`);
-
-  const startup = await startupCpu(['--import', reporter], dir, usageFile);
-  const { code, stdout, stderr, wallMs } = await runAcon(nodeArgs, acon, dir, usageFile);
-  writeFileSync(join(dir, 'stdout.txt'), stdout);
-  writeFileSync(join(dir, 'stderr.txt'), stderr);
-  if (code !== 0) {
-    process.stderr.write(stderr.slice(-4000));
-    throw new Error(`acon exited with ${code}; output kept in ${dir}`);
+  console.log(`acon optimize --bench apptown ${positionals.join(' ')}  (in ${dir})`);
+  if (!PERF) console.log('perf is not available here: no instruction counts');
+  let base: Figures | undefined;
+  try {
+    if (values.baseline) {
+      const bin = buildBaseline(values.baseline, dir);
+      const baseDir = join(dir, 'baseline-run');
+      mkdirSync(baseDir);
+      console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
+      base = await optimize(bin, baseDir, reporter);
+      print(base);
+      console.log(`load after:  ${load()}\n\nthis build`);
+    }
+    console.log(`load before: ${load()}`);
+    const startup = await startupCpu(['--import', reporter], dir, join(dir, 'usage.json'));
+    const runDir = join(dir, 'run');
+    mkdirSync(runDir);
+    const figures = await optimize(BIN, runDir, reporter);
+    console.log(`load after:  ${load()}`);
+    print(figures, base);
+    console.log(
+      `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
+    );
+  } finally {
+    if (values.baseline && existsSync(join(dir, 'baseline'))) {
+      execFileSync('git', ['worktree', 'remove', '--force', join(dir, 'baseline')], { cwd: ROOT });
+    }
   }
-
-  const usage = UsageSchema.parse(JSON.parse(readFileSync(usageFile, 'utf8')));
-  const db = join(dir, 'runs', 'acon.db');
-  const dbBytes = fileBytes(db);
-  const walBytes = fileBytes(`${db}-wal`);
-  const cpuS = (usage.userUs + usage.systemUs) / 1e6;
-  const tables = createHash('sha256').update(stableTables(stdout)).digest('hex').slice(0, 16);
-
-  console.log(`load after:  ${load()}`);
-  console.log(`wall time:   ${(wallMs / 1000).toFixed(1)} s`);
-  console.log(
-    `CPU time:    ${cpuS.toFixed(1)} s (user ${(usage.userUs / 1e6).toFixed(1)} s, system ${(usage.systemUs / 1e6).toFixed(1)} s)`,
-  );
-  console.log(`peak RSS:    ${mb(usage.maxRssKb * 1024)}`);
-  console.log(`database:    ${mb(dbBytes)}${walBytes > 0 ? ` (+ ${mb(walBytes)} -wal)` : ''}`);
-  console.log(`tables sha256: ${tables}  (stdout with durations and ids masked)`);
-  console.log(
-    `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
-  );
   if (values.keep || values['cpu-prof']) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }
