@@ -8,6 +8,11 @@ import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { SHORT_TASKS_DIR, SHORT_TASKS_ENV, taskResolver } from './helpers/env.js';
 import { runAcon, tempDir } from './helpers/cli.js';
+import {
+  copyOfSharedOptimize,
+  SHARED_OPTIMIZE_ARGS,
+  SHARED_OPTIMIZE_ENV,
+} from './helpers/shared-optimize.js';
 
 /** What the result table prints, without the trailing "stored … as run …" line. */
 function table(stdout: string): string {
@@ -118,23 +123,26 @@ describe('acon end to end, as a user runs it', () => {
   });
 
   it('runs the README main command, shows the guideline diff and exports the clean hist teacher set', async () => {
-    const cwd = tempDir();
     // The short tasks' prompts stay under the default T_hist (4,096) once the obs compressor
     // shortens long lists (issue 22), so their history is folded only at a lower threshold:
-    // without folds there is no hist teacher set to export.
-    const shortEnv = { ...SHORT_TASKS_ENV, ACON_CONTEXT__T_HIST: '2048' };
-    const dry = await runAcon(['optimize', '--bench', 'apptown', '--dry-run'], {
-      cwd,
+    // without folds there is no hist teacher set to export (SHARED_OPTIMIZE_ENV sets 2048).
+    const shortEnv = SHARED_OPTIMIZE_ENV;
+    const dryCwd = tempDir();
+    const dry = await runAcon([...SHARED_OPTIMIZE_ARGS, '--dry-run'], {
+      cwd: dryCwd,
       env: shortEnv,
     });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('plan: ut:obs:r1');
     expect(dry.stdout).toContain('SIMULATED');
     // A dry run writes nothing: no database, no guideline files.
-    expect(existsSync(join(cwd, 'runs'))).toBe(false);
-    expect(existsSync(join(cwd, 'guidelines'))).toBe(false);
+    expect(existsSync(join(dryCwd, 'runs'))).toBe(false);
+    expect(existsSync(join(dryCwd, 'guidelines'))).toBe(false);
 
-    const opt = await runAcon(['optimize', '--bench', 'apptown'], { cwd, env: shortEnv });
+    // `acon optimize --bench apptown` in a fresh folder, run once for the test run and shared
+    // with the files that only need its folder (test/helpers/shared-optimize.ts); what follows
+    // runs in a copy of that folder.
+    const { cwd, result: opt } = await copyOfSharedOptimize();
     expect(opt.code, opt.stderr).toBe(0);
     expect(opt.stdout).toContain('SIMULATED');
     expect(opt.stdout).toMatch(/UTCO/);
@@ -188,14 +196,16 @@ describe('acon end to end, as a user runs it', () => {
     expect(meta.sources.guidelines).toEqual({ [final[2]!]: lines.length });
     const lint = await runAcon(['lint', out, '--format', 'openai'], { cwd, env: shortEnv });
     expect(lint.code, lint.stdout + lint.stderr).toBe(0);
-    // The same rows in --json (a second run, after the export above read the first).
-    const json = await runAcon(['optimize', '--bench', 'apptown', '--json'], {
+    // The same rows in --json: the finished run resumed prints its result again (after the export
+    // above read it), with nothing left to run (a second optimize cost 35 s of CPU, issue #28).
+    const json = await runAcon(['optimize', '--resume', runIdOf(opt.stdout), '--json'], {
       cwd,
       env: shortEnv,
     });
     expect(json.code, json.stderr).toBe(0);
     // `acon schema optimize` prints this schema: the output must parse with it.
     const result = OptimizeResultSchema.parse(JSON.parse(json.stdout));
+    expect(result.runId).toBe(runIdOf(opt.stdout));
     const jsonTest = result.tables.find((t) => t.split === 'test')!;
     expect(jsonTest.rows.flatMap((r) => r.version.split('='))).toEqual(
       expect.arrayContaining([

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../src/llm/tokenizer.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
 import { runAcon, tempDir } from './helpers/cli.js';
-import { SHORT_TASKS_ENV } from './helpers/env.js';
 import { unusedPort } from './helpers/loopback.js';
+import { copyOfSharedOptimize } from './helpers/shared-optimize.js';
 import { bodyOf } from './helpers/runtime-fixtures.js';
 
 const KEY = 'sk-cli-client-key-55555';
@@ -50,8 +50,9 @@ afterEach(async () => {
 
 describe('acon proxy (CLI)', () => {
   it('compresses a 5,000-token tool result with the guidelines of a fresh optimize run', async () => {
-    const cwd = tempDir();
-    const opt = await runAcon(['optimize', '--bench', 'apptown'], { cwd, env: SHORT_TASKS_ENV });
+    // A copy of the folder of a fresh `acon optimize --bench apptown` over the short tasks, run
+    // once for the test run (test/helpers/shared-optimize.ts; test/cli-e2e.test.ts checks it).
+    const { cwd, result: opt } = await copyOfSharedOptimize();
     expect(opt.code, opt.stderr).toBe(0);
     const [, obs, hist] = /final guidelines: (obs-\d+), (hist-\d+)/.exec(opt.stdout)!;
     expect(obs).not.toBe('obs-0000');
@@ -129,7 +130,7 @@ describe('acon proxy (CLI)', () => {
       /POST \/v1\/chat\/completions 200 [\d,]+ -> [\d,]+ tokens \(obs 1\)/,
     );
     expect(result.stderr + result.stdout).not.toContain(KEY);
-    // A short optimize takes about 25 s on an idle 2-core machine; a loaded one needs headroom.
+    // The shared optimize takes about 25 s on an idle 2-core machine; a loaded one needs headroom.
   }, 240_000);
 
   it('refuses a missing or malformed --upstream', async () => {

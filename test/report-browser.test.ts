@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, isCi } from './helpers/chromium.js';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { copyOfSharedOptimize } from './helpers/shared-optimize.js';
 
 /** Screenshots land here (git-ignored) so a failing CI run can be looked at. */
 const ARTEFACTS = resolve(import.meta.dirname, 'artifacts');
@@ -159,21 +160,9 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
   });
 
   it('draws the guideline lineage of an optimize run as a tree, with diffs', async () => {
-    const cwd = tempDir();
-    const opt = await runAcon(
-      [
-        'optimize',
-        '--bench',
-        'apptown',
-        '--target',
-        'obs',
-        '--max-tasks',
-        '3',
-        '--candidates',
-        '2',
-      ],
-      { cwd },
-    );
+    // A copy of the folder of a fresh `acon optimize --bench apptown` over the short tasks, run
+    // once for the test run (test/helpers/shared-optimize.ts; test/cli-e2e.test.ts checks it).
+    const { cwd, result: opt } = await copyOfSharedOptimize();
     expect(opt.code, opt.stderr).toBe(0);
     const optRun = /as run (\S+)/.exec(opt.stdout)![1]!;
     const optFile = join(cwd, 'optimize.html');
