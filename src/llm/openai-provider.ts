@@ -1,7 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import type * as OpenAiSdk from 'openai';
 import type { Endpoint } from '../config/schema.js';
 import { ConfigError, ProviderError } from '../errors.js';
-import { mapOpenAiError } from './openai-errors.js';
 import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';
 import { redact, redactMessage } from './redact.js';
@@ -23,7 +23,15 @@ export type OpenAiProviderOptions = {
   fetch?: typeof fetch;
 };
 
-type Backend = { baseURL: string; client: OpenAI; inFlight: number };
+type Backend = { baseURL: string; client: OpenAI | null; inFlight: number; options: ClientOptions };
+type ClientOptions = ConstructorParameters<typeof OpenAI>[0];
+
+/**
+ * The `openai` SDK, loaded at the first request: it is 150 modules, and every command that opens
+ * a session builds this provider, sim runs and listings included (issue #28: CLI start-up).
+ */
+let sdk: Promise<typeof OpenAiSdk> | undefined;
+const loadSdk = () => (sdk ??= import('openai'));
 type EndpointState = { name: string; endpoint: Endpoint; key: string; backends: Backend[] };
 
 const DEFAULT_ENDPOINT = 'default';
@@ -57,9 +65,11 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   async chat(req: ProviderRequest, signal?: AbortSignal): Promise<ProviderResponse> {
+    const { default: OpenAIClient } = await loadSdk();
     const state = this.endpointState(req.endpoint ?? DEFAULT_ENDPOINT);
     const backend = this.pickBackend(state);
     const where = `endpoint "${state.name}" (${backend.baseURL})`;
+    const client = (backend.client ??= new OpenAIClient(backend.options));
     backend.inFlight++;
     let raw: unknown;
     // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
@@ -67,7 +77,7 @@ export class OpenAiProvider implements LlmProvider {
     const body = chatRequestBody(req, this.bodies);
     try {
       raw = await withLinkedSignal(signal, (requestSignal) =>
-        backend.client.post<unknown>('/chat/completions', {
+        client.post<unknown>('/chat/completions', {
           body,
           headers: { 'content-type': 'application/json' },
           signal: requestSignal,
@@ -76,6 +86,7 @@ export class OpenAiProvider implements LlmProvider {
       // The answer was read whole, so the request was sent whole: its memory can be reused.
       this.bodies?.give(body);
     } catch (err) {
+      const { mapOpenAiError } = await import('./openai-errors.js');
       throw mapOpenAiError(err, where, state.endpoint.timeout_ms, [state.key]);
     } finally {
       backend.inFlight--;
@@ -131,13 +142,14 @@ export class OpenAiProvider implements LlmProvider {
     const backends = urls.map((baseURL) => ({
       baseURL,
       inFlight: 0,
-      client: new OpenAI({
+      client: null,
+      options: {
         baseURL,
         apiKey: key,
         maxRetries: 0,
         timeout: endpoint.timeout_ms,
         fetch: this.fetch,
-      }),
+      },
     }));
     const state = { name, endpoint, key, backends };
     this.states.set(name, state);
