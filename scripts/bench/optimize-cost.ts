@@ -120,8 +120,9 @@ async function runAcon(
 ): Promise<AconRun> {
   const started = process.hrtime.bigint();
   const node = [process.execPath, ...nodeArgs, bin, ...acon];
-  const perf = ['stat', '-x,', '-e', 'instructions:u', '-o', perfFile ?? '', '--'];
-  const [command, ...args] = perfFile ? ['perf', ...perf, ...node] : node;
+  const [command, ...args] = perfFile
+    ? ['perf', 'stat', '-x,', '-e', 'instructions:u', '-o', perfFile, '--', ...node]
+    : node;
   const { code, stdout, stderr } = await new Promise<Omit<AconRun, 'wallMs'>>((done, fail) => {
     const child = spawn(command!, args, {
       cwd: dir,

@@ -26,13 +26,14 @@ export type OpenAiProviderOptions = {
 type Backend = { baseURL: string; client: OpenAI | null; inFlight: number; options: ClientOptions };
 type ClientOptions = ConstructorParameters<typeof OpenAI>[0];
 
+type EndpointState = { name: string; endpoint: Endpoint; key: string; backends: Backend[] };
+
 /**
  * The `openai` SDK, loaded at the first request: it is 150 modules, and every command that opens
  * a session builds this provider, sim runs and listings included (issue #28: CLI start-up).
  */
 let sdk: Promise<typeof OpenAiSdk> | undefined;
 const loadSdk = () => (sdk ??= import('openai'));
-type EndpointState = { name: string; endpoint: Endpoint; key: string; backends: Backend[] };
 
 const DEFAULT_ENDPOINT = 'default';
 
