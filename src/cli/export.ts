@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { runConditions as RunConditions } from '../optimize/run-conditions.js';
@@ -144,6 +143,7 @@ async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
   // An export is one streaming pass whose live heap stays flat (~60 MB on a 10,000-rollout
   // store); by default V8 lets the heap grow to 4× the live set between collections, which
   // showed as 550–800 MB of resident memory (issue #16). 1.2× keeps it near the live set.
+  const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--heap-growing-percent=20');
   const { loadConfig } = await import('../config/load.js');
   const { openRunStore } = await import('../store/open-run-store.js');

@@ -7,7 +7,6 @@ import { withLinkedSignal } from './linked-signal.js';
 import { redact, redactMessage } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
 import { BodyPool } from './body-pool.js';
-import { createHttpFetch } from './http-fetch.js';
 import { chatRequestBody } from './wire-request.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
 
@@ -18,7 +17,7 @@ export type OpenAiProviderOptions = {
   env?: Record<string, string | undefined>;
   /**
    * Passed to the `openai` client; tests may intercept requests with it.
-   * @default createHttpFetch(): node:http(s) with keep-alive agents
+   * @default acon's own (`./http-fetch.ts`): node:http(s) with keep-alive agents
    */
   fetch?: typeof fetch;
 };
@@ -34,6 +33,18 @@ type EndpointState = { name: string; endpoint: Endpoint; key: string; backends: 
  */
 let sdk: Promise<typeof OpenAiSdk> | undefined;
 const loadSdk = () => (sdk ??= import('openai'));
+
+/**
+ * acon's own fetch, built at the first request like the SDK: node:https alone cost every command
+ * that builds this provider about 40 ms of start-up.
+ */
+function httpFetchAtFirstRequest(): typeof fetch {
+  let built: Promise<typeof fetch> | undefined;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    (built ??= import('./http-fetch.js').then((m) => m.createHttpFetch())).then((f) =>
+      f(input, init),
+    )) as typeof fetch;
+}
 
 const DEFAULT_ENDPOINT = 'default';
 
@@ -61,7 +72,7 @@ export class OpenAiProvider implements LlmProvider {
 
   constructor(private readonly opts: OpenAiProviderOptions) {
     this.env = opts.env ?? process.env;
-    this.fetch = opts.fetch ?? createHttpFetch();
+    this.fetch = opts.fetch ?? httpFetchAtFirstRequest();
     this.bodies = opts.fetch ? undefined : new BodyPool();
   }
 
