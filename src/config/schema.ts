@@ -249,7 +249,7 @@ export const ConfigSchema = z.strictObject({
         steps_ratio: z.number().min(1).default(1.5),
         /**
          * How candidates are selected. `heldout` (default): on the selection split, against the
-         * parent (UT: higher accuracy; CO: non-inferior accuracy with fewer tokens), so no number
+         * parent (UT: not less accurate; CO: non-inferior accuracy with fewer tokens), so no number
          * used to choose comes from the tasks the analyses saw. `reference`: as the paper and its
          * code do, on train tasks: UT on D_cont (full context succeeded, compression failed), CO on
          * D_succ (compression succeeded); best accuracy, ties to the fewest total input tokens.

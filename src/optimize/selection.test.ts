@@ -86,6 +86,21 @@ describe('selectUtility', () => {
     const sel = selectUtility(score('p', 0.7, 4000), [score('a', 0.9, 3900), score('b', 1, 4100)]);
     expect(sel.winner?.id).toBe('b');
   });
+
+  it('accepts a candidate that matches the parent, although it costs more tokens (non-inferiority)', () => {
+    const sel = selectUtility(score('p', 0.8, 4000), [
+      score('a', 0.8, 4300),
+      score('b', 0.8, 4200),
+    ]);
+    expect(sel.winner?.id).toBe('b');
+    expect(sel.reasons.b).toMatch(/^selected: accuracy 80.0%, peak 4200 tokens vs parent/);
+  });
+
+  it('keeps the parent when every candidate is less accurate, and says why', () => {
+    const sel = selectUtility(score('p', 0.8, 4000), [score('a', 0.75, 3000)]);
+    expect(sel.winner).toBeNull();
+    expect(sel.reasons.a).toMatch(/^best candidate but below the parent \(accuracy 80.0%/);
+  });
 });
 
 describe('reference selection (paper v3 and its code)', () => {

@@ -1,7 +1,10 @@
 /**
  * Candidate selection and early dropping (seed 003). Pure: they see only per-condition tallies.
- * - utility phase (UT): the best accuracy wins, ties go to fewer peak tokens; a candidate must
- *   beat its parent (higher accuracy, or equal accuracy with fewer tokens) to become a version.
+ * - utility phase (UT): the best accuracy wins, ties go to fewer peak tokens; it becomes the
+ *   version when it is not less accurate than its parent (non-inferiority). A tie is accepted
+ *   although the candidate usually keeps more: UT's objective is accuracy, the candidate answers
+ *   failures the analyses found, and tokens are the compression phase's to cut (the paper adopts
+ *   a UT update whenever one wins on its tasks).
  * - compression phase (CO): non-inferiority: accuracy may drop at most `tolerance` below the
  *   parent while tokens fall; among those the fewest peak tokens win, ties go to fewer total
  *   tokens (agent plus compressors, issue 11), then to higher accuracy.
@@ -29,17 +32,14 @@ export function selectUtility(parent: Score, candidates: Score[]): Selection {
     (a, b) => b.accuracy - a.accuracy || a.peakTokens - b.peakTokens || a.id.localeCompare(b.id),
   );
   const best = ranked[0];
-  const beatsParent =
-    best !== undefined &&
-    (best.accuracy > parent.accuracy ||
-      (best.accuracy === parent.accuracy && best.peakTokens < parent.peakTokens));
+  const notWorse = best !== undefined && best.accuracy >= parent.accuracy - 1e-12;
   for (const c of ranked) {
-    if (c === best && beatsParent) reasons[c.id] = `selected: ${fmt(c)} vs parent ${fmt(parent)}`;
+    if (c === best && notWorse) reasons[c.id] = `selected: ${fmt(c)} vs parent ${fmt(parent)}`;
     else if (c === best)
-      reasons[c.id] = `best candidate but not better than parent (${fmt(parent)}): ${fmt(c)}`;
+      reasons[c.id] = `best candidate but below the parent (${fmt(parent)}): ${fmt(c)}`;
     else reasons[c.id] = `not the best: ${fmt(c)} vs ${fmt(best!)}`;
   }
-  return { winner: beatsParent ? best! : null, reasons };
+  return { winner: notWorse ? best! : null, reasons };
 }
 
 /** Fewer peak tokens, then fewer total tokens: the compression phase's order of "cheaper". */
