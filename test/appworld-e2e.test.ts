@@ -307,10 +307,12 @@ describe('acon compare and optimize --bench appworld', () => {
     expect(res.stdout).toContain('appworld/x · provider openai');
     expect(res.stdout).toMatch(/^raw\s+raw\s+3\s+66\.7 \[/m);
     // Each compressor alone, then both together (issue #23); a phase that accepted nothing
-    // shares its row with the version before it (A=B).
+    // (here CO) shares its row with the version before it (A=B). UT hist's candidate ties with
+    // v0 on the selection tasks and is accepted (non-inferiority).
     expect(res.stdout).toMatch(/^v0 obs\s+acon\[obs-0000,-\]\s+3\s+33\.3 \[/m);
+    expect(res.stdout).toMatch(/^UT obs=UTCO obs\s+acon\[obs-0001,-\]\s+3\s+66\.7 \[/m);
     expect(res.stdout).toMatch(/^v0 both\s+acon\[obs-0000,hist-0000\]\s+3\s+33\.3 \[/m);
-    expect(res.stdout).toMatch(/^UT both=UTCO both\s+acon\[obs-0001,hist-0000\]\s+3\s+66\.7 \[/m);
+    expect(res.stdout).toMatch(/^UT both=UTCO both\s+acon\[obs-0001,hist-0001\]\s+3\s+66\.7 \[/m);
     expect(res.stdout).toContain('final guidelines: obs-');
     expect(world.overlaps).toBe(0);
     const formats = new Set(
