@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION, SqliteRunStore, upgradeDatabase } from '../src/store/index.js';
+import { SCHEMA_VERSION, SqliteRunStore } from '../src/store/index.js';
+import { upgradeDatabase } from '../src/store-upgrade/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 /**

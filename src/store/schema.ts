@@ -7,7 +7,7 @@ import { DatabaseError } from '../errors.js';
  *
  * A file of this store carries APPLICATION_ID; PRAGMA user_version counts its schema from 1.
  * Files of the acon before it (one row per step, content-addressed blobs) have application_id 0
- * and user_version 1–12: `acon runs upgrade` converts schema 12 (src/store/upgrade.ts).
+ * and user_version 1–12: `acon runs upgrade` converts schema 12 (src/store-upgrade/).
  */
 const SCHEMA = `
 CREATE TABLE runs (
