@@ -72,7 +72,8 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
         row: sha(ro),
         trajectory: sha(JSON.stringify(store.trajectory(ro.id))),
         steps: sha(store.steps(ro.id)),
-        stepActions: sha(store.stepActions(ro.id)),
+        // What the old store's stepActions() read: the steps without their prompts.
+        stepActions: sha(store.steps(ro.id).map(({ prompt: _, ...action }) => action)),
         head: sha(store.trajectoryHead(ro.id)),
         events: sha(store.events(ro.id)),
         callsOfRollout: sha(store.callsOfRollout(ro.id)),

@@ -185,9 +185,6 @@ export type StepRow = {
   observations: string;
 };
 
-/** One agent step without its prompt (`stepActions()`): what the agent did and saw. */
-export type StepActionRow = Omit<StepRow, 'prompt'>;
-
 /** One recorded LLM call with its request and response as JSON texts. */
 export type LlmCallRow = CallUsage & {
   runId: string;

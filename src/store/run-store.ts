@@ -43,7 +43,6 @@ import {
   type RolloutRow,
   type RunRow,
   type RunStatus,
-  type StepActionRow,
   type StepRow,
   type StorageStats,
 } from './records.js';
@@ -706,11 +705,12 @@ export class SqliteRunStore implements RunStore {
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
   steps(rolloutId: string): StepRow[] {
     const prompts = this.doc(rolloutId).prompts();
-    return this.stepActions(rolloutId).map(({ idx, prompt_tokens, ...rest }, i) => ({
-      idx,
-      prompt_tokens,
+    return this.stepRecords(rolloutId).map((s, i) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
       prompt: JSON.stringify(prompts[i]),
-      ...rest,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
     }));
   }
 
@@ -720,16 +720,6 @@ export class SqliteRunStore implements RunStore {
    */
   stepRecords(rolloutId: string): StoredStep[] {
     return this.doc(rolloutId).steps();
-  }
-
-  /** stepRecords with the messages as JSON texts, the shape `steps()` has always had. */
-  stepActions(rolloutId: string): StepActionRow[] {
-    return this.stepRecords(rolloutId).map((s) => ({
-      idx: s.index,
-      prompt_tokens: s.promptTokens,
-      assistant: JSON.stringify(s.assistant),
-      observations: JSON.stringify(s.observations),
-    }));
   }
 
   events(rolloutId: string): CompressionEvent[] {
