@@ -382,13 +382,6 @@ export class SqliteRunStore implements RunStore {
     this.db.pragma('incremental_vacuum');
   }
 
-  /** A call's request and response as the JSON texts they were recorded as. */
-  private callTexts(row: Located, docs = this.docs) {
-    const { request, response } = this.payload(row, docs);
-    const answer = response === null ? null : JSON.stringify(response);
-    return { request: JSON.stringify(request), response: answer };
-  }
-
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.all(
       `SELECT c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
@@ -422,10 +415,9 @@ export class SqliteRunStore implements RunStore {
       ...where.map(([, v]) => v),
     );
     return rows.map(({ doc, cached, ...c }) => {
-      const { taskId, createdAt } = this.payload({ id: c.id, doc });
-      const texts = this.callTexts({ id: c.id, doc });
+      const { taskId, createdAt, ...payload } = this.payload({ id: c.id, doc });
       const at = new Date(createdAt).toISOString();
-      return { ...c, taskId, ...texts, cached: cached === 1, createdAt: at };
+      return { ...c, taskId, ...callTexts(payload), cached: cached === 1, createdAt: at };
     });
   }
 
@@ -737,7 +729,7 @@ export class SqliteRunStore implements RunStore {
   exportCalls(f: RolloutFilter): Generator<CallRow> {
     return exportCalls(this.db, f, {
       events: (n) => this.lastDoc.get(n).get('events') as CompressionEvent[],
-      call: (row) => this.callTexts(row, this.lastDoc),
+      call: (row) => callTexts(this.payload(row, this.lastDoc)),
     });
   }
 
@@ -785,6 +777,12 @@ export function hashKey(requestHash: string): Buffer {
   return /^[0-9a-f]{32}/.test(requestHash)
     ? Buffer.from(requestHash.slice(0, 32), 'hex')
     : createHash('sha256').update(requestHash).digest().subarray(0, 16);
+}
+
+/** A call's request and response as the JSON texts they were recorded as. */
+function callTexts({ request, response }: Pick<CallPayload, 'request' | 'response'>) {
+  const answer = response === null ? null : JSON.stringify(response);
+  return { request: JSON.stringify(request), response: answer };
 }
 
 export function rolloutKey(condition: string, taskId: string): string {
