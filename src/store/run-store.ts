@@ -106,10 +106,9 @@ export interface RunStore extends CallStore {
 /** A call's row as payload readers need it: its document, or null while it is in the journal. */
 type Located = { id: number; doc: number | null };
 
-/** What `calls()` reads of a call row, by the names of LlmCallRow. */
-const CALL_COLUMNS = `c.id, c.step, c.role, c.provider, c.model, c.prompt_tokens AS promptTokens,
-  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
-  c.cost_usd AS costUsd, c.latency_ms AS latencyMs, c.cached, c.error`;
+/** A call row's CallUsage (`calls c`), by its names. */
+const USAGE_COLUMNS = `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
+  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens, c.cost_usd AS costUsd`;
 
 /**
  * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
@@ -193,14 +192,10 @@ export class SqliteRunStore implements RunStore {
     try {
       this.batch?.commit();
     } finally {
-      this.closeNow();
+      for (const timer of this.heartbeats.values()) clearInterval(timer);
+      this.heartbeats.clear();
+      this.db.close();
     }
-  }
-
-  private closeNow(): void {
-    for (const timer of this.heartbeats.values()) clearInterval(timer);
-    this.heartbeats.clear();
-    this.db.close();
   }
 
   /** The number of a run (`run`) or rollout id (`rollout`, given one at its first use). */
@@ -384,9 +379,7 @@ export class SqliteRunStore implements RunStore {
 
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.all(
-      `SELECT c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
-           c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
-           c.cost_usd AS costUsd
+      `SELECT ${USAGE_COLUMNS}
          FROM calls c JOIN rollout_ids i ON i.n = c.rollout WHERE i.id = ? ORDER BY c.id`,
       rolloutId,
     );
@@ -408,8 +401,8 @@ export class SqliteRunStore implements RunStore {
     const where = given.filter(([, v]) => v !== undefined);
     type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached' | 'createdAt'>;
     const rows = this.all<Row & { doc: number | null; cached: number }>(
-      `SELECT ${CALL_COLUMNS}, c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId,
-           i.id AS rolloutId
+      `SELECT ${USAGE_COLUMNS}, c.step, c.provider, c.latency_ms AS latencyMs, c.cached, c.error,
+           c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId, i.id AS rolloutId
          FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
          WHERE ${['1 = 1', ...where.map(([c]) => `${c} = ?`)].join(' AND ')} ORDER BY c.id`,
       ...where.map(([, v]) => v),
