@@ -15,7 +15,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
  * `{id, taskId, createdAt, request, response}`; its request hash is in its `calls` row.
  * Documents of schema 1 and 2 held some of these as objects; a reader takes either.
  */
-export const SECTIONS = [
+const SECTIONS = [
   'head',
   'steps',
   'events',
@@ -65,7 +65,7 @@ export function decompress(data: Buffer): string {
  * costs its distinct messages, not the sum of its prompts. Recorded messages are not changed.
  */
 const texts = new WeakMap<object, string>();
-export function jsonOf(value: unknown): string {
+function jsonOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   let text = texts.get(value);
   if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
@@ -174,7 +174,7 @@ export function callsDocument(calls: readonly CallPayload[]): Buffer {
 }
 
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
-export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
+type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
 type Turn = { assistant: unknown; observations: unknown };
 
 /** A rollout's document. */

@@ -630,7 +630,7 @@ export class SqliteRunStore implements RunStore {
    * versions stay: the guideline files on disk name them. A run another live process owns is
    * refused (RunBusyError), whatever the caller says.
    */
-  deleteRun(runId: string): { rollouts: number; calls: number } {
+  deleteRun(runId: string) {
     this.batch?.commit();
     const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
     const remove = this.db.transaction(() => {
@@ -714,7 +714,7 @@ export class SqliteRunStore implements RunStore {
   // ---- the distillation export's reads ----
 
   /** Task ids with candidate calls, sorted, each with whether a matching rollout succeeded. */
-  exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[] {
+  exportTasks(f: RolloutFilter) {
     return exportTasks(this.db, f);
   }
 

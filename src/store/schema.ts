@@ -145,7 +145,7 @@ export const SCHEMA_VERSION = 5;
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
  * program's data (foreign: tables but no acon schema version, or another application id).
  */
-export type FileSchema = { legacy: boolean; version: number; foreign: boolean };
+type FileSchema = { legacy: boolean; version: number; foreign: boolean };
 
 export function fileSchema(db: Database.Database): FileSchema {
   // One statement, so one snapshot: read one by one, another process creating the tables of the
