@@ -111,12 +111,10 @@ const USAGE_COLUMNS = `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
   c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens, c.cost_usd AS costUsd`;
 
 /**
- * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
- * rollout (trajectory, steps, prompts, compression events, its calls' requests and responses),
- * one small row per call for what is queried, and the call cache pointing into the documents.
- * A call is written to the journal as it completes and moves into its rollout's document when
- * the rollout is saved (calls outside rollouts: into a run document when the run reaches a
- * checkpoint or stops), so a killed process loses only work in flight.
+ * The SQLite store of runs (its tables: schema.ts). A call is written to the journal as it
+ * completes and moves into its rollout's document when the rollout is saved (calls outside
+ * rollouts: into a run document when the run reaches a checkpoint or stops), so a killed process
+ * loses only work in flight.
  */
 export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
