@@ -15,7 +15,8 @@ import {
 } from './helpers/folder-graph.js';
 
 /**
- * Imports run one way (ARCHITECTURE §2): cli → optimize / export / report / runtime → bench /
+ * Imports run one way (ARCHITECTURE §2): cli → optimize / export / report / runtime (and
+ * store-upgrade, the one-time converter of `acon runs upgrade`) → bench /
  * guidelines / sim → agent → compress → llm / store → config → domain, errors. A folder may
  * import its own layer or any lower one, never a higher one, and no folder may import a folder
  * that imports it back (type imports count). `prompts` holds text templates and imports
@@ -27,6 +28,7 @@ const LAYERS: Layers = {
   export: 1,
   report: 1,
   runtime: 1,
+  'store-upgrade': 1,
   bench: 2,
   guidelines: 2,
   sim: 2,

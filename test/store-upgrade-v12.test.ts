@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION, SqliteRunStore, upgradeDatabase } from '../src/store/index.js';
+import { SCHEMA_VERSION, SqliteRunStore } from '../src/store/index.js';
+import { upgradeDatabase } from '../src/store-upgrade/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 /**
@@ -71,7 +72,8 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
         row: sha(ro),
         trajectory: sha(JSON.stringify(store.trajectory(ro.id))),
         steps: sha(store.steps(ro.id)),
-        stepActions: sha(store.stepActions(ro.id)),
+        // What the old store's stepActions() read: the steps without their prompts.
+        stepActions: sha(store.steps(ro.id).map(({ prompt: _, ...action }) => action)),
         head: sha(store.trajectoryHead(ro.id)),
         events: sha(store.events(ro.id)),
         callsOfRollout: sha(store.callsOfRollout(ro.id)),

@@ -242,7 +242,7 @@ Examples:
     .action(async (_o: StoreOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<StoreOpts>();
       const { loadConfig } = await import('../config/load.js');
-      const { upgradeDatabase } = await import('../store/index.js');
+      const { upgradeDatabase } = await import('../store-upgrade/index.js');
       const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
       const { from, to, legacy, bytes } = upgradeDatabase(path);
       const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;

@@ -15,7 +15,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
  * `{id, taskId, createdAt, request, response}`; its request hash is in its `calls` row.
  * Documents of schema 1 and 2 held some of these as objects; a reader takes either.
  */
-export const SECTIONS = [
+const SECTIONS = [
   'head',
   'steps',
   'events',
@@ -65,7 +65,7 @@ export function decompress(data: Buffer): string {
  * costs its distinct messages, not the sum of its prompts. Recorded messages are not changed.
  */
 const texts = new WeakMap<object, string>();
-export function jsonOf(value: unknown): string {
+function jsonOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   let text = texts.get(value);
   if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
@@ -174,7 +174,7 @@ export function callsDocument(calls: readonly CallPayload[]): Buffer {
 }
 
 /** A step as a rollout's document is given it: its prompt goes to the prompts line. */
-export type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
+type DocumentStep = { prompt: unknown[]; assistant: unknown; observations: unknown[] };
 type Turn = { assistant: unknown; observations: unknown };
 
 /** A rollout's document. */
@@ -235,7 +235,7 @@ export class Doc {
    * `bytes`: the document's UTF-8 text. A section is turned into a string only when it is read:
    * a trajectory's viewer never pays for the requests' messages and calls (issue #30).
    */
-  constructor(private bytes: Buffer) {
+  constructor(readonly bytes: Buffer) {
     for (let from = 0; from <= bytes.length;) {
       const end = bytes.indexOf(10, from);
       const to = end < 0 ? bytes.length : end;
@@ -249,11 +249,6 @@ export class Doc {
         `a stored document has ${this.bounds.length} sections, not ${this.names.length}`,
       );
     }
-  }
-
-  /** The document's size in bytes. */
-  get size(): number {
-    return this.bytes.length;
   }
 
   private line(i: number): string {
@@ -338,13 +333,13 @@ export class DocCache {
     if (doc) this.docs.delete(n);
     else {
       doc = new Doc(brotliDecompressSync(this.load(n)));
-      this.bytes += doc.size;
+      this.bytes += doc.bytes.length;
     }
     this.docs.set(n, doc);
     for (const [k, d] of this.docs) {
       if ((this.bytes <= CACHE_BYTES && this.docs.size <= this.size) || k === n) break;
       this.docs.delete(k);
-      this.bytes -= d.size;
+      this.bytes -= d.bytes.length;
     }
     return doc;
   }

@@ -15,7 +15,7 @@ export type RolloutFilter = {
 };
 export type GuidelineFilter = { obs: readonly string[] | null; hist: readonly string[] | null };
 
-export const CallRowSchema = z.object({
+const CallRowSchema = z.object({
   id: z.number().int(),
   step: z.number().int().nullable(),
   /** JSON of the recorded request. */

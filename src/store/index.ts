@@ -2,5 +2,14 @@
 export { SqliteRunStore } from './run-store.js';
 export type { RunStore } from './run-store.js';
 export { explainDatabaseError } from './open.js';
-export { upgradeDatabase } from './upgrade.js';
 export { SCHEMA_VERSION } from './schema.js';
+
+/**
+ * What src/store-upgrade (`acon runs upgrade`) writes a file of this store with: the checks and
+ * errors of opening a file, the schema version of the store before v2, the document encoding and
+ * the call-cache key. Only that one-time converter needs them.
+ */
+export { asDatabaseError, checkHeader, openDatabase } from './open.js';
+export { fileSchema, LEGACY_VERSION, legacySchema } from './schema.js';
+export { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
+export { hashKey, insertSql } from './run-store.js';

@@ -11,14 +11,7 @@ import {
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import {
-  createSchema,
-  fileSchema,
-  foreignFile,
-  legacySchema,
-  newerSchema,
-  SCHEMA_VERSION,
-} from './schema.js';
+import { createSchema, fileSchema, foreignFile, readableVersion } from './schema.js';
 
 /** `write` creates the file and its tables; `read` never changes it (list, show, export). */
 export type OpenMode = 'write' | 'read';
@@ -64,15 +57,10 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       createSchema(db, file);
-    } else {
-      const { legacy, version } = fileSchema(db);
-      if (legacy) throw legacySchema(file, version);
-      if (version === 0) {
-        // An empty file: nothing stored yet, like a missing one.
-        db.close();
-        return openDatabase(':memory:', mode);
-      }
-      if (version > SCHEMA_VERSION) throw newerSchema(file, version);
+    } else if (readableVersion(db, file) === 0) {
+      // An empty file: nothing stored yet, like a missing one.
+      db.close();
+      return openDatabase(':memory:', mode);
     }
     return db;
   } catch (err) {
@@ -140,10 +128,7 @@ export function checkHeader(file: string): void {
     closeSync(fd);
   }
   if (read > 0 && !header.subarray(0, read).equals(SQLITE_HEADER.subarray(0, read))) {
-    throw new DatabaseError(
-      file,
-      `not an SQLite database (it does not start with the SQLite header); restore it from a backup, ${ELSEWHERE}`,
-    );
+    throw new DatabaseError(file, notDatabase('it does not start with the SQLite header'));
   }
   if (read > 0 && read < SQLITE_HEADER.length) {
     throw new DatabaseError(
@@ -162,8 +147,7 @@ function retryWhileBusy<T>(fn: () => T): T {
     try {
       return fn();
     } catch (err) {
-      const code = String((err as { code?: unknown }).code ?? '');
-      if (!code.startsWith('SQLITE_BUSY') || waited >= BUSY_TIMEOUT_MS) throw err;
+      if (!codeOf(err).startsWith('SQLITE_BUSY') || waited >= BUSY_TIMEOUT_MS) throw err;
       // A synchronous pause: better-sqlite3 is synchronous, and this runs once at open.
       Atomics.wait(pause, 0, 0, 20);
     }
@@ -179,7 +163,7 @@ let lastOpened: string | null = null;
  */
 export function explainDatabaseError(err: unknown): unknown {
   if (lastOpened === null || err instanceof DatabaseError) return err;
-  if (!String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_')) return err;
+  if (!codeOf(err).startsWith('SQLITE_')) return err;
   return asDatabaseError(err, lastOpened);
 }
 
@@ -187,21 +171,20 @@ export function explainDatabaseError(err: unknown): unknown {
 function checkIntegrity(db: Database.Database, file: string): void {
   const rows = db.pragma('quick_check(1)') as { quick_check: string }[];
   const result = rows[0]?.quick_check ?? 'ok';
-  if (result !== 'ok') {
-    throw new DatabaseError(
-      file,
-      `the database is damaged (${result.split('\n')[0]}); restore it from a backup, ${ELSEWHERE}`,
-    );
-  }
+  if (result !== 'ok') throw new DatabaseError(file, damaged(result.split('\n')[0]!));
 }
 
+const notDatabase = (w: string) =>
+  `not an SQLite database (${w}); restore it from a backup, ${ELSEWHERE}`;
+const damaged = (w: string) =>
+  `the database is damaged (${w}); restore it from a backup, ${ELSEWHERE}`;
 const readOnly = (w: string) =>
   `cannot open it for writing (${w}); make the file and its folder writable, ${ELSEWHERE}`;
 
 /** The fix of an SQLite error by its primary code, after what SQLite said (`what`). */
 const FIXES: Record<string, (what: string, file: string) => string> = {
-  SQLITE_NOTADB: (w) => `not an SQLite database (${w}); restore it from a backup, ${ELSEWHERE}`,
-  SQLITE_CORRUPT: (w) => `the database is damaged (${w}); restore it from a backup, ${ELSEWHERE}`,
+  SQLITE_NOTADB: notDatabase,
+  SQLITE_CORRUPT: damaged,
   SQLITE_READONLY: readOnly,
   SQLITE_CANTOPEN: readOnly,
   SQLITE_PERM: readOnly,
@@ -216,11 +199,12 @@ const FIXES: Record<string, (what: string, file: string) => string> = {
 export function asDatabaseError(err: unknown, file: string): unknown {
   if (err instanceof DatabaseError) return err;
   // better-sqlite3 reports extended codes (SQLITE_READONLY_DBMOVED, …): match the primary one.
-  const code = String((err as { code?: unknown }).code ?? '').replace(
-    /^(SQLITE_[A-Z]+?)_.*$/,
-    '$1',
-  );
-  const fix = FIXES[code];
+  const fix = FIXES[codeOf(err).replace(/^(SQLITE_[A-Z]+?)_.*$/, '$1')];
   const what = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   return fix ? new DatabaseError(file, fix(what, file), { cause: err }) : err;
+}
+
+/** An error's code: SQLite's (extended codes included) or the system's (EISDIR, …). */
+function codeOf(err: unknown): string {
+  return String((err as { code?: unknown } | null)?.code ?? '');
 }

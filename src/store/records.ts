@@ -12,7 +12,7 @@ import { decompress } from './document.js';
 import type { OwnerRecord } from './ownership.js';
 
 /** The records the run store reads and writes, and the zod schemas of its rows. */
-export const RunStatusSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'budget']);
+const RunStatusSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'budget']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** A JSON text column holding `schema`'s data. */
@@ -184,9 +184,6 @@ export type StepRow = {
   /** JSON of the observation messages. */
   observations: string;
 };
-
-/** One agent step without its prompt (`stepActions()`): what the agent did and saw. */
-export type StepActionRow = Omit<StepRow, 'prompt'>;
 
 /** One recorded LLM call with its request and response as JSON texts. */
 export type LlmCallRow = CallUsage & {

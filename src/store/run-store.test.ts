@@ -197,7 +197,6 @@ describe('SqliteRunStore', () => {
       expect(steps.map((s) => s.observations)).toEqual(
         written.steps.map((s) => JSON.stringify(s.observations)),
       );
-      expect(store.stepActions('r1')).toEqual(steps.map(({ prompt: _, ...rest }) => rest));
       expect(store.events('r1')).toEqual(written.events);
       expect(store.rollout('r1').evaluation).toEqual(written.evaluation);
       const calls = store.calls({ runId: RUN, role: 'agent' });

@@ -43,7 +43,6 @@ import {
   type RolloutRow,
   type RunRow,
   type RunStatus,
-  type StepActionRow,
   type StepRow,
   type StorageStats,
 } from './records.js';
@@ -107,18 +106,15 @@ export interface RunStore extends CallStore {
 /** A call's row as payload readers need it: its document, or null while it is in the journal. */
 type Located = { id: number; doc: number | null };
 
-/** What `calls()` reads of a call row, by the names of LlmCallRow. */
-const CALL_COLUMNS = `c.id, c.step, c.role, c.provider, c.model, c.prompt_tokens AS promptTokens,
-  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
-  c.cost_usd AS costUsd, c.latency_ms AS latencyMs, c.cached, c.error`;
+/** A call row's CallUsage (`calls c`), by its names. */
+const USAGE_COLUMNS = `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
+  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens, c.cost_usd AS costUsd`;
 
 /**
- * The SQLite store of runs (better-sqlite3, WAL): one brotli-compressed document per finished
- * rollout (trajectory, steps, prompts, compression events, its calls' requests and responses),
- * one small row per call for what is queried, and the call cache pointing into the documents.
- * A call is written to the journal as it completes and moves into its rollout's document when
- * the rollout is saved (calls outside rollouts: into a run document when the run reaches a
- * checkpoint or stops), so a killed process loses only work in flight.
+ * The SQLite store of runs (its tables: schema.ts). A call is written to the journal as it
+ * completes and moves into its rollout's document when the rollout is saved (calls outside
+ * rollouts: into a run document when the run reaches a checkpoint or stops), so a killed process
+ * loses only work in flight.
  */
 export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
@@ -194,14 +190,10 @@ export class SqliteRunStore implements RunStore {
     try {
       this.batch?.commit();
     } finally {
-      this.closeNow();
+      for (const timer of this.heartbeats.values()) clearInterval(timer);
+      this.heartbeats.clear();
+      this.db.close();
     }
-  }
-
-  private closeNow(): void {
-    for (const timer of this.heartbeats.values()) clearInterval(timer);
-    this.heartbeats.clear();
-    this.db.close();
   }
 
   /** The number of a run (`run`) or rollout id (`rollout`, given one at its first use). */
@@ -383,18 +375,9 @@ export class SqliteRunStore implements RunStore {
     this.db.pragma('incremental_vacuum');
   }
 
-  /** A call's request and response as the JSON texts they were recorded as. */
-  private callTexts(row: Located, docs = this.docs) {
-    const { request, response } = this.payload(row, docs);
-    const answer = response === null ? null : JSON.stringify(response);
-    return { request: JSON.stringify(request), response: answer };
-  }
-
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.all(
-      `SELECT c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
-           c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
-           c.cost_usd AS costUsd
+      `SELECT ${USAGE_COLUMNS}
          FROM calls c JOIN rollout_ids i ON i.n = c.rollout WHERE i.id = ? ORDER BY c.id`,
       rolloutId,
     );
@@ -416,17 +399,16 @@ export class SqliteRunStore implements RunStore {
     const where = given.filter(([, v]) => v !== undefined);
     type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached' | 'createdAt'>;
     const rows = this.all<Row & { doc: number | null; cached: number }>(
-      `SELECT ${CALL_COLUMNS}, c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId,
-           i.id AS rolloutId
+      `SELECT ${USAGE_COLUMNS}, c.step, c.provider, c.latency_ms AS latencyMs, c.cached, c.error,
+           c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId, i.id AS rolloutId
          FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
          WHERE ${['1 = 1', ...where.map(([c]) => `${c} = ?`)].join(' AND ')} ORDER BY c.id`,
       ...where.map(([, v]) => v),
     );
     return rows.map(({ doc, cached, ...c }) => {
-      const { taskId, createdAt } = this.payload({ id: c.id, doc });
-      const texts = this.callTexts({ id: c.id, doc });
+      const { taskId, createdAt, ...payload } = this.payload({ id: c.id, doc });
       const at = new Date(createdAt).toISOString();
-      return { ...c, taskId, ...texts, cached: cached === 1, createdAt: at };
+      return { ...c, taskId, ...callTexts(payload), cached: cached === 1, createdAt: at };
     });
   }
 
@@ -646,7 +628,7 @@ export class SqliteRunStore implements RunStore {
    * versions stay: the guideline files on disk name them. A run another live process owns is
    * refused (RunBusyError), whatever the caller says.
    */
-  deleteRun(runId: string): { rollouts: number; calls: number } {
+  deleteRun(runId: string) {
     this.batch?.commit();
     const ofCalls = 'IN (SELECT id FROM calls WHERE run = ?)';
     const remove = this.db.transaction(() => {
@@ -706,11 +688,12 @@ export class SqliteRunStore implements RunStore {
   /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
   steps(rolloutId: string): StepRow[] {
     const prompts = this.doc(rolloutId).prompts();
-    return this.stepActions(rolloutId).map(({ idx, prompt_tokens, ...rest }, i) => ({
-      idx,
-      prompt_tokens,
+    return this.stepRecords(rolloutId).map((s, i) => ({
+      idx: s.index,
+      prompt_tokens: s.promptTokens,
       prompt: JSON.stringify(prompts[i]),
-      ...rest,
+      assistant: JSON.stringify(s.assistant),
+      observations: JSON.stringify(s.observations),
     }));
   }
 
@@ -722,16 +705,6 @@ export class SqliteRunStore implements RunStore {
     return this.doc(rolloutId).steps();
   }
 
-  /** stepRecords with the messages as JSON texts, the shape `steps()` has always had. */
-  stepActions(rolloutId: string): StepActionRow[] {
-    return this.stepRecords(rolloutId).map((s) => ({
-      idx: s.index,
-      prompt_tokens: s.promptTokens,
-      assistant: JSON.stringify(s.assistant),
-      observations: JSON.stringify(s.observations),
-    }));
-  }
-
   events(rolloutId: string): CompressionEvent[] {
     return this.doc(rolloutId).get('events') as CompressionEvent[];
   }
@@ -739,7 +712,7 @@ export class SqliteRunStore implements RunStore {
   // ---- the distillation export's reads ----
 
   /** Task ids with candidate calls, sorted, each with whether a matching rollout succeeded. */
-  exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[] {
+  exportTasks(f: RolloutFilter) {
     return exportTasks(this.db, f);
   }
 
@@ -747,7 +720,7 @@ export class SqliteRunStore implements RunStore {
   exportCalls(f: RolloutFilter): Generator<CallRow> {
     return exportCalls(this.db, f, {
       events: (n) => this.lastDoc.get(n).get('events') as CompressionEvent[],
-      call: (row) => this.callTexts(row, this.lastDoc),
+      call: (row) => callTexts(this.payload(row, this.lastDoc)),
     });
   }
 
@@ -795,6 +768,12 @@ export function hashKey(requestHash: string): Buffer {
   return /^[0-9a-f]{32}/.test(requestHash)
     ? Buffer.from(requestHash.slice(0, 32), 'hex')
     : createHash('sha256').update(requestHash).digest().subarray(0, 16);
+}
+
+/** A call's request and response as the JSON texts they were recorded as. */
+function callTexts({ request, response }: Pick<CallPayload, 'request' | 'response'>) {
+  const answer = response === null ? null : JSON.stringify(response);
+  return { request: JSON.stringify(request), response: answer };
 }
 
 export function rolloutKey(condition: string, taskId: string): string {

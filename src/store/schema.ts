@@ -7,7 +7,7 @@ import { DatabaseError } from '../errors.js';
  *
  * A file of this store carries APPLICATION_ID; PRAGMA user_version counts its schema from 1.
  * Files of the acon before it (one row per step, content-addressed blobs) have application_id 0
- * and user_version 1–12: `acon runs upgrade` converts schema 12 (src/store/upgrade.ts).
+ * and user_version 1–12: `acon runs upgrade` converts schema 12 (src/store-upgrade/).
  */
 const SCHEMA = `
 CREATE TABLE runs (
@@ -145,7 +145,7 @@ export const SCHEMA_VERSION = 5;
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
  * program's data (foreign: tables but no acon schema version, or another application id).
  */
-export type FileSchema = { legacy: boolean; version: number; foreign: boolean };
+type FileSchema = { legacy: boolean; version: number; foreign: boolean };
 
 export function fileSchema(db: Database.Database): FileSchema {
   // One statement, so one snapshot: read one by one, another process creating the tables of the
@@ -172,21 +172,23 @@ export function foreignFile(file: string): DatabaseError {
   );
 }
 
+/** The file's schema version (0: empty); refuses a file of another program or acon. */
+export function readableVersion(db: Database.Database, file: string): number {
+  const s = fileSchema(db);
+  if (s.foreign) throw foreignFile(file);
+  if (s.legacy) throw legacySchema(file, s.version);
+  if (s.version > SCHEMA_VERSION) throw newerSchema(file, s.version);
+  return s.version;
+}
+
 /**
  * Creates the tables in an empty file. The check is repeated inside an exclusive transaction, so
  * two processes opening a fresh file at once create them exactly once.
  */
 export function createSchema(db: Database.Database, file: string): void {
-  const check = () => {
-    const s = fileSchema(db);
-    if (s.foreign) throw foreignFile(file);
-    if (s.legacy) throw legacySchema(file, s.version);
-    if (s.version > SCHEMA_VERSION) throw newerSchema(file, s.version);
-    return s.version;
-  };
-  if (check() === SCHEMA_VERSION) return;
+  if (readableVersion(db, file) === SCHEMA_VERSION) return;
   db.transaction(() => {
-    const version = check();
+    const version = readableVersion(db, file);
     if (version === SCHEMA_VERSION) return;
     if (version === 0) db.exec(SCHEMA);
     db.pragma(`application_id = ${APPLICATION_ID}`);
@@ -194,7 +196,7 @@ export function createSchema(db: Database.Database, file: string): void {
   }).exclusive();
 }
 
-export function newerSchema(file: string, version: number): DatabaseError {
+function newerSchema(file: string, version: number): DatabaseError {
   return new DatabaseError(
     file,
     `schema version ${version} is newer than this acon (${SCHEMA_VERSION}); upgrade acon or use --db with another file`,

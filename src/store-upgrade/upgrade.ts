@@ -1,11 +1,22 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError } from '../errors.js';
-import { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
+import {
+  asDatabaseError,
+  callsDocument,
+  checkHeader,
+  compress,
+  fileSchema,
+  hashKey,
+  insertSql,
+  LEGACY_VERSION,
+  legacySchema,
+  openDatabase,
+  rolloutDocument,
+  SCHEMA_VERSION,
+  type CallPayload,
+} from '../store/index.js';
 import { hex, LegacyBlobs, type Usage } from './legacy-v12.js';
-import { asDatabaseError, checkHeader, openDatabase } from './open.js';
-import { hashKey, insertSql } from './run-store.js';
-import { fileSchema, LEGACY_VERSION, legacySchema, SCHEMA_VERSION } from './schema.js';
 
 /** What `acon runs upgrade` did: schema versions, and file bytes before and after. */
 export type Upgrade = {
