@@ -85,8 +85,8 @@ describe('acon start-up', () => {
 
   it('a sim run loads no openai SDK and no HTTP client', async () => {
     const { packages, builtins } = await loadedModules(
-      ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'].concat(
-        '--tasks dev-001-music-phone-wallet'.split(' '),
+      'run --bench apptown --split dev --strategy raw --tasks dev-001-music-phone-wallet'.split(
+        ' ',
       ),
       /^SIMULATED: provider sim [^\n]*\n$/,
     );

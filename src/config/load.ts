@@ -50,7 +50,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
 // yaml (about 40 CommonJS modules) loads only when there is YAML to read (a config file, an
 // ACON_A__B value): listings and reports often run without either, and every command pays for
 // what it loads at start-up.
-const requireYaml = () => createRequire(import.meta.url)('yaml') as typeof Yaml;
+const require = createRequire(import.meta.url);
+const requireYaml = () => require('yaml') as typeof Yaml;
 
 function readYamlObject(file: string): Record<string, unknown> {
   const { LineCounter, parseDocument } = requireYaml();

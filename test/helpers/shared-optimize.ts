@@ -78,17 +78,14 @@ async function buildOrWait(): Promise<SharedOptimize> {
 /** The builder's result, once its file appears (renamed into place whole). */
 function resultFile(root: string, done: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const read = () => JSON.parse(readFileSync(done, 'utf8')) as CliResult;
-    const watcher = watch(root, () => {
+    const readIfThere = () => {
       if (!existsSync(done)) return;
       watcher.close();
-      resolve(read());
-    });
+      resolve(JSON.parse(readFileSync(done, 'utf8')) as CliResult);
+    };
+    const watcher = watch(root, readIfThere);
     watcher.on('error', reject);
     // Written before the watcher started.
-    if (existsSync(done)) {
-      watcher.close();
-      resolve(read());
-    }
+    readIfThere();
   });
 }
