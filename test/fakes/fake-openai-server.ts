@@ -319,7 +319,7 @@ export class FakeOpenAiServer {
         ...scripted.headers,
       });
       res.end(scripted.body);
-    } else if (wantsStream(raw)) {
+    } else if (record.body ? record.body.stream === true : wantsStream(raw)) {
       sendStream(res, completionBody(scripted, record.body, this.requests.length));
     } else {
       send(res, 200, completionBody(scripted, record.body, this.requests.length));
@@ -341,6 +341,7 @@ export class FakeOpenAiServer {
   }
 }
 
+/** Whether a body that is not a chat request acon would send asks for a stream all the same. */
 function wantsStream(raw: string): boolean {
   try {
     return (JSON.parse(raw) as { stream?: unknown }).stream === true;
