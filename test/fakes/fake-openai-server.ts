@@ -293,12 +293,14 @@ export class FakeOpenAiServer {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
     const path = (req.url ?? '/').split('?')[0]!;
+    // Parsed once: a request of a long rollout is tens of KB of JSON.
+    const json = parseJson(raw);
     const record: FakeRequest = {
       method: req.method ?? 'GET',
       path,
       headers: req.headers,
       raw,
-      body: parseBody(raw),
+      body: FakeChatBodySchema.safeParse(json).data,
     };
     this.requests.push(record);
 
@@ -319,7 +321,7 @@ export class FakeOpenAiServer {
         ...scripted.headers,
       });
       res.end(scripted.body);
-    } else if (record.body ? record.body.stream === true : wantsStream(raw)) {
+    } else if ((json as { stream?: unknown } | undefined)?.stream === true) {
       sendStream(res, completionBody(scripted, record.body, this.requests.length));
     } else {
       send(res, 200, completionBody(scripted, record.body, this.requests.length));
@@ -341,12 +343,12 @@ export class FakeOpenAiServer {
   }
 }
 
-/** Whether a body that is not a chat request acon would send asks for a stream all the same. */
-function wantsStream(raw: string): boolean {
+/** The request body as JSON; undefined when it is not JSON. */
+function parseJson(raw: string): unknown {
   try {
-    return (JSON.parse(raw) as { stream?: unknown }).stream === true;
+    return JSON.parse(raw) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -382,15 +384,6 @@ function sendStream(res: ServerResponse, body: ReturnType<typeof completionBody>
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
   res.end('data: [DONE]\n\n');
-}
-
-function parseBody(raw: string): FakeChatBody | undefined {
-  try {
-    const parsed = FakeChatBodySchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function send(

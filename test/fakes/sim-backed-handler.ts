@@ -64,15 +64,16 @@ function internMessages(): (list: readonly ChatMessage[]) => ChatMessage[] {
     list.map((m) => {
       const { content, ...rest } = m;
       const key = JSON.stringify(rest);
-      const same = seen.get(content);
-      const hit = same?.get(key);
+      let byRest = seen.get(content);
+      const hit = byRest?.get(key);
       if (hit !== undefined) return hit;
       if (size >= 20_000) {
         seen.clear();
         size = 0;
+        byRest = undefined;
       }
-      const byRest = seen.get(content) ?? new Map<string, ChatMessage>();
-      seen.set(content, byRest.set(key, m));
+      if (byRest === undefined) seen.set(content, (byRest = new Map()));
+      byRest.set(key, m);
       size++;
       return m;
     });
