@@ -156,9 +156,9 @@ describe('a server that fails mid-rollout', () => {
     expect(row!.error).toContain('fake-mcp: fatal: the disk is on fire');
     expect(row!.success).toBe(false);
     // The step is in the trajectory: the agent's call and the failure as its observation.
-    const steps = env.store.steps(row!.id);
+    const steps = env.store.stepRecords(row!.id);
     expect(steps).toHaveLength(3);
-    expect(steps[2]!.observations).toContain('MCP server \\"flaky\\" stopped');
+    expect(JSON.stringify(steps[2]!.observations)).toContain('MCP server \\"flaky\\" stopped');
     expect(row!.episode_meta).toMatchObject({
       failedSteps: [{ step: 2, server: 'flaky', tool: 'flaky__die' }],
     });

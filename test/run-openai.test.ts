@@ -47,21 +47,22 @@ describe('acon run through an OpenAI-compatible server', () => {
     const rows = store.rollouts(runId);
     expect(rows).toHaveLength(6);
     for (const row of rows) {
-      const steps = store.steps(row.id);
+      const steps = store.stepRecords(row.id);
+      const prompts = store.prompts(row.id);
       expect(steps.length).toBe(row.steps);
       expect(steps.length).toBeGreaterThan(0);
       // Every agent step made exactly one recorded agent call through HTTP.
       const calls = store.calls({ rolloutId: row.id, role: 'agent' });
       expect(calls.length).toBe(steps.length);
       // The step's prompt is the recorded request's messages, read from the same blobs.
-      expect(calls.map((c) => JSON.stringify(JSON.parse(c.request).messages))).toEqual(
-        steps.map((s) => s.prompt),
+      expect(calls.map((c) => (JSON.parse(c.request) as { messages: unknown }).messages)).toEqual(
+        prompts,
       );
       // Metrics recomputed from stored steps, events and calls equal the stored metrics.
       const again = rolloutMetrics({
         success: row.success,
         score: row.score,
-        stepPromptTokens: steps.map((s) => s.prompt_tokens),
+        stepPromptTokens: steps.map((s) => s.promptTokens),
         // Peak and dependency leave out the system prompt and the tools (the paper's, #23).
         systemTokens: systemTokens(
           store.trajectory(row.id).system,

@@ -71,9 +71,9 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
       rollouts[ro.id] = {
         row: sha(ro),
         trajectory: sha(JSON.stringify(store.trajectory(ro.id))),
-        steps: sha(store.steps(ro.id)),
+        steps: sha(stepRows(store, ro.id)),
         // What the old store's stepActions() read: the steps without their prompts.
-        stepActions: sha(store.steps(ro.id).map(({ prompt: _, ...action }) => action)),
+        stepActions: sha(stepRows(store, ro.id).map(({ prompt: _, ...action }) => action)),
         head: sha(store.trajectoryHead(ro.id)),
         events: sha(store.events(ro.id)),
         callsOfRollout: sha(store.callsOfRollout(ro.id)),
@@ -164,3 +164,15 @@ describe('acon runs upgrade of a schema-12 file', () => {
     db.close();
   });
 });
+
+/** A rollout's steps in the shape the schema-12 store's `steps()` read them (JSON texts). */
+function stepRows(store: SqliteRunStore, rolloutId: string) {
+  const prompts = store.prompts(rolloutId);
+  return store.stepRecords(rolloutId).map((s, i) => ({
+    idx: s.index,
+    prompt_tokens: s.promptTokens,
+    prompt: JSON.stringify(prompts[i]),
+    assistant: JSON.stringify(s.assistant),
+    observations: JSON.stringify(s.observations),
+  }));
+}

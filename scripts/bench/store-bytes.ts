@@ -48,10 +48,11 @@ let wholePrompts = 0;
 for (const run of store.listRuns()) {
   for (const r of store.rollouts(run.id)) {
     rollouts++;
-    for (const s of store.steps(r.id)) {
+    const prompts = store.prompts(r.id);
+    for (const [i, s] of store.stepRecords(r.id).entries()) {
       steps++;
-      newContent += s.assistant.length + s.observations.length;
-      wholePrompts += s.prompt.length;
+      newContent += JSON.stringify(s.assistant).length + JSON.stringify(s.observations).length;
+      wholePrompts += JSON.stringify(prompts[i]).length;
     }
     for (const e of store.events(r.id)) newContent += e.output.length;
   }

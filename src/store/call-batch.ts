@@ -1,26 +1,15 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Group commit of call rows (issue #28): the calls recorded in one event-loop turn share one
- * transaction, committed when the turn ends (`setImmediate`). A commit per call wrote its pages
- * to the WAL once per call; at 64 calls in flight, or 8 rollouts of the offline optimize, one
- * commit now carries several calls.
- *
- * What a caller may rely on is unchanged: `committed()` resolves only once every call recorded
- * before it is committed, and the LLM client waits for it before anyone sees the answer. A killed
- * process loses only calls whose answers nobody saw yet, which a resumed run makes again; a
- * finished call is never redone.
- *
- * Every other write of the store commits the open batch first, so runs, rollouts and checkpoints
- * are committed exactly when they were before. If the commit fails, the batch's calls are undone
- * in this process too (`onLost`) and everyone waiting for them gets the error.
+ * Group commit (issue #28): the calls recorded in one event-loop turn share one transaction,
+ * committed when the turn ends, instead of one WAL write per call. The LLM client waits for
+ * `committed()` before anyone sees an answer, so a killed process loses only calls whose answers
+ * nobody saw; every other write of the store commits the open batch first. A failed commit undoes
+ * the batch's calls in this process too (`onLost`) and rejects everyone waiting.
  */
 export class CallBatch {
   private open: Batch | null = null;
-  /**
-   * BEGIN IMMEDIATE and COMMIT, prepared once: preparing them for every batch was 1.2% of the
-   * README optimize's CPU (issue #28).
-   */
+  /** Prepared once: preparing them per batch was 1.2% of the README optimize's CPU. */
   private statements: { begin: Database.Statement; commit: Database.Statement } | undefined;
 
   constructor(
@@ -28,10 +17,7 @@ export class CallBatch {
     private readonly schedule: (commit: () => void) => void = (commit) => setImmediate(commit),
   ) {}
 
-  /**
-   * Opens the turn's transaction if none is open (BEGIN IMMEDIATE). Returns false when the
-   * connection is already in a transaction of its own: the call is then written as before.
-   */
+  /** Opens the turn's transaction; false if the connection is in a transaction of its own. */
   join(): boolean {
     if (this.open) return true;
     if (this.db.inTransaction) return false;

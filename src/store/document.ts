@@ -1,19 +1,15 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 
 /**
- * A document is the JSON of its sections, one a line (JSON never holds a raw newline), brotli
- * compressed; its first line names the sections that follow. A rollout's document holds the
- * trajectory's system prompt and task (`head`), its steps without prompts, compression events,
- * `values`, `turns`, `prompts` and `calls`; a run's document only `values` and `calls`.
+ * A document: a first line naming its sections, then each section's JSON on a line of its own,
+ * brotli-compressed. A rollout's has `head` (system prompt, task), `steps` (without prompts),
+ * `events`, `values`, `turns`, `prompts`, `requestValues` and `calls`; a run's `values` and `calls`.
  *
- * Every chat message (of a prompt, a step, a call's request or response) and every tool list is
- * written once and referred to by its index: a raw agent's 30th prompt repeats 29 earlier turns,
- * which cost brotli few bytes but a reader 1.4 MB of text to decode (issue #30). `values` holds
- * the steps' messages, `requestValues` the others (numbered on after them), so reading a
- * trajectory does not parse the compressors' prompts.
- * A turn equal to its step's answer and observations is `0`. A call is
- * `{id, taskId, createdAt, request, response}`; its request hash is in its `calls` row.
- * Documents of schema 1 and 2 held some of these as objects; a reader takes either.
+ * Every message and tool list is written once and referred to by index: a raw agent's 30th prompt
+ * repeats 29 turns, cheap for brotli but 1.4 MB of text for a reader to decode (issue #30). The
+ * steps' messages come first (`values`), so a trajectory's reader never parses the compressors'
+ * prompts (`requestValues`). A turn equal to its step's answer and observations is `0`.
+ * Schema 1 and 2 held some of these as objects; a reader takes either.
  */
 const SECTIONS = [
   'head',
@@ -38,11 +34,7 @@ export type CallPayload = {
   response: unknown;
 };
 
-/**
- * Brotli quality 5: on the README optimize's database it is 19.3 MiB against 18.1 MiB at
- * quality 9, for 3.6× less CPU (issue #30). A 16 MiB window reaches back over a long rollout's
- * earlier prompts, which the later ones repeat.
- */
+/** Quality 5: 19.3 MiB against quality 9's 18.1 on the README optimize, for 3.6× less CPU. */
 export function compress(text: string | Buffer): Buffer {
   const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   return brotliCompressSync(raw, {
@@ -59,11 +51,7 @@ export function decompress(data: Buffer): string {
   return brotliDecompressSync(data).toString('utf8');
 }
 
-/**
- * The JSON of a message or tool list, computed once per object: the agent sends the same message
- * objects at every step (agent/context/messages.ts), so writing a rollout's calls and prompts
- * costs its distinct messages, not the sum of its prompts. Recorded messages are not changed.
- */
+/** The JSON of a message, once per object: the agent sends the same objects at every step. */
 const texts = new WeakMap<object, string>();
 function jsonOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
@@ -90,10 +78,8 @@ export class Values {
   }
 
   /**
-   * The indexes of a list of messages. A rollout's prompt repeats the previous prompt's message
-   * objects at the same places (and an agent call's request is its step's prompt), so an object
-   * found at the same place in the last list takes its index without a look-up: at 45 steps and
-   * 64 rollouts in flight the look-ups were a fifth of recordCall's JavaScript (issue #28).
+   * The indexes of a list of messages. A prompt repeats the previous one's objects at the same
+   * places, which take their index without a look-up (a fifth of recordCall's time, issue #28).
    */
   refs(list: readonly unknown[]): number[] {
     const { list: before, refs: known } = this.last;
@@ -149,11 +135,7 @@ export function expandCall(
 
 const ref = (v: unknown, value: (i: number) => unknown) => (typeof v === 'number' ? value(v) : v);
 
-/**
- * The UTF-8 bytes of a document: the names of the given sections, then each one's JSON on its own
- * line. Written piece by piece (each message's JSON among them): joined, a long rollout's text
- * would be a string of a few MB that lives only to be encoded and compressed (issue #28).
- */
+/** A document's UTF-8 bytes, written piece by piece: joined first, a long rollout is a few MB. */
 function documentBytes(sections: Partial<Record<Section, string | string[]>>): Buffer {
   const names = SECTIONS.filter((s) => sections[s] !== undefined);
   const pieces = [JSON.stringify(names)];
@@ -231,10 +213,7 @@ export class Doc {
   private readonly parsed = new Map<Section, unknown>();
   private byId: Map<number, CallPayload> | undefined;
 
-  /**
-   * `bytes`: the document's UTF-8 text. A section is turned into a string only when it is read:
-   * a trajectory's viewer never pays for the requests' messages and calls (issue #30).
-   */
+  /** `bytes`: the document's UTF-8 text; a section becomes a string only when it is read. */
   constructor(readonly bytes: Buffer) {
     for (let from = 0; from <= bytes.length;) {
       const end = bytes.indexOf(10, from);
@@ -318,11 +297,7 @@ export class DocCache {
   private readonly docs = new Map<number, Doc>();
   private bytes = 0;
 
-  /**
-   * `size`: documents kept decoded. A decoded document's parsed sections take several times its
-   * text, and a reader that goes through rollouts one by one (report, export) gains nothing from
-   * keeping them: they only make the garbage collector copy them (issue #30).
-   */
+  /** `size`: documents kept decoded (1 for readers that go through rollouts one by one). */
   constructor(
     private readonly load: (n: number) => Buffer,
     private readonly size: number,

@@ -1,12 +1,9 @@
 import { decompress, expandCall, Values, type CallPayload } from './document.js';
 
 /**
- * The journal keeps the payload of every call whose rollout has not written its document yet,
- * one row a call, so a killed run redoes nothing that finished. A row holds only what is new
- * since its rollout's previous row: `{from, values, call}`, the messages not written before
- * (continuing the rollout's value list at index `from`) and the call with its messages by
- * index. An agent's prompt repeats every earlier turn, so writing whole requests would cost
- * the square of a rollout's length (issue #30). Each process starts its own list at 0.
+ * A call's journal row, kept until its rollout's document is written: `{from, values, call}`, the
+ * messages new since the rollout's previous row (its value list from index `from`) and the call by
+ * index. Whole requests would cost the square of a rollout's length. Each process starts at 0.
  */
 type JournalRow = { from: number; values: unknown[]; call: Omit<CallPayload, 'id'> };
 
@@ -20,8 +17,7 @@ export class JournalWriter {
     if (!values) this.chains.set(rollout!, (values = new Values()));
     const from = values.list.length;
     const { id: _, ...stored } = values.call(call);
-    // The row in one join of its pieces, not a join of the new values then a concatenation: a
-    // compressor's new prompt is tens of KB (issue #28).
+    // One join of all pieces: a compressor's new prompt is tens of KB.
     const json = JSON.stringify(stored);
     const pieces = ['{"from":', String(from), ',"values":', ...values.jsonPieces(from)];
     const text = [...pieces, ',"call":', json, '}'].join('');

@@ -22,10 +22,9 @@ const ELSEWHERE = 'or use --db (or ACON_DB) to point to another file';
 const BUSY_TIMEOUT_MS = 15_000;
 
 /**
- * Opens the database file, checks it is an intact acon database of this schema and, in write
- * mode, creates its tables when it is new. Every failure is a one-line DatabaseError naming the file and the fix.
- * A read-only open of a file that does not exist yet gives an empty in-memory database, so
- * listing runs before the first run writes nothing.
+ * Opens an intact acon database of this schema (write mode: creating its tables); every failure
+ * is a one-line DatabaseError naming the file and the fix. Reading a missing file gives an empty
+ * in-memory database, so listing runs before the first run writes nothing.
  */
 export function openDatabase(file: string, mode: OpenMode): Database.Database {
   const memory = file === ':memory:' || (mode === 'read' && !existsSync(file));
@@ -41,18 +40,14 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
     checkHeader(file);
     db = mode === 'read' ? openForReading(file) : new Database(file, { timeout: BUSY_TIMEOUT_MS });
     const opened = db;
-    // Before anything is written (the switch to WAL rewrites the header): another program's
-    // database stays as it is.
+    // Before the switch to WAL rewrites the header: another program's database stays as it is.
     if (retryWhileBusy(() => fileSchema(opened)).foreign) throw foreignFile(file);
     if (mode === 'write') {
-      // Only before writing: the check reads every page (1.5 s on a 1.4 GB store, issue #16), and
-      // a read-only command changes nothing; SQLite reports a damaged page it reads anyway.
+      // Only before writing: it reads every page (1.5 s on 1.4 GB), and reads report damage anyway.
       retryWhileBusy(() => checkIntegrity(opened, file));
-      // Before the first table (it cannot change after): the journal's rows are deleted as
-      // documents are written, and a run gives their pages back when it stops.
+      // Before the first table: a stopping run gives the journal's pages back.
       db.pragma('auto_vacuum = INCREMENTAL');
-      // The switch to WAL (once per file) can report busy without waiting when another process
-      // is creating the same fresh file; retried, both processes get through.
+      // Busy without waiting when another process creates the same fresh file: retried.
       retryWhileBusy(() => opened.pragma('journal_mode = WAL'));
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
@@ -70,13 +65,11 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
 }
 
 /**
- * Opens an existing file so that nothing in it changes and nothing is left beside it (issue #31,
- * item 7). SQLite's read-only open of a WAL file makes a `-wal` and `-shm` it cannot remove,
- * and fails where it cannot make them (read-only media), so:
- * - a `-wal` beside the file (a writer is running, or died): read-only, through it;
- * - a writable file in a writable folder: read-write with `query_only`, so no statement can
- *   write, and the last connection removes the `-wal`/`-shm` as it closes;
- * - otherwise (read-only media; no writer can be running): a copy read into memory.
+ * Opens an existing file changing nothing in it or beside it (issue #31). SQLite's read-only open
+ * of a WAL file leaves a `-wal`/`-shm` behind, or fails on read-only media, so:
+ * - with a `-wal` beside it (a writer runs, or died): read-only, through it;
+ * - writable file and folder: read-write with `query_only` (the last close removes `-wal`/`-shm`);
+ * - otherwise (read-only media, so no writer): a copy read into memory.
  */
 export function openForReading(file: string, writable = canWrite(file)): Database.Database {
   const options = { fileMustExist: true, timeout: BUSY_TIMEOUT_MS };
@@ -113,10 +106,7 @@ function canWrite(file: string): boolean {
   }
 }
 
-/**
- * SQLite silently turns a short non-database file into a fresh database; a file that is not
- * empty must start with SQLite's header, or it is someone else's data and stays untouched.
- */
+/** SQLite silently reuses a short non-database file: a non-empty file needs SQLite's header. */
 export function checkHeader(file: string): void {
   if (!existsSync(file)) return;
   const header = Buffer.alloc(SQLITE_HEADER.length);
@@ -157,10 +147,7 @@ function retryWhileBusy<T>(fn: () => T): T {
 /** The database file this process opened last: SQLite's errors do not name their file. */
 let lastOpened: string | null = null;
 
-/**
- * An SQLite error met after the open (a damaged page a read-only command reads, a lock held
- * too long) as the DatabaseError naming the file and the fix; any other error as it is.
- */
+/** An SQLite error met after the open as a DatabaseError naming the file and the fix. */
 export function explainDatabaseError(err: unknown): unknown {
   if (lastOpened === null || err instanceof DatabaseError) return err;
   if (!codeOf(err).startsWith('SQLITE_')) return err;

@@ -48,10 +48,7 @@ export const RunRowSchema = StoredRunSchema.transform(
     owner: { pid: owner_pid, host: owner_host, heartbeatAt: heartbeat_at } satisfies OwnerRecord,
   }),
 );
-/**
- * A run as commands see it: a run recorded as `running` whose owner is gone (killed, crashed)
- * reads as `interrupted`, since that is what it is and `--resume` continues it.
- */
+/** A run as commands see it: `running` with its owner gone reads `interrupted`. */
 export type RunRow = z.output<typeof RunRowSchema>;
 
 const StoredRolloutSchema = z.object({
@@ -100,11 +97,7 @@ const EVALUATION: PropertyDescriptor = {
   },
 };
 
-/**
- * A rollouts-table row. Its evaluation is parsed when first read: `runs show` and the report
- * need only the failures' (their reason), and decoding all 10,000 of a large run took 0.15 s.
- * The keys keep the order of the table's columns.
- */
+/** A rollouts-table row; its evaluation is parsed when first read (readers need few). */
 export function rolloutRow(raw: unknown): RolloutRow {
   const { evaluation, error, started_at, finished_at, episode_meta, ...row } =
     StoredRolloutSchema.parse(raw);
@@ -171,18 +164,6 @@ export type RoleUsageRow = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
-};
-
-/** One agent step as stored, in the shape `steps()` has always returned (JSON texts). */
-export type StepRow = {
-  idx: number;
-  prompt_tokens: number;
-  /** JSON of the messages sent to the agent. */
-  prompt: string;
-  /** JSON of the assistant message. */
-  assistant: string;
-  /** JSON of the observation messages. */
-  observations: string;
 };
 
 /** One recorded LLM call with its request and response as JSON texts. */

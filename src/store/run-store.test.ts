@@ -187,16 +187,8 @@ describe('SqliteRunStore', () => {
       expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(t));
       expect(store.trajectory('r1')).toEqual(t);
       expect(store.trajectoryHead('r1')).toEqual({ system: t.system, task: t.task });
-      const steps = store.steps('r1');
-      expect(steps.map((s) => s.prompt)).toEqual(
-        written.steps.map((s) => JSON.stringify(s.prompt)),
-      );
-      expect(steps.map((s) => s.assistant)).toEqual(
-        written.steps.map((s) => JSON.stringify(s.assistant)),
-      );
-      expect(steps.map((s) => s.observations)).toEqual(
-        written.steps.map((s) => JSON.stringify(s.observations)),
-      );
+      expect(store.prompts('r1')).toEqual(written.steps.map((s) => s.prompt));
+      expect(store.stepRecords('r1')).toEqual(written.steps.map(({ prompt: _, ...s }) => s));
       expect(store.events('r1')).toEqual(written.events);
       expect(store.rollout('r1').evaluation).toEqual(written.evaluation);
       const calls = store.calls({ runId: RUN, role: 'agent' });
@@ -243,8 +235,8 @@ describe('SqliteRunStore', () => {
     const written = { ...rollout('r1', t, [1, 2, 3, 4]), trajectory: cut };
     store.saveRollout(written);
     expect(JSON.stringify(store.trajectory('r1'))).toBe(JSON.stringify(cut));
-    expect(store.steps('r1').map((s) => s.assistant)).toEqual(
-      t.turns.map((turn) => JSON.stringify(turn.assistant)),
+    expect(store.stepRecords('r1').map((s) => s.assistant)).toEqual(
+      t.turns.map((turn) => turn.assistant),
     );
 
     // A step's prompt is kept once with its agent call; a step whose call sent other messages
@@ -252,9 +244,7 @@ describe('SqliteRunStore', () => {
     const unusualId = calls.find((c) => c.requestHash === 'ab'.repeat(16))!.id;
     const other = rollout('r2', t, [unusualId, unusualId, unusualId, unusualId]);
     store.saveRollout({ ...other, taskId: 'task-2' });
-    expect(store.steps('r2').map((s) => s.prompt)).toEqual(
-      other.steps.map((s) => JSON.stringify(s.prompt)),
-    );
+    expect(store.prompts('r2')).toEqual(other.steps.map((s) => s.prompt));
   });
 
   it('stores a rollout as one compressed document, its agent requests once, as the prompts', () => {
@@ -305,7 +295,7 @@ describe('SqliteRunStore', () => {
     expect(store.storageStats().documents).toBe(1);
     expect(store.getCached('cached-by-the-other-run')).toBeUndefined();
     expect(store.trajectory('r1')).toEqual(shared);
-    expect(store.steps('r1')).toHaveLength(3);
+    expect(store.prompts('r1')).toHaveLength(3);
     expect(store.calls({ runId: RUN })).toEqual(callsBefore);
     expect(callsBefore.map((c) => c.request)).toEqual(kept.map((r) => JSON.stringify(r.request)));
     const db = new Database(store.path, { readonly: true });

@@ -43,7 +43,6 @@ import {
   type RolloutRow,
   type RunRow,
   type RunStatus,
-  type StepRow,
   type StorageStats,
 } from './records.js';
 
@@ -57,17 +56,11 @@ export type StoreOptions = {
   probe?: Partial<OwnerProbe>;
   /** How often an owned run's heartbeat is written (ms). @default HEARTBEAT_MS */
   heartbeatMs?: number;
-  /**
-   * Calls recorded in one event-loop turn are committed together (see CallBatch); a caller
-   * waits for `committed()` before it shows anyone a call's answer. @default false
-   */
+  /** Commit the calls of one event-loop turn together (CallBatch). @default false */
   groupCommit?: boolean;
 };
 
-/**
- * The one interface every reader and writer of stored runs uses (CLI, optimize, report, export,
- * resume): nobody outside src/store writes SQL.
- */
+/** What every reader and writer of stored runs uses: nobody outside src/store writes SQL. */
 export interface RunStore extends CallStore {
   readonly path: string;
   close(): void;
@@ -85,7 +78,7 @@ export interface RunStore extends CallStore {
   finishedKeys(runId: string): Set<string>;
   trajectory(rolloutId: string): Trajectory;
   trajectoryHead(rolloutId: string): Pick<Trajectory, 'system' | 'task'>;
-  steps(rolloutId: string): StepRow[];
+  prompts(rolloutId: string): unknown[][];
   stepRecords(rolloutId: string): StoredStep[];
   events(rolloutId: string): CompressionEvent[];
   exportTasks(f: RolloutFilter): { task: string; succeeded: boolean }[];
@@ -111,10 +104,9 @@ const USAGE_COLUMNS = `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
   c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens, c.cost_usd AS costUsd`;
 
 /**
- * The SQLite store of runs (its tables: schema.ts). A call is written to the journal as it
- * completes and moves into its rollout's document when the rollout is saved (calls outside
- * rollouts: into a run document when the run reaches a checkpoint or stops), so a killed process
- * loses only work in flight.
+ * The SQLite store of runs (schema.ts). A call goes to the journal as it completes and into its
+ * rollout's document when the rollout is saved (calls outside rollouts: into a run document at a
+ * checkpoint or stop), so a killed process loses only work in flight.
  */
 export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
@@ -206,8 +198,7 @@ export class SqliteRunStore implements RunStore {
     if (n === undefined && run !== undefined) n = this.insert('rollout_ids', { id, run });
     if (n === undefined) return undefined;
     if (this.numbers.size >= 10_000) this.numbers.clear();
-    // A number given inside a transaction is kept only once it is committed; one given inside
-    // the open batch of calls is forgotten if the batch is lost.
+    // Cached only once committed (a lost batch forgets it).
     if (!this.db.inTransaction || this.batch?.active) {
       this.numbers.set(key, n);
       this.batch?.onLost(() => this.numbers.delete(key));
@@ -282,18 +273,12 @@ export class SqliteRunStore implements RunStore {
     return id;
   }
 
-  /**
-   * Resolves once every call recorded so far is committed (at once without `groupCommit`);
-   * rejects if their commit failed.
-   */
+  /** Resolves once every call recorded so far is committed; rejects if that commit failed. */
   committed(): Promise<void> | undefined {
     return this.batch?.committed();
   }
 
-  /**
-   * The transaction of recordCall, made once: its statements bind by position, and building
-   * the transaction's wrapper per call cost more than its three inserts (issue #28).
-   */
+  /** recordCall's transaction, made once: building it per call cost more than its inserts. */
   private writeCall: ReturnType<SqliteRunStore['callWriter']> | undefined;
 
   private callWriter() {
@@ -360,10 +345,7 @@ export class SqliteRunStore implements RunStore {
     for (const { id } of calls) this.pending.delete(id);
   }
 
-  /**
-   * Moves a run's journal calls made outside rollouts (analyzer, updater) into a run document;
-   * `all`: also those of rollouts that never finished (the run stopped).
-   */
+  /** Moves a run's journal calls outside rollouts (`all`: and of unfinished ones) to a document. */
   private flushRun(runId: string, all: boolean): void {
     const run = this.number('run', runId);
     if (this.db.readonly || run === undefined) return;
@@ -440,10 +422,7 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
-  /**
-   * Takes over a run to resume it: refused while another live process owns it; a run whose
-   * owner is gone (or that stopped cleanly) becomes this process's, status `running`.
-   */
+  /** Takes over a run to resume it, unless another live process owns it. */
   claimRun(id: string): RunRow {
     this.batch?.commit();
     const claim = this.db.transaction(() => {
@@ -529,10 +508,7 @@ export class SqliteRunStore implements RunStore {
 
   // ---- rollouts ----
 
-  /**
-   * Stores a finished rollout: its document (trajectory, steps, prompts, events and the calls
-   * it made, out of the journal) and its row, in one transaction.
-   */
+  /** Stores a finished rollout's document (its calls out of the journal) and row at once. */
   saveRollout(r: FinishedRollout): void {
     this.batch?.commit();
     const run = this.runNumber(r.runId);
@@ -623,10 +599,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Deletes a run and everything that belongs to it (rollouts and their documents, LLM calls
-   * and the cache entries that point to them, checkpoints) in one transaction. Guideline
-   * versions stay: the guideline files on disk name them. A run another live process owns is
-   * refused (RunBusyError), whatever the caller says.
+   * Deletes a run with its rollouts, documents, calls, their cache entries and checkpoints, in one
+   * transaction; guideline versions stay (files on disk name them). Refused while another live
+   * process owns the run.
    */
   deleteRun(runId: string) {
     this.batch?.commit();
@@ -685,22 +660,12 @@ export class SqliteRunStore implements RunStore {
     return this.doc(rolloutId).head();
   }
 
-  /** The agent steps of a rollout, with prompt, answer and observations as their JSON texts. */
-  steps(rolloutId: string): StepRow[] {
-    const prompts = this.doc(rolloutId).prompts();
-    return this.stepRecords(rolloutId).map((s, i) => ({
-      idx: s.index,
-      prompt_tokens: s.promptTokens,
-      prompt: JSON.stringify(prompts[i]),
-      assistant: JSON.stringify(s.assistant),
-      observations: JSON.stringify(s.observations),
-    }));
+  /** The messages sent to the agent at each step of a rollout. */
+  prompts(rolloutId: string): unknown[][] {
+    return this.doc(rolloutId).prompts();
   }
 
-  /**
-   * The agent steps of a rollout without their prompts: what the agent did and saw, messages as
-   * recorded (shared with the cached document: read them, do not change them).
-   */
+  /** The agent steps of a rollout without prompts (messages shared with the cache: read only). */
   stepRecords(rolloutId: string): StoredStep[] {
     return this.doc(rolloutId).steps();
   }

@@ -129,15 +129,10 @@ CREATE TABLE run_state (
 export const APPLICATION_ID = 0x61636f6e;
 
 /**
- * 2: documents name their sections in a first line and write each message once (document.ts).
- * 3: steps and responses refer to their messages by index too; a call's payload no longer holds
- * its request hash (its row does); a journal row holds only what its rollout's previous row did
- * not (journal.ts). 4: the messages of prompts and requests that no step holds are a section of
- * their own (`requestValues`), so reading a trajectory parses only the steps' messages.
- * 5: a rollout row's evaluation is brotli-compressed: as text (1.5 KB on apptown) a row did not
- * fit twice in a 4 KiB page, and the rollouts table took 3.4 KB a row (issue #30).
- * The tables are those of schema 1 and this acon reads what 1–4 wrote, so opening such a file
- * for writing only sets its version: an older acon would not read the documents written since.
+ * 2: named sections, each message written once (document.ts). 3: messages by index everywhere;
+ * journal rows hold only what is new (journal.ts). 4: `requestValues` apart from the steps'.
+ * 5: rollout rows' evaluations brotli-compressed. The tables are schema 1's and 1–4 stay readable,
+ * so writing to such a file only sets its version (an older acon could not read what follows).
  */
 export const SCHEMA_VERSION = 5;
 
@@ -148,8 +143,7 @@ export const SCHEMA_VERSION = 5;
 type FileSchema = { legacy: boolean; version: number; foreign: boolean };
 
 export function fileSchema(db: Database.Database): FileSchema {
-  // One statement, so one snapshot: read one by one, another process creating the tables of the
-  // same fresh file between the reads made it look like another program's database.
+  // One statement, one snapshot: a process creating the tables between reads looked foreign.
   const { app, version, tables } = db.prepare(HEADER_QUERY).get() as {
     app: number;
     version: number;
@@ -181,10 +175,7 @@ export function readableVersion(db: Database.Database, file: string): number {
   return s.version;
 }
 
-/**
- * Creates the tables in an empty file. The check is repeated inside an exclusive transaction, so
- * two processes opening a fresh file at once create them exactly once.
- */
+/** Creates the tables of an empty file, exactly once even when two processes race. */
 export function createSchema(db: Database.Database, file: string): void {
   if (readableVersion(db, file) === SCHEMA_VERSION) return;
   db.transaction(() => {
