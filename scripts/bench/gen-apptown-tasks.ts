@@ -31,7 +31,7 @@ import { ApptownBenchmark } from '../../src/bench/apptown/benchmark.js';
 import { runPlan } from '../../src/bench/apptown/drive.js';
 import type { TaskFile } from '../../src/bench/apptown/task-schema.js';
 import { TaskBuilder, type ChangeInput } from './apptown-tasks/builder.js';
-import { HELD_OUT, TEMPLATES } from './apptown-tasks/index.js';
+import { HELD_OUT, TEMPLATES, worldSeeds } from './apptown-tasks/index.js';
 import { NoCandidate, Picker } from './apptown-tasks/picker.js';
 import type { Template } from './apptown-tasks/template.js';
 
@@ -55,8 +55,7 @@ if (!Number.isInteger(SET_SEED) || SET_SEED < 0) {
   throw new Error(`--seed must be an integer from 0 up, got ${cli.seed}`);
 }
 
-/** World seeds; a task's parts share one world. */
-const SEEDS = Array.from({ length: 48 }, (_, i) => 1103 + i * 1117 + SET_SEED * 7919);
+const SEEDS = worldSeeds(SET_SEED);
 
 /** Parts per task: three or four. */
 const partsOf = (index: number) => [3, 4, 3, 4, 3][index % 5] as number;

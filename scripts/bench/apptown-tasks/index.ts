@@ -49,3 +49,8 @@ export const HELD_OUT = new Set([
   'files-delete-largest-download',
   'phone-text-newest-contact',
 ]);
+
+/** The world seeds of a task set (`--seed`; 0: the shipped set); a task's parts share one world. */
+export function worldSeeds(setSeed: number): number[] {
+  return Array.from({ length: 48 }, (_, i) => 1103 + i * 1117 + setSeed * 7919);
+}
