@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { callsDocument, Doc, rolloutDocument, type CallPayload } from './document.js';
+import {
+  callsDocument,
+  compress,
+  decompress,
+  Doc,
+  rolloutDocument,
+  type CallPayload,
+} from './document.js';
 import { JournalWriter, readJournal } from './journal.js';
 
 /** A rollout whose prompts repeat its observations, as a raw agent's do: most of the text. */
@@ -145,5 +153,33 @@ describe('JournalWriter', () => {
       () => undefined,
     );
     expect(read).toEqual(calls);
+  });
+});
+
+/** The window a brotli stream declares in its first bits (RFC 7932, section 9.1): log2 of bytes. */
+function windowBits(stream: Buffer): number {
+  const bits = stream.readUInt8(0);
+  if ((bits & 1) === 0) return 16;
+  const n = (bits >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (bits >> 4) & 7;
+  return m === 0 ? 17 : 8 + m;
+}
+
+describe('compress', () => {
+  it('sizes the window to the text, up to 16 MiB: a larger one only costs time (issue #28)', () => {
+    for (const [bytes, expected] of [
+      [1_000, 10],
+      [100_000, 17],
+      [3_000_000, 22],
+      [9_000_000, 24],
+    ] as const) {
+      // Random blocks, each repeated: the text is fast to compress, whatever its size.
+      const block = randomBytes(500).toString('hex');
+      const text = block.repeat(bytes / block.length);
+      const stream = compress(text);
+      expect(windowBits(stream), `${bytes} bytes`).toBe(expected);
+      expect(decompress(stream)).toBe(text);
+    }
   });
 });
