@@ -30,7 +30,7 @@
  * two runs that print the same tables give the same `tables sha256` line (timing columns aside;
  * see `stableTables`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -41,10 +41,20 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import {
+  buildBaseline,
+  instructions,
+  load,
+  PERF,
+  ratio,
+  removeBaseline,
+  ROOT,
+  underPerf,
+} from './baseline.js';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -55,7 +65,6 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'acon.js');
 
 /** Written by the preloaded module when the acon process exits. */
@@ -89,22 +98,8 @@ function fileBytes(file: string): number {
 // Decimal MB, as the issues state their bounds, with MiB beside it so neither is mistaken for the other.
 const mb = (bytes: number) =>
   `${(bytes / 1e6).toFixed(1)} MB (${(bytes / 1024 / 1024).toFixed(1)} MiB)`;
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 type AconRun = { code: number | null; stdout: string; stderr: string; wallMs: number };
-
-/** Whether `perf stat` can count this user's instructions here (installed, and allowed). */
-const PERF = (() => {
-  try {
-    execFileSync('perf', ['stat', '-x,', '-e', 'instructions:u', 'true'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /**
  * Runs acon (`bin`) with `nodeArgs` in `dir`; its usage lands in `usageFile` (see REPORTER), and
@@ -120,9 +115,7 @@ async function runAcon(
 ): Promise<AconRun> {
   const started = process.hrtime.bigint();
   const node = [process.execPath, ...nodeArgs, bin, ...acon];
-  const [command, ...args] = perfFile
-    ? ['perf', 'stat', '-x,', '-e', 'instructions:u', '-o', perfFile, '--', ...node]
-    : node;
+  const [command, ...args] = perfFile ? underPerf(node, perfFile) : node;
   const { code, stdout, stderr } = await new Promise<Omit<AconRun, 'wallMs'>>((done, fail) => {
     const child = spawn(command!, args, {
       cwd: dir,
@@ -137,15 +130,6 @@ async function runAcon(
     child.on('close', (c) => done({ code: c, stdout: out, stderr: err }));
   });
   return { code, stdout, stderr, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
-}
-
-/** The instructions:u count of a perf stat CSV file, or null when perf could not count them. */
-function instructions(perfFile: string): number | null {
-  const line = readFileSync(perfFile, 'utf8')
-    .split('\n')
-    .find((l) => l.includes('instructions'));
-  const n = Number(line?.split(',')[0]);
-  return Number.isFinite(n) && n > 0 ? n : null;
 }
 
 const STARTUP_RUNS = 5;
@@ -220,40 +204,7 @@ async function optimize(bin: string, dir: string, reporter: string): Promise<Fig
   };
 }
 
-/**
- * Builds commit `ref` in a new git worktree under `dir` with this checkout's node_modules (the
- * dependencies must be the same: a commit whose package-lock.json differs is refused), and
- * returns its bin/acon.js.
- */
-function buildBaseline(ref: string, dir: string): string {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' }).trim();
-  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
-  const lockThere = git('show', `${commit}:package-lock.json`);
-  if (lockThere !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim()) {
-    throw new Error(
-      `${ref} has other dependencies (its package-lock.json differs): measure it in its own checkout`,
-    );
-  }
-  const tree = join(dir, 'baseline');
-  git('worktree', 'add', '--detach', tree, commit);
-  execFileSync('ln', ['-s', join(ROOT, 'node_modules'), join(tree, 'node_modules')]);
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: tree,
-      stdio: 'inherit',
-    },
-  );
-  const index = join(tree, 'scripts', 'task-yaml-index.mjs');
-  if (existsSync(index)) execFileSync(process.execPath, [index], { cwd: tree, stdio: 'inherit' });
-  return join(tree, 'bin', 'acon.js');
-}
-
 function print(f: Figures, base?: Figures): void {
-  const ratio = (now: number | null, then: number | null | undefined) =>
-    now !== null && then ? `   ×${(now / then).toFixed(3)} of the baseline` : '';
   console.log(`wall time:   ${f.wallS.toFixed(1)} s${ratio(f.wallS, base?.wallS)}`);
   console.log(
     `CPU time:    ${f.cpuS.toFixed(1)} s (user ${f.userS.toFixed(1)} s, system ${f.systemS.toFixed(1)} s)${ratio(f.cpuS, base?.cpuS)}`,
@@ -282,7 +233,7 @@ async function main(): Promise<void> {
   let base: Figures | undefined;
   try {
     if (values.baseline) {
-      const bin = buildBaseline(values.baseline, dir);
+      const bin = join(buildBaseline(values.baseline, dir), 'bin', 'acon.js');
       const baseDir = join(dir, 'baseline-run');
       mkdirSync(baseDir);
       console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
@@ -301,9 +252,7 @@ async function main(): Promise<void> {
       `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
     );
   } finally {
-    if (values.baseline && existsSync(join(dir, 'baseline'))) {
-      execFileSync('git', ['worktree', 'remove', '--force', join(dir, 'baseline')], { cwd: ROOT });
-    }
+    removeBaseline(dir);
   }
   if (values.keep || values['cpu-prof']) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,80 @@
+/**
+ * What the benchmarks that compare this checkout with an older commit share (issue #28): the
+ * machine's speed changes from day to day, so a figure is compared with the same figure of a
+ * pinned build measured in the same run, and with the user-space instructions, which do not
+ * depend on the speed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Whether `perf stat` can count this user's instructions here (installed, and allowed). */
+export const PERF = (() => {
+  try {
+    execFileSync('perf', ['stat', '-x,', '-e', 'instructions:u', 'true'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The command line that runs `command` under `perf stat`, its CSV going to `perfFile`. */
+export function underPerf(command: string[], perfFile: string): string[] {
+  return ['perf', 'stat', '-x,', '-e', 'instructions:u', '-o', perfFile, '--', ...command];
+}
+
+/** The instructions:u count of a perf stat CSV file, or null when perf could not count them. */
+export function instructions(perfFile: string): number | null {
+  const line = readFileSync(perfFile, 'utf8')
+    .split('\n')
+    .find((l) => l.includes('instructions'));
+  const n = Number(line?.split(',')[0]);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+/** The load averages, printed with every figure: the machine is shared. */
+export const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+/** `   ×0.451 of the baseline`, or nothing without a baseline figure. */
+export const ratio = (now: number | null, then: number | null | undefined) =>
+  now !== null && then ? `   ×${(now / then).toFixed(3)} of the baseline` : '';
+
+/**
+ * Builds commit `ref` in a new git worktree `dir/baseline` with this checkout's node_modules (the
+ * dependencies must be the same: a commit whose package-lock.json differs is refused), and
+ * returns the worktree. `removeBaseline` takes it away again.
+ */
+export function buildBaseline(ref: string, dir: string): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' }).trim();
+  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const lockThere = git('show', `${commit}:package-lock.json`);
+  if (lockThere !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim()) {
+    throw new Error(
+      `${ref} has other dependencies (its package-lock.json differs): measure it in its own checkout`,
+    );
+  }
+  const tree = join(dir, 'baseline');
+  git('worktree', 'add', '--detach', tree, commit);
+  execFileSync('ln', ['-s', join(ROOT, 'node_modules'), join(tree, 'node_modules')]);
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: tree, stdio: 'inherit' },
+  );
+  const index = join(tree, 'scripts', 'task-yaml-index.mjs');
+  if (existsSync(index)) execFileSync(process.execPath, [index], { cwd: tree, stdio: 'inherit' });
+  return tree;
+}
+
+export function removeBaseline(dir: string): void {
+  const tree = join(dir, 'baseline');
+  if (!existsSync(tree)) return;
+  execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT });
+}
