@@ -19,16 +19,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import {
-  buildBaseline,
-  instructions,
-  load,
-  PERF,
-  ratio,
-  removeBaseline,
-  ROOT,
-  underPerf,
-} from './baseline.js';
+import * as pinned from './baseline.js';
+
+const { load, ratio, ROOT } = pinned;
 
 const { values, positionals } = parseArgs({
   options: { baseline: { type: 'string' } },
@@ -82,7 +75,7 @@ async function suite(root: string, dir: string): Promise<Figures> {
     `--outputFile.json=${report}`,
     ...positionals,
   ];
-  const [command, ...args] = PERF ? underPerf(vitest, perfFile) : vitest;
+  const [command, ...args] = pinned.PERF ? pinned.underPerf(vitest, perfFile) : vitest;
   const cpuBefore = childrenCpuS();
   const started = process.hrtime.bigint();
   const output = await new Promise<string>((done, fail) => {
@@ -113,7 +106,7 @@ async function suite(root: string, dir: string): Promise<Figures> {
     durationS: duration ? Number(duration[1]) / (duration[2] === 'ms' ? 1000 : 1) : null,
     wallS,
     cpuS: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
-    instructions: PERF ? instructions(perfFile) : null,
+    instructions: pinned.PERF ? pinned.instructions(perfFile) : null,
     passed: r.numPassedTests,
     failed: r.numFailedTests,
     skipped: r.numPendingTests,
@@ -147,11 +140,11 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'acon-bench-suite-'));
   console.log(`vitest run ${positionals.join(' ')}`);
-  if (!PERF) console.log('perf is not available here: no instruction counts');
+  if (!pinned.PERF) console.log('perf is not available here: no instruction counts');
   let base: Figures | undefined;
   try {
     if (values.baseline) {
-      const tree = buildBaseline(values.baseline, dir);
+      const tree = pinned.buildBaseline(values.baseline, dir);
       console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
       base = await suite(tree, join(dir, 'baseline-run'));
       print(base);
@@ -162,7 +155,7 @@ async function main(): Promise<void> {
     console.log(`load after:  ${load()}`);
     print(figures, base);
   } finally {
-    removeBaseline(dir);
+    pinned.removeBaseline(dir);
   }
   rmSync(dir, { recursive: true, force: true });
 }
