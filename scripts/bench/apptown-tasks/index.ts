@@ -1,8 +1,10 @@
 import { aggregateTemplates } from './aggregate.js';
+import { TaskBuilder } from './builder.js';
 import { crossTemplates } from './cross.js';
 import { mailTemplates } from './mail.js';
 import { musicTemplates } from './music.js';
 import { notesFilesTemplates } from './notes-files.js';
+import { NoCandidate, Picker } from './picker.js';
 import { shopPhoneTemplates } from './shop-phone.js';
 import type { Template } from './template.js';
 import { walletTemplates } from './wallet.js';
@@ -53,4 +55,20 @@ export const HELD_OUT = new Set([
 /** The world seeds of a task set (`--seed`; 0: the shipped set); a task's parts share one world. */
 export function worldSeeds(setSeed: number): number[] {
   return Array.from({ length: 48 }, (_, i) => 1103 + i * 1117 + setSeed * 7919);
+}
+
+/**
+ * Template `t` alone on world `seed`, handed in; null when that world has no candidate for it
+ * (NoCandidate). Any other error is the template's own and is thrown.
+ */
+export function buildAlone(t: Template, seed: number): TaskBuilder | null {
+  const b = new TaskBuilder(seed);
+  try {
+    t.build(b, new Picker(seed));
+    b.handIn();
+  } catch (err) {
+    if (err instanceof NoCandidate) return null;
+    throw err;
+  }
+  return b;
 }
