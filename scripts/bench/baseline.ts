@@ -4,7 +4,7 @@
  * pinned build measured in the same run, and with the user-space instructions, which do not
  * depend on the speed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,33 @@ export const PERF = (() => {
 /** The command line that runs `command` under `perf stat`, its CSV going to `perfFile`. */
 export function underPerf(command: string[], perfFile: string): string[] {
   return ['perf', 'stat', '-x,', '-e', 'instructions:u', '-o', perfFile, '--', ...command];
+}
+
+export type Finished = { code: number | null; stdout: string; stderr: string; wallMs: number };
+
+/** Runs `command` in `cwd` with `env` added to this environment, collecting its output. */
+export function runCollecting(
+  [command, ...args]: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<Finished> {
+  const started = process.hrtime.bigint();
+  return new Promise((done, fail) => {
+    const child = spawn(command!, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      done({ code, stdout, stderr, wallMs });
+    });
+  });
 }
 
 /** The instructions:u count of a perf stat CSV file, or null when perf could not count them. */

@@ -30,7 +30,6 @@
  * two runs that print the same tables give the same `tables sha256` line (timing columns aside;
  * see `stableTables`).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -53,7 +52,9 @@ import {
   ratio,
   removeBaseline,
   ROOT,
+  runCollecting,
   underPerf,
+  type Finished,
 } from './baseline.js';
 
 const { values, positionals } = parseArgs({
@@ -99,8 +100,6 @@ function fileBytes(file: string): number {
 const mb = (bytes: number) =>
   `${(bytes / 1e6).toFixed(1)} MB (${(bytes / 1024 / 1024).toFixed(1)} MiB)`;
 
-type AconRun = { code: number | null; stdout: string; stderr: string; wallMs: number };
-
 /**
  * Runs acon (`bin`) with `nodeArgs` in `dir`; its usage lands in `usageFile` (see REPORTER), and
  * with `perfFile` its user-space instructions in that file (perf stat's CSV).
@@ -112,24 +111,10 @@ async function runAcon(
   dir: string,
   usageFile: string,
   perfFile?: string,
-): Promise<AconRun> {
-  const started = process.hrtime.bigint();
+): Promise<Finished> {
   const node = [process.execPath, ...nodeArgs, bin, ...acon];
-  const [command, ...args] = perfFile ? underPerf(node, perfFile) : node;
-  const { code, stdout, stderr } = await new Promise<Omit<AconRun, 'wallMs'>>((done, fail) => {
-    const child = spawn(command!, args, {
-      cwd: dir,
-      env: { ...process.env, ACON_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', fail);
-    child.on('close', (c) => done({ code: c, stdout: out, stderr: err }));
-  });
-  return { code, stdout, stderr, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
+  const env = { ACON_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' };
+  return runCollecting(perfFile ? underPerf(node, perfFile) : node, dir, env);
 }
 
 const STARTUP_RUNS = 5;

@@ -13,15 +13,22 @@
  * node_modules and runs its suite first, in the same conditions. Instruction counts (with `perf`)
  * stay within a few percent from run to run whatever the machine.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import * as pinned from './baseline.js';
-
-const { load, ratio, ROOT } = pinned;
+import {
+  buildBaseline,
+  instructions,
+  load,
+  PERF,
+  ratio,
+  removeBaseline,
+  ROOT,
+  runCollecting,
+  underPerf,
+} from './baseline.js';
 
 const { values, positionals } = parseArgs({
   options: { baseline: { type: 'string' } },
@@ -75,23 +82,13 @@ async function suite(root: string, dir: string): Promise<Figures> {
     `--outputFile.json=${report}`,
     ...positionals,
   ];
-  const [command, ...args] = pinned.PERF ? pinned.underPerf(vitest, perfFile) : vitest;
   const cpuBefore = childrenCpuS();
-  const started = process.hrtime.bigint();
-  const output = await new Promise<string>((done, fail) => {
-    const child = spawn(command!, args, {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('error', fail);
-    child.on('close', () => done(out));
+  const run = await runCollecting(PERF ? underPerf(vitest, perfFile) : vitest, root, {
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
   });
-  const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   const cpuAfter = childrenCpuS();
+  const output = run.stdout + run.stderr;
   if (!existsSync(report)) {
     process.stderr.write(output.slice(-4000));
     throw new Error(`vitest wrote no report in ${root}`);
@@ -104,9 +101,9 @@ async function suite(root: string, dir: string): Promise<Figures> {
   }));
   return {
     durationS: duration ? Number(duration[1]) / (duration[2] === 'ms' ? 1000 : 1) : null,
-    wallS,
+    wallS: run.wallMs / 1000,
     cpuS: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
-    instructions: pinned.PERF ? pinned.instructions(perfFile) : null,
+    instructions: PERF ? instructions(perfFile) : null,
     passed: r.numPassedTests,
     failed: r.numFailedTests,
     skipped: r.numPendingTests,
@@ -140,11 +137,11 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'acon-bench-suite-'));
   console.log(`vitest run ${positionals.join(' ')}`);
-  if (!pinned.PERF) console.log('perf is not available here: no instruction counts');
+  if (!PERF) console.log('perf is not available here: no instruction counts');
   let base: Figures | undefined;
   try {
     if (values.baseline) {
-      const tree = pinned.buildBaseline(values.baseline, dir);
+      const tree = buildBaseline(values.baseline, dir);
       console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
       base = await suite(tree, join(dir, 'baseline-run'));
       print(base);
@@ -155,7 +152,7 @@ async function main(): Promise<void> {
     console.log(`load after:  ${load()}`);
     print(figures, base);
   } finally {
-    pinned.removeBaseline(dir);
+    removeBaseline(dir);
   }
   rmSync(dir, { recursive: true, force: true });
 }
