@@ -36,8 +36,8 @@ export type CallPayload = {
 
 /**
  * Quality 5: 19.3 MiB against quality 9's 18.1 on the README optimize, for 3.6× less CPU. The
- * window just holds the text (at most brotli's 16 MiB): a larger one finds no more matches but
- * costs time to set up, 18% of compressing the README optimize's documents (issue #28).
+ * window (2^w − 16 bytes) just holds the text, at most brotli's 16 MiB: a larger one finds no more
+ * matches but costs time to set up, 18% of compressing the README optimize's documents (#28).
  */
 export function compress(text: string | Buffer): Buffer {
   const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
