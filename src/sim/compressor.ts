@@ -328,9 +328,6 @@ function addOnce(list: string[], line: string): void {
  */
 const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
 
-/** `- ` then a character that is not a space: a fact line's source, if any, begins at index 2. */
-const STARTS_AT_THIRD = /^- \S/;
-
 function addFact(
   list: string[],
   group: readonly Fact[],
@@ -342,12 +339,7 @@ function addFact(
     // The new record's identifying values, in IDENTIFYING order, looked up once rather than for
     // every line of the summary (issue #28: a summary is scanned for every fact added to it).
     const mine = IDENTIFYING.map((key) => keys.find((f) => f.key === key)?.value);
-    const prefix = `- ${source}: `;
     const at = list.findIndex((line) => {
-      // A line of another call is passed over without parsing it (most of a summary's lines; the
-      // look-up of each was 2% of the README optimize, issue #28). Exact: after `- ` and a
-      // character that is not a space, a fact line's source can only begin right there.
-      if (!line.startsWith(prefix) && STARTS_AT_THIRD.test(line)) return false;
       const old = parseSourcedFactLine(line);
       if (old?.source !== source) return false;
       // The same record: the first identifying field both lines show agrees.
