@@ -31,7 +31,7 @@ import type { LlmProvider, ProviderRequest } from '../../src/llm/types.js';
 import type * as SimIndex from '../../src/sim/index.js';
 import type { SimProviderOptions } from '../../src/sim/index.js';
 import { SqliteRunStore } from '../../src/store/run-store.js';
-import { buildBaseline, load, removeBaseline, ROOT } from './baseline.js';
+import { buildBaseline, load, ratio, removeBaseline, ROOT } from './baseline.js';
 
 const ROLES = ['agent', 'obs_compressor', 'hist_compressor'] as const;
 type Role = (typeof ROLES)[number];
@@ -66,9 +66,10 @@ const RecordedRequestSchema = z.looseObject({
   model: z.string(),
 });
 
-type Replay = { role: Role; request: ProviderRequest; recorded: string | null };
+type Replay = { request: ProviderRequest; recorded: string | null };
 
-function recordedCalls(): { replays: Replay[]; sim: SimProviderOptions } {
+/** The recorded calls of each role, in call order, and the sim settings of their run. */
+function recordedCalls(): { replays: Map<Role, Replay[]>; sim: SimProviderOptions } {
   const store = new SqliteRunStore(values.db, { mode: 'read' });
   try {
     const run = values.run === undefined ? store.listRuns()[0] : store.getRun(values.run);
@@ -83,27 +84,35 @@ function recordedCalls(): { replays: Replay[]; sim: SimProviderOptions } {
     // them the same way, by their JSON within each rollout.
     const shared = new Map<string, Map<string, unknown>>();
     const sameObjects = (rollout: string | null, messages: unknown[]) => {
-      const mine = shared.get(rollout ?? '') ?? new Map<string, unknown>();
-      shared.set(rollout ?? '', mine);
+      let mine = shared.get(rollout ?? '');
+      if (!mine) shared.set(rollout ?? '', (mine = new Map()));
       return messages.map((m) => {
         const key = JSON.stringify(m);
         if (!mine.has(key)) mine.set(key, m);
         return mine.get(key);
       });
     };
-    const replays = roles.flatMap((role) =>
-      store
-        .calls({ runId: run.id, role })
-        .filter((c) => c.provider === 'sim' && c.error === null && !c.cached)
-        .map((c) => {
-          const recorded = RecordedRequestSchema.parse(JSON.parse(c.request));
-          const request = {
-            ...recorded,
-            messages: sameObjects(c.rolloutId, recorded.messages),
-            ctx: { role, runId: run.id, taskId: c.taskId ?? undefined, step: c.step ?? undefined },
-          } as unknown as ProviderRequest;
-          return { role, request, recorded: c.response };
-        }),
+    const replays = new Map(
+      roles.map((role) => [
+        role,
+        store
+          .calls({ runId: run.id, role })
+          .filter((c) => c.provider === 'sim' && c.error === null && !c.cached)
+          .map((c) => {
+            const recorded = RecordedRequestSchema.parse(JSON.parse(c.request));
+            const request = {
+              ...recorded,
+              messages: sameObjects(c.rolloutId, recorded.messages),
+              ctx: {
+                role,
+                runId: run.id,
+                taskId: c.taskId ?? undefined,
+                step: c.step ?? undefined,
+              },
+            } as unknown as ProviderRequest;
+            return { request, recorded: c.response };
+          }),
+      ]),
     );
     const sim = {
       seed: config.sim.seed,
@@ -111,19 +120,19 @@ function recordedCalls(): { replays: Replay[]; sim: SimProviderOptions } {
       noise: config.sim.noise,
       planFor: (taskId: string) => bench.referencePlan(taskId),
     };
-    console.log(`run ${run.id} in ${values.db}: ${replays.length} calls (${roles.join(', ')})`);
+    const calls = [...replays.values()].reduce((n, r) => n + r.length, 0);
+    console.log(`run ${run.id} in ${values.db}: ${calls} calls (${roles.join(', ')})`);
     return { replays, sim };
   } finally {
     store.close();
   }
 }
 
-/** The CPU time of one pass of `provider` over the calls of `role`, and how many replies differ. */
-async function pass(provider: LlmProvider, replays: readonly Replay[], role: Role) {
+/** The CPU time of one pass of `provider` over `replays`, and how many replies differ. */
+async function pass(provider: LlmProvider, replays: readonly Replay[]) {
   let differ = 0;
   const before = process.cpuUsage();
   for (const r of replays) {
-    if (r.role !== role) continue;
     const reply = await provider.chat(r.request);
     if (r.recorded !== null && JSON.stringify(reply) !== r.recorded) differ++;
   }
@@ -154,18 +163,18 @@ try {
       // Alternate which build goes first, so neither always runs on a warmer machine.
       const order = p % 2 === 0 ? builds : [...builds].reverse();
       for (const b of order) {
-        const r = await pass(b.provider, replays, role);
+        const r = await pass(b.provider, replays.get(role)!);
         ms.get(b.name)!.push(r.ms);
         if (b.name === 'this build') differ = Math.max(differ, r.differ);
       }
     }
-    const calls = replays.filter((r) => r.role === role).length;
+    const calls = replays.get(role)!.length;
     const mine = median(ms.get('this build')!);
     const base = builds.length > 1 ? median(ms.get(builds[0]!.name)!) : undefined;
-    const ratio = base
-      ? `   ×${(mine / base).toFixed(3)} of the baseline (${base.toFixed(0)} ms)`
-      : '';
-    console.log(`${role}: ${calls} calls, median ${mine.toFixed(0)} ms CPU a pass${ratio}`);
+    const baseMs = base === undefined ? '' : ` (${base.toFixed(0)} ms)`;
+    console.log(
+      `${role}: ${calls} calls, median ${mine.toFixed(0)} ms CPU a pass${ratio(mine, base)}${baseMs}`,
+    );
     for (const [name, xs] of ms)
       console.log(`  ${name}: ${xs.map((x) => x.toFixed(0)).join(' ')} ms`);
     console.log(`  replies of this build that differ from the recorded ones: ${differ}`);
