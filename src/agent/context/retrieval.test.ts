@@ -3,9 +3,7 @@ import { charTokens, pairingViolation, toolTurn } from '../../../test/fakes/scri
 import type { Trajectory } from '../../domain/trajectory.js';
 import { createStrategy } from './index.js';
 import { defaultContextOptions } from './options.js';
-import MiniSearch from 'minisearch';
-import { seededRandom } from '../../seeded-random.js';
-import { RetrievalStrategy, rankTurns, searchScores, turnText } from './retrieval.js';
+import { RetrievalStrategy, rankTurns, turnText } from './retrieval.js';
 import { ScriptedLlm } from '../../../test/fakes/scripted-llm.js';
 
 const results = [
@@ -89,39 +87,6 @@ describe('RetrievalStrategy', () => {
       ];
       expect(strategy.shownTurns(growing)).toEqual(expected);
       await strategy.view(growing, i);
-    }
-  });
-});
-
-describe('searchScores', () => {
-  it("gives MiniSearch's own scores bit for bit, for queries that repeat terms", () => {
-    // Seeded: the same texts in every run. Few words, so terms repeat within and across turns.
-    const random = seededRandom('retrieval scores', 28);
-    const words = [
-      'id',
-      'name',
-      '"amount":',
-      'Road',
-      'trip',
-      'ROAD',
-      '48213',
-      'wallet',
-      'é',
-      '12.5',
-    ];
-    const text = (n: number) =>
-      Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ');
-    for (let round = 0; round < 50; round++) {
-      const index = new MiniSearch<{ id: number; text: string }>({
-        fields: ['text'],
-        searchOptions: { combineWith: 'OR' },
-      });
-      const turns = 1 + Math.floor(random() * 20);
-      for (let id = 0; id < turns; id++) index.add({ id, text: text(5 + id * 3) });
-      const query = `${text(8)}\n${text(40)}`;
-      const expected = new Map(index.search(query).map((r) => [Number(r.id), r.score]));
-      expect(expected.size).toBeGreaterThan(0);
-      expect(searchScores(index, query)).toEqual(expected);
     }
   });
 });

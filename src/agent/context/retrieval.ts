@@ -1,7 +1,7 @@
-import MiniSearch from 'minisearch';
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { CompressionEvent } from '../../domain/compression-event.js';
 import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import { Bm25Index } from './bm25.js';
 import { flattenTurns, headMessages } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';
 
@@ -23,59 +23,9 @@ export function turnText(turn: Turn): string {
   return parts.join('\n');
 }
 
-type TurnIndex = MiniSearch<{ id: number; text: string }>;
-
-function newTurnIndex(): TurnIndex {
-  return new MiniSearch<{ id: number; text: string }>({
-    fields: ['text'],
-    searchOptions: { combineWith: 'OR' },
-  });
-}
-
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-const processTerm = MiniSearch.getDefault('processTerm') as (
-  term: string,
-) => string | string[] | null | undefined | false;
-/** Search options that take a query as the one term it already is. */
-const ONE_TERM = { tokenize: (term: string) => [term], processTerm: (term: string) => term };
-
-/**
- * The score of every turn `index.search(query)` finds, computed as MiniSearch computes it (BM25+,
- * OR): the score of each occurrence of a query term added up in query order, times the number of
- * distinct query terms the turn matched. MiniSearch scores every occurrence and merges the results
- * term by term; a turn's query (the task and the latest turn, JSON keys and ids among it) repeats
- * each term about twice and has hundreds, so one search per distinct term, whose scores are then
- * added at each occurrence, gives the same sums (tested bit for bit) at a third less CPU; retrieval
- * was 7% of the README optimize (issue #28).
- */
-export function searchScores(index: TurnIndex, query: string): Map<number, number> {
-  // The terms of the query exactly as MiniSearch's search takes them apart.
-  const terms = tokenize(query)
-    .flatMap((t) => processTerm(t))
-    .filter((t): t is string => !!t);
-  const byTerm = new Map<string, { id: number; score: number }[]>();
-  const sums = new Map<number, number>();
-  const matched = new Map<number, number>();
-  for (const term of terms) {
-    let hits = byTerm.get(term);
-    const first = hits === undefined;
-    if (hits === undefined) {
-      hits = index.search(term, ONE_TERM).map((r) => ({ id: Number(r.id), score: r.score }));
-      byTerm.set(term, hits);
-    }
-    for (const { id, score } of hits) {
-      const sum = sums.get(id);
-      sums.set(id, sum === undefined ? score : sum + score);
-      if (first) matched.set(id, (matched.get(id) ?? 0) + 1);
-    }
-  }
-  for (const [id, sum] of sums) sums.set(id, sum * matched.get(id)!);
-  return sums;
-}
-
 /** The `k` best of an index for `query`: BM25 order, ties to the newer turn. */
-function best(index: TurnIndex, query: string, k: number): number[] {
-  return [...searchScores(index, query)]
+function best(index: Bm25Index, query: string, k: number): number[] {
+  return [...index.scores(query)]
     .map(([id, score]) => ({ id, score }))
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, k)
@@ -83,7 +33,7 @@ function best(index: TurnIndex, query: string, k: number): number[] {
 }
 
 /**
- * The turns of `older` (indices) most relevant to `query` by BM25 (MiniSearch's BM25+), best
+ * The turns of `older` (indices) most relevant to `query` by BM25+ (bm25.ts), best
  * first, ties to the newer turn; turns that share no term with the query are never chosen.
  */
 export function rankTurns(
@@ -93,8 +43,8 @@ export function rankTurns(
   k: number,
 ): number[] {
   if (k <= 0 || older.length === 0) return [];
-  const index = newTurnIndex();
-  index.addAll(older.map((i) => ({ id: i, text: turnText(turns[i]!) })));
+  const index = new Bm25Index();
+  for (const i of older) index.add(i, turnText(turns[i]!));
   return best(index, query, k);
 }
 
@@ -105,19 +55,19 @@ export function rankTurns(
  * documents in the same order), without indexing the whole history again (issue #28).
  */
 class OlderTurns {
-  private index = newTurnIndex();
+  private index = new Bm25Index();
   private trajectory: Trajectory | null = null;
   private size = 0;
 
   rank(trajectory: Trajectory, count: number, query: string, k: number): number[] {
     if (k <= 0 || count === 0) return [];
     if (trajectory !== this.trajectory || count < this.size) {
-      this.index = newTurnIndex();
+      this.index = new Bm25Index();
       this.trajectory = trajectory;
       this.size = 0;
     }
     for (; this.size < count; this.size++) {
-      this.index.add({ id: this.size, text: turnText(trajectory.turns[this.size]!) });
+      this.index.add(this.size, turnText(trajectory.turns[this.size]!));
     }
     return best(this.index, query, k);
   }
