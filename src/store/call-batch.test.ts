@@ -59,7 +59,7 @@ function committedCalls(path: string): number {
 }
 
 describe('SqliteRunStore with groupCommit', () => {
-  it('commits the calls recorded in one event-loop turn together, when the turn ends', async () => {
+  it('commits the calls recorded in one event-loop turn together, a turn later', async () => {
     const store = open();
     start(store);
     expect(store.committed()).toBeUndefined();
@@ -73,6 +73,25 @@ describe('SqliteRunStore with groupCommit', () => {
     expect(committedCalls(store.path)).toBe(3);
     expect(store.committed()).toBeUndefined();
     expect(store.calls({ rolloutId: 'r1' })).toHaveLength(2);
+  });
+
+  it('takes into the batch the calls of code resumed by an immediate queued after it opened', async () => {
+    // agent/loop.ts: a rollout whose step did not let the event loop go round yields with
+    // setImmediate before its next call; that call joins the batch its neighbours opened
+    // (committed after one turn, it took a batch of its own).
+    const store = open();
+    start(store);
+    record(store, 'r1', 0);
+    const first = store.committed();
+    const joined = await new Promise<boolean>((resolve) =>
+      setImmediate(() => {
+        record(store, 'r2', 0);
+        resolve(store.committed() === first);
+      }),
+    );
+    expect(joined).toBe(true);
+    await first;
+    expect(committedCalls(store.path)).toBe(2);
   });
 
   it('commits the open calls before any other write', () => {

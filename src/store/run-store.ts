@@ -56,7 +56,7 @@ export type StoreOptions = {
   probe?: Partial<OwnerProbe>;
   /** How often an owned run's heartbeat is written (ms). @default HEARTBEAT_MS */
   heartbeatMs?: number;
-  /** Commit the calls of one event-loop turn together (CallBatch). @default false */
+  /** Commit the calls of one event-loop turn and the next together (CallBatch). @default false */
   groupCommit?: boolean;
 };
 
