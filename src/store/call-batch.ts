@@ -6,10 +6,12 @@ import type Database from 'better-sqlite3';
  * the first: rollouts resumed by the previous commit and rollouts resumed by their own
  * `setImmediate` (agent/loop.ts yields so) then join the same batch; committing after one turn
  * split them into batches of one or two calls (36,450 commits for the README optimize's 55,793
- * calls, against 22,058 now), and every commit rewrites the pages it touched. The LLM client waits for
- * `committed()` before anyone sees an answer, so a killed process loses only calls whose answers
- * nobody saw; every other write of the store commits the open batch first. A failed commit undoes
- * the batch's calls in this process too (`onLost`) and rejects everyone waiting.
+ * calls, against 22,058 now), and every commit rewrites the pages it touched.
+ *
+ * The LLM client waits for `committed()` before anyone sees an answer, so a killed process loses
+ * only calls whose answers nobody saw; every other write of the store commits the open batch
+ * first. A failed commit undoes the batch's calls in this process too (`onLost`) and rejects
+ * everyone waiting.
  */
 export class CallBatch {
   private open: Batch | null = null;

@@ -33,8 +33,8 @@ function best(index: Bm25Index, query: string, k: number): number[] {
 }
 
 /**
- * The turns of `older` (indices) most relevant to `query` by BM25+ (bm25.ts), best
- * first, ties to the newer turn; turns that share no term with the query are never chosen.
+ * The turns of `older` (indices) most relevant to `query` by BM25+ (bm25.ts), best first, ties
+ * to the newer turn; turns that share no term with the query are never chosen.
  */
 export function rankTurns(
   turns: readonly Turn[],
