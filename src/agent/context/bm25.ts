@@ -21,11 +21,9 @@ const K = 1.2;
 const B = 0.7;
 const D = 0.5;
 
-/** The terms of a text as MiniSearch indexes and queries them, in order, repeats kept. */
-function termsOf(text: string): string[] {
-  return tokenize(text)
-    .flatMap((t) => processTerm(t))
-    .filter((t): t is string => !!t);
+/** The terms of a text's tokens as MiniSearch indexes and queries them, in order, repeats kept. */
+function termsOf(tokens: readonly string[]): string[] {
+  return tokens.flatMap((t) => processTerm(t)).filter((t): t is string => !!t);
 }
 
 /** Documents (ids of the caller's choosing) added one by one; nothing is ever removed. */
@@ -45,8 +43,7 @@ export class Bm25Index {
     const before = this.lengths.size;
     this.averageLength = (this.averageLength * before + length) / (before + 1);
     this.lengths.set(id, length);
-    for (const term of tokens.flatMap((t) => processTerm(t))) {
-      if (!term) continue;
+    for (const term of termsOf(tokens)) {
       let docs = this.postings.get(term);
       if (docs === undefined) this.postings.set(term, (docs = new Map()));
       docs.set(id, (docs.get(id) ?? 0) + 1);
@@ -80,7 +77,7 @@ export class Bm25Index {
     const byTerm = new Map<string, [number, number][]>();
     const sums = new Map<number, number>();
     const matched = new Map<number, number>();
-    for (const term of termsOf(query)) {
+    for (const term of termsOf(tokenize(query))) {
       let hits = byTerm.get(term);
       const first = hits === undefined;
       if (hits === undefined) byTerm.set(term, (hits = this.termScores(term)));
