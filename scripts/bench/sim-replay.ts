@@ -28,6 +28,7 @@ import { z } from 'zod';
 import { createApptown } from '../../src/bench/apptown/index.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import type { LlmProvider, ProviderRequest } from '../../src/llm/types.js';
+import { median } from '../../src/report/metrics.js';
 import type * as SimIndex from '../../src/sim/index.js';
 import type { SimProviderOptions } from '../../src/sim/index.js';
 import { SqliteRunStore } from '../../src/store/run-store.js';
@@ -139,8 +140,6 @@ async function pass(provider: LlmProvider, replays: readonly Replay[]) {
   const used = process.cpuUsage(before);
   return { ms: (used.user + used.system) / 1000, differ };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 const { replays, sim } = recordedCalls();
 type SimModule = typeof SimIndex;
