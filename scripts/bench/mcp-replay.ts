@@ -7,9 +7,9 @@
  */
 import { createMcp } from '../../src/bench/mcp/index.js';
 import { countTokens } from '../../src/llm/tokenizer.js';
+import { median } from '../../src/report/metrics.js';
 
 const bench = createMcp(process.argv[2] ? { tasksDir: process.argv[2] } : {});
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 for (const split of ['train', 'dev', 'test']) {
   const tasks = await bench.listTasks(split);
   const calls: number[] = [];
