@@ -25,6 +25,11 @@
  *   instructions:u`), which stay within about 1% from run to run and machine to machine.
  *
  *   npm run bench:optimize-cost -- --baseline 59f1a78   # ratios to the build scaling.md measured
+ *   npm run bench:optimize-cost -- --baseline 6911c85 --rounds 3
+ *
+ * `--rounds N` repeats the pair N times, interleaved (baseline, this build, baseline, …), and
+ * ends with each round's CPU and wall ratio and their medians: on this machine one pair's CPU
+ * ratio moved from ×0.42 to ×0.35 between two days (docs/scaling.md), so one pair decides little.
  *
  * stdout of acon is saved as `run/stdout.txt` in the folder (the baseline's in `baseline-run/`):
  * two runs that print the same tables give the same `tables sha256` line (timing columns aside;
@@ -56,17 +61,25 @@ import {
   underPerf,
   type Finished,
 } from './baseline.js';
+import { median } from '../../src/report/metrics.js';
 
 const { values, positionals } = parseArgs({
   options: {
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
     baseline: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 });
 
 const BIN = join(ROOT, 'bin', 'acon.js');
+
+const ROUNDS = Number(values.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  console.error(`--rounds must be a whole number of at least 1, got "${values.rounds}"`);
+  process.exit(2);
+}
 
 /** Written by the preloaded module when the acon process exits. */
 const UsageSchema = z.object({ userUs: z.number(), systemUs: z.number(), maxRssKb: z.number() });
@@ -204,6 +217,59 @@ function print(f: Figures, base?: Figures): void {
   console.log(`tables sha256: ${f.tables}  (stdout with durations and ids masked)`);
 }
 
+/** Each round's ratio of this build to the baseline, and their median; tables that differ. */
+function printRounds(pairs: Pair[]): void {
+  const hashes = new Set(pairs.map((p) => p.figures.tables));
+  if (hashes.size > 1) console.log(`\ntables differ between rounds: ${[...hashes].join(', ')}`);
+  const measured = pairs.filter((p) => p.base !== undefined);
+  if (measured.length === 0) return;
+  for (const [label, of] of [
+    ['CPU', (f: Figures) => f.cpuS],
+    ['wall', (f: Figures) => f.wallS],
+  ] as const) {
+    const ratios = measured.map((p) => of(p.figures) / of(p.base!));
+    const each = ratios.map((r) => `×${r.toFixed(3)}`).join(', ');
+    console.log(`${label} ratios:`.padEnd(13) + `${each}; median ×${median(ratios).toFixed(3)}`);
+  }
+}
+
+type Pair = { base?: Figures; figures: Figures };
+
+/** One round: the baseline's optimize (given `baseBin`), then this build's, each printed. */
+async function runRound(
+  round: number,
+  dir: string,
+  reporter: string,
+  baseBin: string | undefined,
+): Promise<Pair> {
+  // Round 1 keeps the folder names the header names (run/stdout.txt).
+  const suffix = round === 1 ? '' : `-${round}`;
+  if (ROUNDS > 1) console.log(`\nround ${round} of ${ROUNDS}`);
+  let base: Figures | undefined;
+  if (baseBin) {
+    const baseDir = join(dir, `baseline-run${suffix}`);
+    mkdirSync(baseDir);
+    console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
+    base = await optimize(baseBin, baseDir, reporter);
+    print(base);
+    console.log(`load after:  ${load()}\n\nthis build`);
+  }
+  console.log(`load before: ${load()}`);
+  const startup =
+    round === 1 ? await startupCpu(['--import', reporter], dir, join(dir, 'usage.json')) : null;
+  const runDir = join(dir, `run${suffix}`);
+  mkdirSync(runDir);
+  const figures = await optimize(BIN, runDir, reporter);
+  console.log(`load after:  ${load()}`);
+  print(figures, base);
+  if (startup) {
+    console.log(
+      `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
+    );
+  }
+  return { base, figures };
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error(
@@ -215,27 +281,15 @@ async function main(): Promise<void> {
   writeFileSync(reporter, REPORTER);
   console.log(`acon optimize --bench apptown ${positionals.join(' ')}  (in ${dir})`);
   if (!PERF) console.log('perf is not available here: no instruction counts');
-  let base: Figures | undefined;
+  const pairs: Pair[] = [];
   try {
-    if (values.baseline) {
-      const bin = join(buildBaseline(values.baseline, dir), 'bin', 'acon.js');
-      const baseDir = join(dir, 'baseline-run');
-      mkdirSync(baseDir);
-      console.log(`\nbaseline ${values.baseline}   load before: ${load()}`);
-      base = await optimize(bin, baseDir, reporter);
-      print(base);
-      console.log(`load after:  ${load()}\n\nthis build`);
+    const baseBin = values.baseline
+      ? join(buildBaseline(values.baseline, dir), 'bin', 'acon.js')
+      : undefined;
+    for (let round = 1; round <= ROUNDS; round++) {
+      pairs.push(await runRound(round, dir, reporter, baseBin));
     }
-    console.log(`load before: ${load()}`);
-    const startup = await startupCpu(['--import', reporter], dir, join(dir, 'usage.json'));
-    const runDir = join(dir, 'run');
-    mkdirSync(runDir);
-    const figures = await optimize(BIN, runDir, reporter);
-    console.log(`load after:  ${load()}`);
-    print(figures, base);
-    console.log(
-      `start-up:    ${startup.map(({ args, cpuMs }) => `acon ${args} ${cpuMs.toFixed(0)} ms`).join(', ')} CPU (mean of ${STARTUP_RUNS})`,
-    );
+    if (ROUNDS > 1) printRounds(pairs);
   } finally {
     removeBaseline(dir);
   }
