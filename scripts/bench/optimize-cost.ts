@@ -62,6 +62,7 @@ import {
   type Finished,
 } from './baseline.js';
 import { median } from '../../src/report/metrics.js';
+import { wholeOption } from './whole-option.js';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -75,11 +76,7 @@ const { values, positionals } = parseArgs({
 
 const BIN = join(ROOT, 'bin', 'acon.js');
 
-const ROUNDS = Number(values.rounds);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
-  console.error(`--rounds must be a whole number of at least 1, got "${values.rounds}"`);
-  process.exit(2);
-}
+const ROUNDS = wholeOption('rounds', values.rounds);
 
 /** Written by the preloaded module when the acon process exits. */
 const UsageSchema = z.object({ userUs: z.number(), systemUs: z.number(), maxRssKb: z.number() });

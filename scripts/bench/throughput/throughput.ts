@@ -26,6 +26,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TASKS_DIR } from '../../../src/bench/apptown/benchmark.js';
 import { createApptown } from '../../../src/bench/apptown/index.js';
+import { wholeOption } from '../whole-option.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,15 +37,6 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '30' },
   },
 });
-/** A whole number ≥ 1 from an option, or a one-line usage error. */
-function count(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a whole number of at least 1, got "${text}"`);
-    process.exit(2);
-  }
-  return n;
-}
 /**
  * C@L levels: `--levels`, else every `--concurrency` at `--latency`, else the default: C=8, 64 and
  * 256 at 200 ms, and C=256 at 1,000 ms (a realistic model latency, issue #28).
@@ -53,13 +45,13 @@ function parseLevels(): { c: number; latencyMs: number }[] {
   if (values.levels !== undefined) {
     return values.levels.split(',').map((level) => {
       const [c = '', l = ''] = level.split('@');
-      return { c: count('levels (C)', c), latencyMs: count('levels (L)', l) };
+      return { c: wholeOption('levels (C)', c), latencyMs: wholeOption('levels (L)', l) };
     });
   }
   if (values.latency !== undefined || values.concurrency !== undefined) {
-    const latencyMs = count('latency', values.latency ?? '200');
+    const latencyMs = wholeOption('latency', values.latency ?? '200');
     const cs = (values.concurrency ?? '8,64,256').split(',');
-    return cs.map((c) => ({ c: count('concurrency', c), latencyMs }));
+    return cs.map((c) => ({ c: wholeOption('concurrency', c), latencyMs }));
   }
   return [
     { c: 8, latencyMs: 200 },
@@ -69,7 +61,7 @@ function parseLevels(): { c: number; latencyMs: number }[] {
   ];
 }
 const levels = parseLevels();
-const waves = count('waves', values.waves);
+const waves = wholeOption('waves', values.waves);
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const ACON = join(ROOT, 'bin', 'acon.js');
@@ -204,7 +196,7 @@ function cpuBetween(
 
 const plans = await loadPlans();
 // AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
-const steps = Math.max(count('steps', values.steps), ...plans.map((p) => p.steps.length));
+const steps = Math.max(wholeOption('steps', values.steps), ...plans.map((p) => p.steps.length));
 const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
 const plansFile = join(work, 'plans.json');
 writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
