@@ -17,15 +17,22 @@
  *
  *   npm run bench:throughput [-- --levels 8@200,64@200,256@200,256@1000 --waves 3 --steps 30]
  *   npm run bench:throughput -- --latency 200 --concurrency 8,64   # every C at one latency
+ *   npm run bench:throughput -- --levels 64@200 --baseline 6911c85
+ *
+ * `--baseline REF` builds that commit in a temporary git worktree (as bench:optimize-cost does)
+ * and measures it first at every level, on the same task files and the same fake model, then
+ * prints this build's efficiency and CPU per call as ratios to it: the CPU a call costs depends
+ * on the machine's speed of the day (docs/scaling.md), a ratio measured in one run much less.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as Apptown from '../../../src/bench/apptown/index.js';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { DEFAULT_TASKS_DIR } from '../../../src/bench/apptown/benchmark.js';
-import { createApptown } from '../../../src/bench/apptown/index.js';
+import { buildBaseline, ratio, removeBaseline, ROOT } from '../baseline.js';
 import { wholeOption } from '../whole-option.js';
 
 const { values } = parseArgs({
@@ -35,6 +42,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     waves: { type: 'string', default: '3' },
     steps: { type: 'string', default: '30' },
+    baseline: { type: 'string' },
   },
 });
 /**
@@ -62,35 +70,44 @@ function parseLevels(): { c: number; latencyMs: number }[] {
 }
 const levels = parseLevels();
 const waves = wholeOption('waves', values.waves);
+/** Agent steps of every rollout: set once the plans are known. */
+let steps = 0;
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const ACON = join(ROOT, 'bin', 'acon.js');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
-/** Every shipped apptown task with its reference plan (the fake model's answers). */
-async function loadPlans() {
-  const bench = createApptown();
-  const tasks = await bench.listTasks();
-  const out = [];
-  for (const t of tasks) {
+/**
+ * A build to measure: its bin/acon.js, and the shipped apptown tasks with their reference plans
+ * (the fake model's answers) as that build replays them: a baseline gets its own tasks, since
+ * task files written for a newer build need not replay in an older one.
+ */
+type Build = {
+  bin: string;
+  tasksDir: string;
+  plans: { id: string; instruction: string; steps: { tool: string; args: unknown }[] }[];
+};
+
+/** The build rooted at `root` (a checkout with dist/ built), read through its own dist/. */
+async function loadBuild(root: string): Promise<Build> {
+  const url = pathToFileURL(join(root, 'dist', 'bench', 'apptown', 'index.js')).href;
+  const apptown = (await import(url)) as typeof Apptown;
+  const bench = apptown.createApptown();
+  const plans = [];
+  for (const t of await bench.listTasks()) {
     const plan = await bench.referencePlan(t.id);
-    out.push({
-      id: t.id,
-      instruction: t.instruction,
-      steps: plan.steps.map((s) => ({ tool: s.tool, args: s.args })),
-    });
+    const steps = plan.steps.map((s) => ({ tool: s.tool, args: s.args }));
+    plans.push({ id: t.id, instruction: t.instruction, steps });
   }
-  return out;
+  return { bin: join(root, 'bin', 'acon.js'), tasksDir: apptown.DEFAULT_TASKS_DIR, plans };
 }
 
-/** `count` task files copied from the shipped ones (new ids, split `dev`), round robin. */
-function writeTasks(dir: string, count: number): void {
+/** `count` task files copied from `from` (new ids, split `dev`), round robin. */
+function writeTasks(from: string, dir: string, count: number): void {
   mkdirSync(dir, { recursive: true });
-  const files = readdirSync(DEFAULT_TASKS_DIR)
+  const files = readdirSync(from)
     .filter((f) => f.endsWith('.yaml'))
     .sort();
   for (let i = 0; i < count; i++) {
-    const text = readFileSync(join(DEFAULT_TASKS_DIR, files[i % files.length]!), 'utf8');
+    const text = readFileSync(join(from, files[i % files.length]!), 'utf8');
     const id = `${/^id: (.+)$/m.exec(text)![1]!.trim()}-b${Math.floor(i / files.length)}`;
     const copy = text.replace(/^id: .+$/m, `id: ${id}`).replace(/^split: .+$/m, 'split: dev');
     writeFileSync(join(dir, `${id}.yaml`), copy);
@@ -120,10 +137,11 @@ async function startServer(
 type CpuSample = { at: number; cpuSeconds: number; sysSeconds: number };
 
 /**
- * Runs acon; reports its stderr, the CPU seconds it used (user + system, from /proc) and the
- * samples they were read from.
+ * Runs acon (`bin`: this build's or the baseline's bin/acon.js); reports its stderr, the CPU
+ * seconds it used (user + system, from /proc) and the samples they were read from.
  */
 function runAcon(
+  bin: string,
   args: string[],
   cwd: string,
 ): Promise<{
@@ -136,7 +154,7 @@ function runAcon(
     // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the acon process; with
     // BENCH_STDOUT=1 its stdout is shown (for flags that print there, such as --trace-gc).
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, ACON, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
       cwd,
       env: {
         ...process.env,
@@ -194,21 +212,29 @@ function cpuBetween(
   return a && b ? { cpu: b.cpuSeconds - a.cpuSeconds, sys: b.sysSeconds - a.sysSeconds } : null;
 }
 
-const plans = await loadPlans();
-// AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
-const steps = Math.max(wholeOption('steps', values.steps), ...plans.map((p) => p.steps.length));
-const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
-const plansFile = join(work, 'plans.json');
-writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
-console.log(
-  `fake model: every rollout ${steps} agent steps (apptown reference plans, padded); ${waves}×C rollouts per level; load ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+/** What one level measured of one build. */
+type LevelFigures = {
+  calls: number;
+  efficiency: number;
+  /** acon's CPU per call (and its system part) while calls were in flight, in ms. */
+  cpuPerCallMs: number | null;
+  sysPerCallMs: number | null;
+};
 
-for (const { c, latencyMs } of levels) {
-  const dir = join(work, `c${c}-l${latencyMs}`);
-  writeTasks(join(dir, 'tasks'), waves * c);
+/**
+ * One level C@L with one build: a fresh folder of task copies, a fresh fake model, `acon run`;
+ * prints the level's lines (with ratios to `base` when given) and returns its figures.
+ */
+async function measureLevel(
+  { bin, tasksDir, plans }: Build,
+  dir: string,
+  { c, latencyMs }: { c: number; latencyMs: number },
+  base?: LevelFigures,
+): Promise<LevelFigures> {
+  writeTasks(tasksDir, join(dir, 'tasks'), waves * c);
+  mkdirSync(dir, { recursive: true });
+  const plansFile = join(dir, 'plans.json');
+  writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
   const { child, port } = await startServer(plansFile, latencyMs);
   try {
     writeFileSync(
@@ -224,8 +250,10 @@ for (const { c, latencyMs } of levels) {
       ].join('\n'),
     );
     const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'];
-    args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json', '--yes');
-    const r = await runAcon(args, dir);
+    args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json');
+    // Older builds (a --baseline) ask nothing before a paid run and have no --yes.
+    if (await knowsYes(bin)) args.push('--yes');
+    const r = await runAcon(bin, args, dir);
     // Anything on stderr is worth showing (the periodic progress line is off).
     if (r.code !== 0 || /warning|error/i.test(r.stderr)) {
       console.log(`C=${c}: acon exited ${r.code}; stderr:\n${r.stderr}`);
@@ -238,21 +266,72 @@ for (const { c, latencyMs } of levels) {
     };
     const ideal = c / (latencyMs / 1000);
     const achieved = stats.calls / ((stats.lastAt - stats.firstAt) / 1000);
+    const efficiency = achieved / ideal;
     console.log(
-      `C=${c} L=${latencyMs}ms calls=${stats.calls} ideal=${ideal.toFixed(1)} achieved=${achieved.toFixed(1)} efficiency=${(achieved / ideal).toFixed(3)}`,
+      `C=${c} L=${latencyMs}ms calls=${stats.calls} ideal=${ideal.toFixed(1)} achieved=${achieved.toFixed(1)} efficiency=${efficiency.toFixed(3)}${ratio(efficiency, base?.efficiency)}`,
     );
     const inFlight = cpuBetween(r.samples, stats.firstAt, stats.lastAt);
+    const figures: LevelFigures = {
+      calls: stats.calls,
+      efficiency,
+      cpuPerCallMs: inFlight && (inFlight.cpu * 1000) / stats.calls,
+      sysPerCallMs: inFlight && (inFlight.sys * 1000) / stats.calls,
+    };
     if (r.cpuSeconds !== null && inFlight !== null) {
       console.log(
-        `  acon CPU per call: ${((inFlight.cpu * 1000) / stats.calls).toFixed(2)} ms while calls were in flight (${((inFlight.sys * 1000) / stats.calls).toFixed(2)} ms of it system; ${inFlight.cpu.toFixed(1)} s of ${r.cpuSeconds.toFixed(1)} s in all)`,
+        `  acon CPU per call: ${figures.cpuPerCallMs!.toFixed(2)} ms while calls were in flight (${figures.sysPerCallMs!.toFixed(2)} ms of it system; ${inFlight.cpu.toFixed(1)} s of ${r.cpuSeconds.toFixed(1)} s in all)${ratio(figures.cpuPerCallMs, base?.cpuPerCallMs)}`,
       );
     }
     console.log(
       `  requests: ${(stats.bytes / stats.calls / 1024).toFixed(1)} KiB of body each on average`,
     );
+    return figures;
   } finally {
     child.kill();
   }
 }
-// The run databases and task copies (tens of MB per level) are not kept.
-rmSync(work, { recursive: true, force: true });
+
+/** Whether `acon run` of this build takes --yes (read from its help once per build). */
+const yesOf = new Map<string, Promise<boolean>>();
+function knowsYes(bin: string): Promise<boolean> {
+  let known = yesOf.get(bin);
+  if (!known) {
+    known = new Promise((done, fail) => {
+      const child = spawn(process.execPath, [bin, 'run', '--help'], { stdio: 'pipe' });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', fail);
+      child.on('close', () => done(/--yes\b/.test(out)));
+    });
+    yesOf.set(bin, known);
+  }
+  return known;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
+try {
+  const build = await loadBuild(ROOT);
+  const base = values.baseline ? await loadBuild(buildBaseline(values.baseline, work)) : undefined;
+  // AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
+  const longest = [...build.plans, ...(base?.plans ?? [])].map((p) => p.steps.length);
+  steps = Math.max(wholeOption('steps', values.steps), ...longest);
+  console.log(
+    `fake model: every rollout ${steps} agent steps (apptown reference plans, padded); ${waves}×C rollouts per level; load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const level of levels) {
+    const name = `c${level.c}-l${level.latencyMs}`;
+    let baseFigures: LevelFigures | undefined;
+    if (base) {
+      console.log(`\nbaseline ${values.baseline}`);
+      baseFigures = await measureLevel(base, join(work, `baseline-${name}`), level);
+      console.log('this build');
+    }
+    await measureLevel(build, join(work, name), level, baseFigures);
+  }
+} finally {
+  removeBaseline(work);
+  // The run databases and task copies (tens of MB per level) are not kept.
+  rmSync(work, { recursive: true, force: true });
+}
