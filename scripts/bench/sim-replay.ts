@@ -33,6 +33,7 @@ import type * as SimIndex from '../../src/sim/index.js';
 import type { SimProviderOptions } from '../../src/sim/index.js';
 import { SqliteRunStore } from '../../src/store/run-store.js';
 import { buildBaseline, load, ratio, removeBaseline, ROOT } from './baseline.js';
+import { wholeOption } from './whole-option.js';
 
 const ROLES = ['agent', 'obs_compressor', 'hist_compressor'] as const;
 type Role = (typeof ROLES)[number];
@@ -58,8 +59,7 @@ const roles = values.roles.split(',').map((r) => {
   }
   return r as Role;
 });
-const passes = Number(values.passes);
-if (!Number.isInteger(passes) || passes < 1) fail(`--passes must be a whole number ≥ 1`);
+const passes = wholeOption('passes', values.passes);
 
 /** What a recorded request holds besides its context (the store writes it as JSON). */
 const RecordedRequestSchema = z.looseObject({
