@@ -80,7 +80,12 @@ export const ratio = (now: number | null, then: number | null | undefined) =>
 export function buildBaseline(ref: string, dir: string): string {
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' }).trim();
-  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
+  let commit: string;
+  try {
+    commit = git('rev-parse', '--verify', `${ref}^{commit}`);
+  } catch {
+    throw new Error(`--baseline ${ref}: no such commit here; give a commit, tag or branch`);
+  }
   const lockThere = git('show', `${commit}:package-lock.json`);
   if (lockThere !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim()) {
     throw new Error(
