@@ -20,9 +20,10 @@
  *   npm run bench:throughput -- --levels 64@200 --baseline 6911c85
  *
  * `--baseline REF` builds that commit in a temporary git worktree (as bench:optimize-cost does)
- * and measures it first at every level, on the same task files and the same fake model, then
- * prints this build's efficiency and CPU per call as ratios to it: the CPU a call costs depends
- * on the machine's speed of the day (docs/scaling.md), a ratio measured in one run much less.
+ * and measures it first at every level, with its own shipped tasks and reference plans, the same
+ * number of steps and the same fake model, then prints this build's efficiency and CPU per call
+ * as ratios to it: the CPU a call costs depends on the machine's speed of the day
+ * (docs/scaling.md), a ratio measured in one run much less.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,8 +71,7 @@ function parseLevels(): { c: number; latencyMs: number }[] {
 }
 const levels = parseLevels();
 const waves = wholeOption('waves', values.waves);
-/** Agent steps of every rollout: set once the plans are known. */
-let steps = 0;
+const minSteps = wholeOption('steps', values.steps);
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
@@ -228,7 +228,7 @@ type LevelFigures = {
 async function measureLevel(
   { bin, tasksDir, plans }: Build,
   dir: string,
-  { c, latencyMs }: { c: number; latencyMs: number },
+  { c, latencyMs, steps }: { c: number; latencyMs: number; steps: number },
   base?: LevelFigures,
 ): Promise<LevelFigures> {
   writeTasks(tasksDir, join(dir, 'tasks'), waves * c);
@@ -314,7 +314,7 @@ try {
   const base = values.baseline ? await loadBuild(buildBaseline(values.baseline, work)) : undefined;
   // AppWorld-length rollouts (issue #16: ~30 steps); never shorter than the longest plan.
   const longest = [...build.plans, ...(base?.plans ?? [])].map((p) => p.steps.length);
-  steps = Math.max(wholeOption('steps', values.steps), ...longest);
+  const steps = Math.max(minSteps, ...longest);
   console.log(
     `fake model: every rollout ${steps} agent steps (apptown reference plans, padded); ${waves}×C rollouts per level; load ${loadavg()
       .map((x) => x.toFixed(2))
@@ -325,10 +325,10 @@ try {
     let baseFigures: LevelFigures | undefined;
     if (base) {
       console.log(`\nbaseline ${values.baseline}`);
-      baseFigures = await measureLevel(base, join(work, `baseline-${name}`), level);
+      baseFigures = await measureLevel(base, join(work, `baseline-${name}`), { ...level, steps });
       console.log('this build');
     }
-    await measureLevel(build, join(work, name), level, baseFigures);
+    await measureLevel(build, join(work, name), { ...level, steps }, baseFigures);
   }
 } finally {
   removeBaseline(work);
