@@ -33,7 +33,7 @@ import { pathToFileURL } from 'node:url';
 import type * as Apptown from '../../../src/bench/apptown/index.js';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { buildBaseline, ratio, removeBaseline, ROOT } from '../baseline.js';
+import { buildBaseline, ratio, removeBaseline, ROOT, runCollecting } from '../baseline.js';
 import { wholeOption } from '../whole-option.js';
 
 const { values } = parseArgs({
@@ -82,6 +82,8 @@ const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
  */
 type Build = {
   bin: string;
+  /** Whether its `acon run` takes --yes: older builds (a --baseline) ask nothing before a paid run. */
+  takesYes: boolean;
   tasksDir: string;
   plans: { id: string; instruction: string; steps: { tool: string; args: unknown }[] }[];
 };
@@ -97,7 +99,9 @@ async function loadBuild(root: string): Promise<Build> {
     const steps = plan.steps.map((s) => ({ tool: s.tool, args: s.args }));
     plans.push({ id: t.id, instruction: t.instruction, steps });
   }
-  return { bin: join(root, 'bin', 'acon.js'), tasksDir: apptown.DEFAULT_TASKS_DIR, plans };
+  const bin = join(root, 'bin', 'acon.js');
+  const help = await runCollecting([process.execPath, bin, 'run', '--help'], root, {});
+  return { bin, takesYes: /--yes\b/.test(help.stdout), tasksDir: apptown.DEFAULT_TASKS_DIR, plans };
 }
 
 /** `count` task files copied from `from` (new ids, split `dev`), round robin. */
@@ -214,7 +218,6 @@ function cpuBetween(
 
 /** What one level measured of one build. */
 type LevelFigures = {
-  calls: number;
   efficiency: number;
   /** acon's CPU per call (and its system part) while calls were in flight, in ms. */
   cpuPerCallMs: number | null;
@@ -226,13 +229,13 @@ type LevelFigures = {
  * prints the level's lines (with ratios to `base` when given) and returns its figures.
  */
 async function measureLevel(
-  { bin, tasksDir, plans }: Build,
+  { bin, takesYes, tasksDir, plans }: Build,
   dir: string,
   { c, latencyMs, steps }: { c: number; latencyMs: number; steps: number },
   base?: LevelFigures,
 ): Promise<LevelFigures> {
+  // Creates `dir` too.
   writeTasks(tasksDir, join(dir, 'tasks'), waves * c);
-  mkdirSync(dir, { recursive: true });
   const plansFile = join(dir, 'plans.json');
   writeFileSync(plansFile, JSON.stringify({ steps, tasks: plans }));
   const { child, port } = await startServer(plansFile, latencyMs);
@@ -251,8 +254,7 @@ async function measureLevel(
     );
     const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'];
     args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json');
-    // Older builds (a --baseline) ask nothing before a paid run and have no --yes.
-    if (await knowsYes(bin)) args.push('--yes');
+    if (takesYes) args.push('--yes');
     const r = await runAcon(bin, args, dir);
     // Anything on stderr is worth showing (the periodic progress line is off).
     if (r.code !== 0 || /warning|error/i.test(r.stderr)) {
@@ -272,7 +274,6 @@ async function measureLevel(
     );
     const inFlight = cpuBetween(r.samples, stats.firstAt, stats.lastAt);
     const figures: LevelFigures = {
-      calls: stats.calls,
       efficiency,
       cpuPerCallMs: inFlight && (inFlight.cpu * 1000) / stats.calls,
       sysPerCallMs: inFlight && (inFlight.sys * 1000) / stats.calls,
@@ -289,23 +290,6 @@ async function measureLevel(
   } finally {
     child.kill();
   }
-}
-
-/** Whether `acon run` of this build takes --yes (read from its help once per build). */
-const yesOf = new Map<string, Promise<boolean>>();
-function knowsYes(bin: string): Promise<boolean> {
-  let known = yesOf.get(bin);
-  if (!known) {
-    known = new Promise((done, fail) => {
-      const child = spawn(process.execPath, [bin, 'run', '--help'], { stdio: 'pipe' });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('error', fail);
-      child.on('close', () => done(/--yes\b/.test(out)));
-    });
-    yesOf.set(bin, known);
-  }
-  return known;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'acon-bench-throughput-'));
