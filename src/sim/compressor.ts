@@ -339,7 +339,11 @@ function addFact(
     // The new record's identifying values, in IDENTIFYING order, looked up once rather than for
     // every line of the summary (issue #28: a summary is scanned for every fact added to it).
     const mine = IDENTIFYING.map((key) => keys.find((f) => f.key === key)?.value);
+    // A line from the same call names it (`- app.api: …`): a substring test rules out the lines
+    // of other calls before their parse is looked up (most of a long summary's lines).
+    const named = `${source}: `;
     const at = list.findIndex((line) => {
+      if (!line.includes(named)) return false;
       const old = parseSourcedFactLine(line);
       if (old?.source !== source) return false;
       // The same record: the first identifying field both lines show agrees.
