@@ -149,8 +149,9 @@ describe('JournalWriter', () => {
     w.row(1, call(3, [a, c, d, m('e')])).undo();
     rows.push(w.row(1, calls[2]!).text);
     const read = readJournal(
-      rows.map((data, i) => ({ id: i + 1, rollout: 1, data })),
+      rows.map((_, i) => ({ id: i + 1, rollout: 1 })),
       () => undefined,
+      (id) => rows[id - 1]!,
     );
     expect(read).toEqual(calls);
   });

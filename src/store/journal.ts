@@ -36,20 +36,23 @@ export class JournalWriter {
 }
 
 /**
- * Calls from their journal rows, in call order; `known` gives those this process still holds.
- * A schema-2 row is the whole call, brotli-compressed.
+ * Calls from their journal rows, in call order; `known` gives those this process still holds,
+ * whose rows are then not read (`data`: a row's stored text). A schema-2 row is the whole call,
+ * brotli-compressed.
  */
 export function readJournal(
-  rows: readonly { id: number; rollout: number | null; data: string | Buffer }[],
+  rows: readonly { id: number; rollout: number | null }[],
   known: (id: number) => CallPayload | undefined,
+  data: (id: number) => string | Buffer,
 ): CallPayload[] {
   const chains = new Map<number | null, unknown[]>();
-  return rows.map(({ id, rollout, data }) => {
+  return rows.map(({ id, rollout }) => {
     const mine = known(id);
     if (mine) return mine;
-    if (typeof data !== 'string')
-      return { id, ...(JSON.parse(decompress(data)) as JournalRow['call']) };
-    const row = JSON.parse(data) as JournalRow;
+    const stored = data(id);
+    if (typeof stored !== 'string')
+      return { id, ...(JSON.parse(decompress(stored)) as JournalRow['call']) };
+    const row = JSON.parse(stored) as JournalRow;
     const values = row.from === 0 ? [] : chains.get(rollout);
     if (values?.length !== row.from) {
       throw new Error(

@@ -314,14 +314,20 @@ export class SqliteRunStore implements RunStore {
     return this.unfiled('c.run = ? AND c.rollout IS ? AND c.id <= ?', c.run, c.rollout, id).at(-1);
   }
 
-  /** The calls still in the journal that `where` selects (of `calls c`), in call order. */
+  /**
+   * The calls still in the journal that `where` selects (of `calls c`), in call order. A row's text
+   * is read only for calls this process does not hold: a rollout's own calls are all in `pending`,
+   * and reading their rows back was 0.14 s of an 8-task optimize's 2.3 s of saves (issue #28).
+   */
   private unfiled(where: string, ...params: unknown[]): CallPayload[] {
-    const rows = this.all<{ id: number; rollout: number | null; data: string | Buffer }>(
-      `SELECT c.id, c.rollout, j.data FROM calls c JOIN journal j ON j.call = c.id
+    const rows = this.all<{ id: number; rollout: number | null }>(
+      `SELECT c.id, c.rollout FROM calls c JOIN journal j ON j.call = c.id
          WHERE c.doc IS NULL AND ${where} ORDER BY c.id`,
       ...params,
     );
-    return readJournal(rows, (id) => this.pending.get(id));
+    const data = (id: number) =>
+      this.value<string | Buffer>('SELECT data FROM journal WHERE call = ?', id)!;
+    return readJournal(rows, (id) => this.pending.get(id), data);
   }
 
   /** Writes a document with `calls` out of the journal (and `andThen`), in one transaction. */
@@ -336,10 +342,11 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         const doc = this.insert('docs', { run, size: raw.length, data });
         andThen(doc);
-        for (const { id } of calls) {
-          this.run('UPDATE calls SET doc = ? WHERE id = ?', doc, id);
-          this.run('DELETE FROM journal WHERE call = ?', id);
-        }
+        // One statement each for all the calls, not two per call (issue #28: the save's
+        // transaction 0.63 → 0.55 s in an 8-task optimize's profile).
+        const ids = JSON.stringify(calls.map((c) => c.id));
+        this.run('UPDATE calls SET doc = ? WHERE id IN (SELECT value FROM json_each(?))', doc, ids);
+        this.run('DELETE FROM journal WHERE call IN (SELECT value FROM json_each(?))', ids);
       })
       .immediate();
     for (const { id } of calls) this.pending.delete(id);
