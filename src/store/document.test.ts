@@ -155,6 +155,23 @@ describe('JournalWriter', () => {
     );
     expect(read).toEqual(calls);
   });
+
+  it('reads no row of a call the process still holds (a save reads only what it lacks)', () => {
+    const w = new JournalWriter();
+    const held = call(1, [{ role: 'user', content: 'a' }]);
+    w.row(1, held);
+    const read: number[] = [];
+    const got = readJournal(
+      [{ id: 1, rollout: 1 }],
+      (id) => (id === 1 ? held : undefined),
+      (id) => {
+        read.push(id);
+        return '';
+      },
+    );
+    expect(got).toEqual([held]);
+    expect(read).toEqual([]);
+  });
 });
 
 /** The window a brotli stream declares in its first bits (RFC 7932, section 9.1): log2 of bytes. */
