@@ -29,10 +29,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type * as Apptown from '../../../src/bench/apptown/index.js';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type * as Apptown from '../../../src/bench/apptown/index.js';
 import { buildBaseline, ratio, removeBaseline, ROOT, runCollecting } from '../baseline.js';
 import { wholeOption } from '../whole-option.js';
 
