@@ -63,7 +63,8 @@ export function makeEnv(opts: {
     ...opts.config,
   });
   const bench = opts.bench ?? createApptown(opts.shortTasks ? { tasksDir: SHORT_TASKS_DIR } : {});
-  const store = new SqliteRunStore(dbPath);
+  // Group commit, as the CLI opens its store (src/cli/session.ts).
+  const store = new SqliteRunStore(dbPath, { groupCommit: true });
   const abort = new AbortController();
   const llm = createLlmClient({
     config,
