@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_MAX_TRAJECTORIES } from '../report/html/embedded-rollouts.js';
 import { positiveInt } from './numbers.js';
 
 type ReportOpts = { config?: string; db?: string; html: string; maxTrajectories?: string };
@@ -14,7 +15,7 @@ export function registerReport(program: Command): void {
     .requiredOption('--html <file>', 'where to write the page (it opens offline, from disk)')
     .option(
       '--max-trajectories <n>',
-      'trajectories embedded for the viewer, failures first (default: 300)',
+      `trajectories embedded for the viewer: failures first, in turn from every split and condition (default: ${DEFAULT_MAX_TRAJECTORIES})`,
     )
     .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(

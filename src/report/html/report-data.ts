@@ -4,6 +4,7 @@ import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';
+import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts } from './embedded-rollouts.js';
 import { Packer, packForPage } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 
@@ -47,7 +48,7 @@ export const ReportDataSchema = z.object({
       path: z.string(),
     }),
   ),
-  /** Ids of the rollouts whose trajectory is embedded: at most `maxTrajectories`, failures first. */
+  /** Ids of the rollouts whose trajectory is embedded: at most `maxTrajectories` (embedded-rollouts.ts). */
   trajectoryIds: z.array(z.string()),
   /**
    * Those trajectories for the viewer (`RolloutShowSchema`) by rollout id, packed, gzipped and
@@ -65,7 +66,7 @@ const StartPairSchema = z.object({
 });
 
 export type ReportDataOptions = {
-  /** Trajectories embedded for the viewer. @default 300 */
+  /** Trajectories embedded for the viewer. @default DEFAULT_MAX_TRAJECTORIES (100) */
   maxTrajectories?: number;
   /** Characters kept of each long text in the viewer (observations, compressor input and output). @default 3000 */
   maxTextChars?: number;
@@ -82,9 +83,7 @@ export async function reportData(
   const run = store.getRun(runId);
   const rows = store.rollouts(runId);
   const seed = typeof run.config.seed === 'number' ? run.config.seed : 0;
-  const max = opts.maxTrajectories ?? 300;
-  // Failures first: they are what a reader opens the viewer for.
-  const chosen = [...rows].sort((a, b) => Number(a.success) - Number(b.success)).slice(0, max);
+  const chosen = embeddedRollouts(rows, opts.maxTrajectories ?? DEFAULT_MAX_TRAJECTORIES);
   // Each view is packed as soon as it is built: only the table of lines stays in memory.
   const packer = new Packer();
   const packed: Record<string, unknown> = {};
