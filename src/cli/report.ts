@@ -15,7 +15,7 @@ export function registerReport(program: Command): void {
     .requiredOption('--html <file>', 'where to write the page (it opens offline, from disk)')
     .option(
       '--max-trajectories <n>',
-      `trajectories embedded for the viewer: failures first, in turn from every split and condition (default: ${DEFAULT_MAX_TRAJECTORIES})`,
+      `trajectories embedded for the viewer: failures first (an optimize's evaluation split first), every condition in turn (default: ${DEFAULT_MAX_TRAJECTORIES})`,
     )
     .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
     .addHelpText(

@@ -4,7 +4,7 @@ import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';
-import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts } from './embedded-rollouts.js';
+import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts, splitPriority } from './embedded-rollouts.js';
 import { Packer, packForPage } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 
@@ -83,7 +83,8 @@ export async function reportData(
   const run = store.getRun(runId);
   const rows = store.rollouts(runId);
   const seed = typeof run.config.seed === 'number' ? run.config.seed : 0;
-  const chosen = embeddedRollouts(rows, opts.maxTrajectories ?? DEFAULT_MAX_TRAJECTORIES);
+  const max = opts.maxTrajectories ?? DEFAULT_MAX_TRAJECTORIES;
+  const chosen = embeddedRollouts(rows, max, splitPriority(run.params));
   // Each view is packed as soon as it is built: only the table of lines stays in memory.
   const packer = new Packer();
   const packed: Record<string, unknown> = {};
