@@ -17,7 +17,10 @@ export function embeddedRollouts<R extends Row>(
   max: number,
   splits: readonly string[] = [],
 ): R[] {
-  const rank = (split: string) => (splits.includes(split) ? splits.indexOf(split) : splits.length);
+  const rank = (split: string) => {
+    const i = splits.indexOf(split);
+    return i < 0 ? splits.length : i;
+  };
   const bySplit = new Map<string, Map<string, R[]>>();
   for (const r of rows) {
     const conditions = bySplit.get(r.split) ?? new Map<string, R[]>();
@@ -26,20 +29,24 @@ export function embeddedRollouts<R extends Row>(
     conditions.set(r.condition, group);
     group.push(r);
   }
-  const ordered = [...bySplit.keys()].sort(
-    (a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
+  const ordered = [...bySplit.keys()].sort((a, b) => rank(a) - rank(b) || byName(a, b));
+  const turns = [false, true].flatMap((success) =>
+    ordered.flatMap((split) => {
+      const groups = [...bySplit.get(split)!].sort(([a], [b]) => byName(a, b));
+      return inTurn(groups.map(([, group]) => group.filter((r) => r.success === success)));
+    }),
   );
-  const out: R[] = [];
-  for (const success of [false, true]) {
-    for (const split of ordered) {
-      const groups = [...bySplit.get(split)!.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([, group]) => group.filter((r) => r.success === success));
-      for (let i = 0; out.length < max && groups.some((g) => i < g.length); i++) {
-        for (const g of groups) if (i < g.length && out.length < max) out.push(g[i]!);
-      }
-    }
-  }
+  return turns.slice(0, max);
+}
+
+/** Code-unit order: no locale collation (whose first use builds ICU's collator). */
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The first item of each list, then the second of each, and so on. */
+function inTurn<T>(lists: readonly T[][]): T[] {
+  const out: T[] = [];
+  const longest = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < longest; i++) for (const l of lists) if (i < l.length) out.push(l[i]!);
   return out;
 }
 
