@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
 import type { Benchmark, ReferencePlan, TaskInfo } from '../types.js';
@@ -7,7 +6,8 @@ import { ApptownEpisode } from './episode.js';
 import type { ResolvedEvaluation } from './evaluate.js';
 import { resolveTemplates } from './refs.js';
 import { replayReference, toPlan, type Replay } from './replay.js';
-import { loadTaskDir, type LoadedTask, type TaskLoad } from './task-loader.js';
+import { findTask } from '../task-files.js';
+import { loadApptownTaskDir, type LoadedTask, type TaskLoad } from './task-loader.js';
 import type { Answer, Matcher } from './task-schema.js';
 import { createWorld } from './worlds.js';
 import type { World } from './world.js';
@@ -58,7 +58,7 @@ export class ApptownBenchmark implements Benchmark {
   constructor(readonly tasksDir: string = DEFAULT_TASKS_DIR) {}
 
   private load(): Promise<TaskLoad> {
-    this.loading ??= loadTaskDir(this.tasksDir);
+    this.loading ??= loadApptownTaskDir(this.tasksDir);
     return this.loading;
   }
 
@@ -83,17 +83,7 @@ export class ApptownBenchmark implements Benchmark {
 
   /** The validated task file (for tools and tests that need more than TaskInfo). */
   async taskFile(id: string): Promise<LoadedTask> {
-    const { tasks, problems } = await this.load();
-    const task = tasks.find((t) => t.id === id);
-    if (!task) {
-      // A task whose file is invalid is not unknown: say what is wrong with its file.
-      const broken = problems.find((p) => basename(p.file).replace(/\.ya?ml$/, '') === id);
-      if (broken) throw broken;
-      throw new BenchmarkError(
-        `unknown apptown task "${id}"; list them with: acon tasks list --bench apptown`,
-      );
-    }
-    return task;
+    return findTask(await this.load(), id, 'apptown');
   }
 
   async start(taskId: string): Promise<ApptownEpisode> {

@@ -17,7 +17,12 @@ export {
 export { planToMessages, runPlan, toolCallMessage, type RunPlanOptions } from './drive.js';
 export { APPS, APP_NAMES } from './apps/index.js';
 export { callApi, renderResponse, type ApiResponse } from './server.js';
-export { parseTaskFile, loadTaskDir, type LoadedTask, type TaskLoad } from './task-loader.js';
+export {
+  parseTaskFile,
+  loadApptownTaskDir,
+  type LoadedTask,
+  type TaskLoad,
+} from './task-loader.js';
 export { TaskFileSchema, type TaskFile } from './task-schema.js';
 export { createWorld } from './worlds.js';
 export { World, WORLD_NOW } from './world.js';

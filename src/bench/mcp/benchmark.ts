@@ -1,12 +1,13 @@
 import { copyFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
 import type { Benchmark, ReferencePlan, TaskInfo } from '../types.js';
 import { McpConnection, SYSTEM_TIMERS, type Timers } from './connection.js';
 import { McpEpisode } from './episode.js';
 import { resolveServer } from './placeholders.js';
+import { findTask } from '../task-files.js';
 import { loadMcpTaskDir, type LoadedMcpTask, type McpTaskLoad } from './task-loader.js';
 
 /** Same depth from src/bench/mcp and dist/bench/mcp, so both find the shipped tasks. */
@@ -72,16 +73,7 @@ export class McpBenchmark implements Benchmark {
   }
 
   async taskFile(id: string): Promise<LoadedMcpTask> {
-    const { tasks, problems } = await this.load();
-    const task = tasks.find((t) => t.id === id);
-    if (!task) {
-      const broken = problems.find((p) => basename(p.file).replace(/\.ya?ml$/, '') === id);
-      if (broken) throw broken;
-      throw new BenchmarkError(
-        `unknown mcp task "${id}"; list them with: acon tasks list --bench mcp`,
-      );
-    }
-    return task;
+    return findTask(await this.load(), id, 'mcp');
   }
 
   /**

@@ -1,33 +1,21 @@
-import { readFile, readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
-import { BenchmarkError, TaskFileError } from '../../errors.js';
+import { TaskFileError } from '../../errors.js';
+import { checkIdIsFileName, loadTaskDir, schemaError, type TaskLoad } from '../task-files.js';
 import { readTaskYaml } from '../task-yaml.js';
 import { COMPLETE_TASK, splitToolName } from './tools.js';
 import { McpTaskFileSchema, type McpTaskFile } from './task-schema.js';
 
 export type LoadedMcpTask = McpTaskFile & { file: string };
-export type McpTaskLoad = { tasks: LoadedMcpTask[]; problems: TaskFileError[] };
+export type McpTaskLoad = TaskLoad<LoadedMcpTask>;
 
 const HINT = 'see "Your own tools" in docs/benchmarks.md';
 
 /** Parses and validates one task file; throws TaskFileError naming the file, field and fix. */
 export function parseMcpTaskFile(file: string, text: string): LoadedMcpTask {
-  const parsed = McpTaskFileSchema.safeParse(readTaskYaml(file, text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
-    throw new TaskFileError(file, field, `${issue.message}; fix: ${HINT}`);
-  }
+  const parsed = McpTaskFileSchema.safeParse(readTaskYaml(file, text), { reportInput: true });
+  if (!parsed.success) throw schemaError(file, parsed.error, HINT);
   const task = parsed.data;
-  const stem = basename(file).replace(/\.ya?ml$/, '');
-  if (stem !== task.id) {
-    throw new TaskFileError(
-      file,
-      'id',
-      `"${task.id}" differs from the file name; fix: rename the file to ${task.id}.yaml or change id to "${stem}"`,
-    );
-  }
+  checkIdIsFileName(file, task.id);
   const servers = Object.keys(task.servers);
   task.reference?.forEach((step, i) => {
     const field = `reference.${i}`;
@@ -63,48 +51,8 @@ export function parseMcpTaskFile(file: string, text: string): LoadedMcpTask {
 }
 
 /** Every `*.yaml` in `dir`; a bad file becomes a problem and the others still load. */
-export async function loadMcpTaskDir(dir: string): Promise<McpTaskLoad> {
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => /\.ya?ml$/.test(n)).sort();
-  } catch (err) {
-    throw new BenchmarkError(`cannot read the mcp task folder ${dir}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  const tasks: LoadedMcpTask[] = [];
-  const problems: TaskFileError[] = [];
-  const ids = new Map<string, string>();
-  for (const name of names) {
-    const file = join(dir, name);
-    try {
-      const task = parseMcpTaskFile(file, await readFile(file, 'utf8'));
-      const other = ids.get(task.id);
-      if (other) {
-        throw new TaskFileError(
-          file,
-          'id',
-          `"${task.id}" is also the id of ${other}; fix: give each task a unique id`,
-        );
-      }
-      ids.set(task.id, file);
-      tasks.push(task);
-    } catch (err) {
-      problems.push(
-        err instanceof TaskFileError
-          ? err
-          : new TaskFileError(
-              file,
-              '(file)',
-              `${(err as Error).message}; fix: check the file is readable`,
-              {
-                cause: err,
-              },
-            ),
-      );
-    }
-  }
-  return { tasks, problems };
+export function loadMcpTaskDir(dir: string): Promise<McpTaskLoad> {
+  return loadTaskDir(dir, 'mcp', parseMcpTaskFile);
 }
 
 /** The YAML of a task file, as scripts/bench/gen-mcp-tasks.ts writes it. */

@@ -8,6 +8,7 @@ import { corpusLibrary } from './library.js';
 import { qaReferencePlan } from './plan.js';
 import { resolveTemplate, templateById } from './questions.js';
 import { qaTaskInfo, type QaTask } from './task.js';
+import { findTask } from '../task-files.js';
 import { loadQaTaskDir, type LoadedQaTask } from './task-loader.js';
 import type { QaSource } from './source.js';
 
@@ -53,13 +54,7 @@ export class QaBenchmark implements Benchmark {
 
   /** The task with its questions and gold answers. */
   async task(id: string): Promise<QaTask> {
-    const { tasks } = await this.load();
-    const task = tasks.find((t) => t.id === id);
-    if (!task) {
-      throw new BenchmarkError(
-        `unknown qa task "${id}"; list them with: acon tasks list --bench qa`,
-      );
-    }
+    const task = findTask(await this.load(), id, 'qa');
     if (!this.verified.has(id)) {
       this.source.verify?.(task);
       this.verified.add(id);

@@ -1,33 +1,21 @@
-import { readFile, readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
-import { BenchmarkError, TaskFileError } from '../../errors.js';
+import { TaskFileError } from '../../errors.js';
+import { checkIdIsFileName, loadTaskDir, schemaError, type TaskLoad } from '../task-files.js';
 import { readTaskYaml } from '../task-yaml.js';
 import { templateById } from './questions.js';
 import { QaTaskFileSchema, type QaTaskFile } from './task-schema.js';
 
 export type LoadedQaTask = QaTaskFile & { file: string };
-export type QaTaskLoad = { tasks: LoadedQaTask[]; problems: TaskFileError[] };
+export type QaTaskLoad = TaskLoad<LoadedQaTask>;
 
 const HINT = 'see the format at the top of src/bench/qa/task-schema.ts';
 
 /** Parses and validates one task file; throws TaskFileError naming the file, field and fix. */
 export function parseQaTaskFile(file: string, text: string): LoadedQaTask {
-  const parsed = QaTaskFileSchema.safeParse(readTaskYaml(file, text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
-    throw new TaskFileError(file, field, `${issue.message}; fix: ${HINT}`);
-  }
+  const parsed = QaTaskFileSchema.safeParse(readTaskYaml(file, text), { reportInput: true });
+  if (!parsed.success) throw schemaError(file, parsed.error, HINT);
   const task = parsed.data;
-  const stem = basename(file).replace(/\.ya?ml$/, '');
-  if (stem !== task.id) {
-    throw new TaskFileError(
-      file,
-      'id',
-      `"${task.id}" differs from the file name; fix: rename the file to ${task.id}.yaml or change id to "${stem}"`,
-    );
-  }
+  checkIdIsFileName(file, task.id);
   task.objectives.forEach((o, i) => {
     const tpl = templateById(o.template);
     if (!tpl) {
@@ -56,48 +44,8 @@ export function parseQaTaskFile(file: string, text: string): LoadedQaTask {
 }
 
 /** Every `*.yaml` in `dir`; a bad file becomes a problem and the others still load. */
-export async function loadQaTaskDir(dir: string): Promise<QaTaskLoad> {
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => /\.ya?ml$/.test(n)).sort();
-  } catch (err) {
-    throw new BenchmarkError(`cannot read the qa task folder ${dir}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  const tasks: LoadedQaTask[] = [];
-  const problems: TaskFileError[] = [];
-  const ids = new Map<string, string>();
-  for (const name of names) {
-    const file = join(dir, name);
-    try {
-      const task = parseQaTaskFile(file, await readFile(file, 'utf8'));
-      const other = ids.get(task.id);
-      if (other) {
-        throw new TaskFileError(
-          file,
-          'id',
-          `"${task.id}" is also the id of ${other}; fix: give each task a unique id`,
-        );
-      }
-      ids.set(task.id, file);
-      tasks.push(task);
-    } catch (err) {
-      problems.push(
-        err instanceof TaskFileError
-          ? err
-          : new TaskFileError(
-              file,
-              '(file)',
-              `${(err as Error).message}; fix: check the file is readable`,
-              {
-                cause: err,
-              },
-            ),
-      );
-    }
-  }
-  return { tasks, problems };
+export function loadQaTaskDir(dir: string): Promise<QaTaskLoad> {
+  return loadTaskDir(dir, 'qa', parseQaTaskFile);
 }
 
 /** The YAML of a task file, as scripts/bench/gen-qa-tasks.ts writes it. */
