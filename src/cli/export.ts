@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { runConditions as RunConditions } from '../optimize/run-conditions.js';
+import { DB_OPTION } from './shared-options.js';
 
 // Only commander loads at start-up; the option schemas, store, tokenizer and exporter load
 // inside the actions (`acon --help` stays fast, issue #28).
@@ -107,7 +108,7 @@ function addExportOptions(cmd: Command): void {
     .addOption(
       new Option('--provider <name>', 'LLM provider for --teacher').choices(['sim', 'openai']),
     )
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',

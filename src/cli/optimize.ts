@@ -8,6 +8,12 @@ import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
+import {
+  ALLOW_TASK_CHANGES_OPTION,
+  DB_OPTION,
+  SKIP_INVALID_TASKS_OPTION,
+  WIDE_OPTION,
+} from './shared-options.js';
 
 type RawOpts = {
   bench: string;
@@ -42,8 +48,6 @@ type RawOpts = {
   allowTaskChanges?: boolean;
   selection?: 'heldout' | 'reference';
 };
-
-const WIDE = 'every column at full length (default: fit the terminal, 100 columns if unknown)';
 
 const OPTIMIZE_HELP = `
 Analyzers and updaters see train rollouts only; candidates are selected on the selection
@@ -138,21 +142,15 @@ function addRunOptions(cmd: Command): void {
     .option('--qa-data <file>', 'qa: HotpotQA-format questions (default: qa.data)')
     .option('--tasks <ids>', 'AppWorld: task ids when APPWORLD_ROOT is not set')
     .option('--task-file <file>', 'AppWorld: task ids, one per line')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
-    .option(
-      '--skip-invalid-tasks',
-      'run the valid tasks when some task files are invalid (default: stop, exit 2)',
-    )
-    .option(
-      '--allow-task-changes',
-      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
-    )
+    .option(...DB_OPTION)
+    .option(...SKIP_INVALID_TASKS_OPTION)
+    .option(...ALLOW_TASK_CHANGES_OPTION)
     .option(
       '--resume <run>',
       'continue an interrupted optimize run exactly as recorded (provider, models, config, params)',
     )
     .option('--json', 'print the result as JSON')
-    .option('--wide', WIDE);
+    .option(...WIDE_OPTION);
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DB_OPTION } from './shared-options.js';
 
 type ShowOpts = { config?: string; db?: string; json?: boolean; full?: boolean; wide?: boolean };
 
@@ -15,7 +16,7 @@ export function registerRollout(program: Command): void {
     .argument('<id>', 'rollout id or a unique prefix of it (as `acon runs show RUN` prints them)')
     .option('--full', 'print long texts whole (default: fold them to a few lines)')
     .option('--wide', 'use up to 200 columns (default: fit the terminal, 100 columns if unknown)')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .option('--json', 'print JSON, texts unfolded (schema: acon schema rollout-show)')
     .addHelpText(
       'after',

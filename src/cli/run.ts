@@ -8,6 +8,11 @@ import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags, mustConfirm, type ConfirmFlags } from './confirm.js';
+import {
+  ALLOW_TASK_CHANGES_OPTION,
+  DB_OPTION,
+  SKIP_INVALID_TASKS_OPTION,
+} from './shared-options.js';
 
 const list = (s: string) =>
   s
@@ -84,15 +89,9 @@ function commonOptions(cmd: Command): Command {
       '--qa-data <file>',
       'qa: HotpotQA-format questions instead of the generated encyclopedia',
     )
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
-    .option(
-      '--skip-invalid-tasks',
-      'run the valid tasks when some task files are invalid (default: stop, exit 2)',
-    )
-    .option(
-      '--allow-task-changes',
-      'with --resume: go on when a task changed since the run started, naming it (default: refuse, exit 2)',
-    )
+    .option(...DB_OPTION)
+    .option(...SKIP_INVALID_TASKS_OPTION)
+    .option(...ALLOW_TASK_CHANGES_OPTION)
     .option(
       '--resume <run>',
       'continue an interrupted run exactly as recorded (provider, models, config, tasks)',

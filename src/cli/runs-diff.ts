@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { DB_OPTION } from './shared-options.js';
 
 type DiffOpts = { config?: string; db?: string; json?: boolean; wide?: boolean };
 
@@ -15,7 +16,7 @@ export function registerRunsDiff(runs: Command): void {
     )
     .argument('<runA>', 'the reference run (e.g. the teacher compressor)')
     .argument('<runB>', 'the run compared with it (e.g. the student compressor)')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .option('--json', 'print the rows as JSON')
     .option('--wide', 'every column at full length')
     .addHelpText(

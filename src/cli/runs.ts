@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { RunBusyError, UsageError } from '../errors.js';
 import { positiveInt } from './numbers.js';
+import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
 
 type StoreOpts = { config?: string; db?: string };
 type ListOpts = StoreOpts & { json?: boolean; kind?: string; wide?: boolean };
@@ -13,8 +14,6 @@ type ShowOpts = StoreOpts & {
 };
 type PruneOpts = StoreOpts & { keep: string; dryRun?: boolean };
 type RmOpts = StoreOpts & { force?: boolean };
-
-const WIDE = 'every column at full length (default: fit the terminal, 100 columns if unknown)';
 
 /** Opens the run database named by --db or the config (heavy modules load only here). */
 async function openStore(opts: StoreOpts, mode: 'read' | 'write') {
@@ -63,9 +62,9 @@ function registerRunsList(runs: Command): void {
     .command('list', { isDefault: true })
     .description('list stored runs, newest first: provider, models, status, accuracy per condition')
     .option('--kind <kind>', 'only runs of this kind: run, compare, optimize')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .option('--json', 'print JSON (schema: acon schema runs)')
-    .option('--wide', WIDE)
+    .option(...WIDE_OPTION)
     .addHelpText(
       'after',
       `
@@ -100,9 +99,9 @@ function registerRunsShow(runs: Command): void {
     .option('--failed', 'only failed rollouts')
     .option('--condition <label>', 'only this condition, e.g. masking or acon[obs-0002,hist-0000]')
     .option('--task <id>', 'only this task')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .option('--json', 'print JSON with a `rollouts` array (schema: acon schema runs-show)')
-    .option('--wide', WIDE)
+    .option(...WIDE_OPTION)
     .addHelpText(
       'after',
       `
@@ -146,7 +145,7 @@ function registerRunsRm(runs: Command): void {
       '--force',
       'accepted for old scripts and not needed: a run whose process is gone (killed, crashed) is deleted without it, and a run whose process is alive is never deleted, with or without it',
     )
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .addHelpText(
       'after',
       `
@@ -190,7 +189,7 @@ function registerRunsPrune(runs: Command): void {
     .description('delete all but the newest N runs (runs still marked running are kept)')
     .requiredOption('--keep <n>', 'how many of the newest runs to keep')
     .option('--dry-run', 'only list what would be deleted')
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .addHelpText(
       'after',
       `
@@ -231,7 +230,7 @@ function registerRunsUpgrade(runs: Command): void {
     .description(
       "convert a database written by an older acon (schema 12) to this acon's store, in place (every command refuses an older file)",
     )
-    .option('--db <file>', "SQLite database (default: the config's run.db, runs/acon.db)")
+    .option(...DB_OPTION)
     .addHelpText(
       'after',
       `
