@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { SCHEMA_VERSION, SqliteRunStore } from '../src/store/index.js';
 import { upgradeDatabase } from '../src/store-upgrade/index.js';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { costByRole } from '../src/report/cost-by-role.js';
 
 /**
  * `store-schema-v12.db.gz` was written by acon at schema 12 (commit e8cc1f0), offline:
@@ -85,7 +86,8 @@ function readAll(store: SqliteRunStore): Omit<Expected, 'cli'> {
       r.id,
       {
         callStats: store.callStats(r.id),
-        usageByRole: store.usageByRole(r.id),
+        // The report's cost by role, as the store summed it over all call rows before.
+        usageByRole: costByRole(store.rollouts(r.id), store.usageOutsideRollouts(r.id)),
         conditions: store.runConditions(r.id),
         finished: [...store.finishedKeys(r.id)].sort(),
       },

@@ -377,6 +377,34 @@ describe('SqliteRunStore', () => {
     expect(store.trajectory('r1')).toEqual(t);
   });
 
+  it('sums by role only the calls no finished rollout holds: outside rollouts and of unfinished ones', () => {
+    const store = open();
+    const t = trajectoryOf(3);
+    const done = t.turns.map((_, i) => call(store, 'r1', i, t));
+    store.saveRollout(
+      rollout(
+        'r1',
+        t,
+        store.calls({ rolloutId: 'r1' }).map((c) => c.id),
+      ),
+    );
+    call(store, 'r2', 0, t); // a rollout that never finished
+    store.recordCall({
+      ...done[0]!,
+      ctx: { role: 'analyzer', runId: RUN, taskId: 'task-1' },
+      requestHash: 'analysis-1',
+      usage: { promptTokens: 900, cachedPromptTokens: 0, completionTokens: 40 },
+      costUsd: 0.25,
+    });
+    const other = 'run-other';
+    store.createRun({ ...NEW_RUN, id: other });
+    store.recordCall({ ...done[0]!, ctx: { role: 'updater', runId: other }, requestHash: 'u' });
+    expect(store.usageOutsideRollouts(RUN)).toEqual([
+      { role: 'agent', calls: 1, inputTokens: 100, outputTokens: 5, costUsd: 0 },
+      { role: 'analyzer', calls: 1, inputTokens: 900, outputTokens: 40, costUsd: 0.25 },
+    ]);
+  });
+
   it('moves the calls made outside rollouts to a run document at each checkpoint', () => {
     const store = open();
     const t = trajectoryOf(1);

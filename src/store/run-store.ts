@@ -88,7 +88,7 @@ export interface RunStore extends CallStore {
   heartbeat(id: string): void;
   rollout(idOrPrefix: string): RolloutRow;
   conditionCounts(): ConditionCount[];
-  usageByRole(runId: string): RoleUsageRow[];
+  usageOutsideRollouts(runId: string): RoleUsageRow[];
   guidelineVersions(runId: string): GuidelineVersionRow[];
   deleteRun(runId: string): { rollouts: number; calls: number };
   getState<T extends z.ZodType>(runId: string, key: string, schema: T): z.infer<T> | undefined;
@@ -584,14 +584,27 @@ export class SqliteRunStore implements RunStore {
     );
   }
 
-  /** LLM calls of a run by role: calls, tokens and cost (the report's cost-by-role view). */
-  usageByRole(runId: string): RoleUsageRow[] {
+  /**
+   * Calls, tokens and cost by role of the run's calls that no finished rollout's metrics hold:
+   * those made outside rollouts (analyzer, updater) and those of rollouts that never finished.
+   * With the finished rollouts' `metrics.byRole`, every call of the run (report/cost-by-role.ts).
+   * Both parts are found through the rollout index: summing all of a run's call rows read every
+   * row (0.2 s of the report on 10,000 rollouts, issue #30).
+   */
+  usageOutsideRollouts(runId: string): RoleUsageRow[] {
+    const run = this.runNumber(runId);
     return this.all(
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
-         FROM calls c JOIN runs r ON r.n = c.run WHERE r.id = ? GROUP BY c.role ORDER BY c.role`,
-      runId,
+         FROM calls c
+         -- +c.run: found by the rollout index (rollout IS NULL), not by every call of the run
+         WHERE (c.rollout IS NULL AND +c.run = ?)
+           OR c.rollout IN (SELECT i.n FROM rollout_ids i WHERE i.run = ?
+             AND NOT EXISTS (SELECT 1 FROM rollouts o WHERE o.n = i.n))
+         GROUP BY c.role ORDER BY c.role`,
+      run,
+      run,
     );
   }
 

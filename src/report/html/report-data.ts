@@ -7,6 +7,7 @@ import { rolloutShow, type RolloutShow } from '../rollout-view.js';
 import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts, splitPriority } from './embedded-rollouts.js';
 import { Packer, packForPage } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
+import { costByRole } from '../cost-by-role.js';
 
 /** Everything the HTML report draws, computed here (never in the page) and embedded as JSON. */
 export const ReportDataSchema = z.object({
@@ -105,7 +106,7 @@ export async function reportData(
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
     conditions: conditionsBySplit(rows, seed),
     rollouts: rows.map(summarizeRollout),
-    costByRole: store.usageByRole(runId),
+    costByRole: costByRole(rows, store.usageOutsideRollouts(runId)),
     lineage: lineage(
       store.guidelineVersions(runId),
       store.getState(runId, 'start', StartPairSchema) ?? null,

@@ -1,0 +1,34 @@
+import type { RolloutMetrics } from '../domain/rollout-metrics.js';
+import type { RoleUsageRow } from '../store/run-store.js';
+
+/**
+ * Calls, tokens and cost of a run by role (the report's cost-by-role view): the sum of its
+ * finished rollouts' `metrics.byRole`, which count every call of their rollout, and the calls
+ * no finished rollout holds (`RunStore.usageOutsideRollouts`: analyzer, updater, rollouts that
+ * never finished). Sorted by role.
+ */
+export function costByRole(
+  rollouts: readonly { metrics: Pick<RolloutMetrics, 'byRole'> }[],
+  outside: readonly RoleUsageRow[],
+): RoleUsageRow[] {
+  const byRole = new Map<string, RoleUsageRow>();
+  const add = (role: string, u: Omit<RoleUsageRow, 'role'>) => {
+    const total = byRole.get(role) ?? {
+      role,
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    };
+    total.calls += u.calls;
+    total.inputTokens += u.inputTokens;
+    total.outputTokens += u.outputTokens;
+    total.costUsd += u.costUsd;
+    byRole.set(role, total);
+  };
+  for (const { metrics } of rollouts) {
+    for (const [role, u] of Object.entries(metrics.byRole)) add(role, u);
+  }
+  for (const { role, ...u } of outside) add(role, u);
+  return [...byRole.values()].sort((a, b) => (a.role < b.role ? -1 : a.role > b.role ? 1 : 0));
+}
