@@ -585,11 +585,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Calls, tokens and cost by role of the run's calls that no finished rollout's metrics hold:
-   * those made outside rollouts (analyzer, updater) and those of rollouts that never finished.
-   * With the finished rollouts' `metrics.byRole`, every call of the run (report/cost-by-role.ts).
-   * Both parts are found through the rollout index: summing all of a run's call rows read every
-   * row (0.2 s of the report on 10,000 rollouts, issue #30).
+   * Usage by role of the calls no finished rollout's metrics count: analyzer, updater, rollouts
+   * that never finished (report/cost-by-role.ts adds the rest; summing every call row read them all).
    */
   usageOutsideRollouts(runId: string): RoleUsageRow[] {
     const run = this.runNumber(runId);
