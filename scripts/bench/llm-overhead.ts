@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from '../../src/llm/types.js';
-import { SqliteRunStore } from '../../src/store/run-store.js';
+import { openRunStore } from '../../src/store/index.js';
 
 const calls = Number(process.argv[2] ?? 2000);
 const promptChars = Number(process.argv[3] ?? 40_000);
@@ -26,7 +26,19 @@ const instant: LlmProvider = {
 };
 
 const config = ConfigSchema.parse({ provider: 'openai', run: { cache: true } });
-const store = new SqliteRunStore(':memory:');
+const store = openRunStore(':memory:');
+// The store records calls of a run it knows (store v2).
+store.createRun({
+  id: 'bench',
+  kind: 'run',
+  command: 'scripts/bench/llm-overhead.ts',
+  bench: 'none',
+  provider: 'openai',
+  models: { agent: 'openai/gpt-4.1' },
+  simulated: false,
+  params: {},
+  config: {},
+});
 const client = createLlmClient({ config, providers: { openai: instant }, store, noCache: true });
 const history = 'x'.repeat(promptChars);
 

@@ -6,11 +6,11 @@
  *   npx tsx scripts/bench/sim-bands.ts --db runs/acon.db [--run RUN]
  */
 import { parseArgs } from 'node:util';
-import { SqliteRunStore } from '../../src/store/index.js';
+import { openRunStore } from '../../src/store/index.js';
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, run: { type: 'string' } } });
 if (values.db === undefined) throw new Error('give --db FILE');
-const store = new SqliteRunStore(values.db, { mode: 'read' });
+const store = openRunStore(values.db, { mode: 'read' });
 const run = values.run ?? store.latestRunWithRollouts()?.id;
 if (run === undefined) throw new Error(`no run with rollouts in ${values.db}`);
 

@@ -31,7 +31,7 @@ import type { LlmProvider, ProviderRequest } from '../../src/llm/types.js';
 import { median } from '../../src/report/metrics.js';
 import type * as SimIndex from '../../src/sim/index.js';
 import type { SimProviderOptions } from '../../src/sim/index.js';
-import { SqliteRunStore } from '../../src/store/run-store.js';
+import { openRunStore } from '../../src/store/index.js';
 import { buildBaseline, load, ratio, removeBaseline, ROOT } from './baseline.js';
 import { wholeOption } from './whole-option.js';
 
@@ -71,7 +71,7 @@ type Replay = { request: ProviderRequest; recorded: string | null };
 
 /** The recorded calls of each role, in call order, and the sim settings of their run. */
 function recordedCalls(): { replays: Map<Role, Replay[]>; sim: SimProviderOptions } {
-  const store = new SqliteRunStore(values.db, { mode: 'read' });
+  const store = openRunStore(values.db, { mode: 'read' });
   try {
     const run = values.run === undefined ? store.listRuns()[0] : store.getRun(values.run);
     if (!run) fail(`${values.db} holds no run; run \`npx acon optimize --bench apptown\` first`);

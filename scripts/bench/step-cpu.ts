@@ -28,7 +28,7 @@ import { createLlmClient } from '../../src/llm/client.js';
 import type { ChatMessage, LlmProvider, ProviderResponse, ToolDef } from '../../src/llm/types.js';
 import { makeCondition } from '../../src/optimize/condition.js';
 import { runRollouts } from '../../src/optimize/rollouts.js';
-import { SqliteRunStore } from '../../src/store/run-store.js';
+import { openRunStore } from '../../src/store/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -149,7 +149,7 @@ const config = ConfigSchema.parse({
   run: { concurrency },
   agent: { max_steps: steps + 5 },
 });
-const store = new SqliteRunStore(join(dir, 'acon.db'));
+const store = openRunStore(join(dir, 'acon.db'));
 const llm = createLlmClient({ config, providers: { openai: model }, store, noCache: true });
 const runId = 'run-step-cpu';
 store.createRun({

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteRunStore } from '../../src/store/index.js';
+import { openRunStore } from '../../src/store/index.js';
 
 const { values } = parseArgs({
   options: { db: { type: 'string' }, tasks: { type: 'string', default: '20' } },
@@ -39,7 +39,7 @@ function freshDatabase(): string {
 const file = values.db ?? freshDatabase();
 const fileBytes = (f: string) => (existsSync(f) ? statSync(f).size : 0);
 const onDisk = fileBytes(file) + fileBytes(`${file}-wal`);
-const store = new SqliteRunStore(file, { mode: 'read' });
+const store = openRunStore(file, { mode: 'read' });
 
 let rollouts = 0;
 let steps = 0;

@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { SCHEMA_VERSION, SqliteRunStore } from '../../src/store/index.js';
+import { openRunStore, SCHEMA_VERSION } from '../../src/store/index.js';
 import { GROUPS, generateRun, type ScaleParams } from './store-scale/generate.js';
 
 /** Bump when the generator writes different data: an older file is then regenerated. */
@@ -74,7 +74,7 @@ const MarkerSchema = z.object({ rollouts: z.number(), calls: z.number() });
 /** The marker the generator writes last: the file holds both complete runs. */
 function complete(): z.infer<typeof MarkerSchema> | null {
   if (!existsSync(dbFile)) return null;
-  const store = new SqliteRunStore(dbFile, { mode: 'read' });
+  const store = openRunStore(dbFile, { mode: 'read' });
   try {
     const done = (id: string) =>
       store.listRuns().some((r) => r.id === id && r.status === 'finished');
@@ -90,7 +90,7 @@ function complete(): z.infer<typeof MarkerSchema> | null {
 function generate(): z.infer<typeof MarkerSchema> {
   mkdirSync(dir, { recursive: true });
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
-  const store = new SqliteRunStore(dbFile);
+  const store = openRunStore(dbFile);
   const started = performance.now();
   try {
     generateRun(store, TINY, TINY_PARAMS);

@@ -1,4 +1,8 @@
-/** What the CLI, scripts and tests take from the store besides `RunStore` (run-store.ts). */
+/**
+ * What the CLI, scripts and tests take from the store: `openRunStore` builds the `RunStore`;
+ * tests also build `SqliteRunStore` itself, with fake owner probes.
+ */
+export { openRunStore } from './open-run-store.js';
 export { SqliteRunStore } from './run-store.js';
 export type { RunStore } from './run-store.js';
 export { explainDatabaseError } from './open.js';

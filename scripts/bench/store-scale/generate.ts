@@ -20,7 +20,7 @@ import type { ChatMessage, LlmRole, ToolDef } from '../../../src/llm/types.js';
 import { loadPrompt, renderPrompt } from '../../../src/prompts/template.js';
 import { rolloutMetrics } from '../../../src/report/metrics.js';
 import { seededRandom, type Random } from '../../../src/seeded-random.js';
-import type { SqliteRunStore } from '../../../src/store/index.js';
+import type { RunStore } from '../../../src/store/index.js';
 import { SyntheticWorld, toolDefs } from './world.js';
 
 export type ScaleParams = { rollouts: number; steps: number; seed: number };
@@ -93,7 +93,7 @@ export type Generated = { rollouts: number; calls: number };
  * called after every rollout.
  */
 export function generateRun(
-  store: SqliteRunStore,
+  store: RunStore,
   runId: string,
   p: ScaleParams,
   onProgress?: (done: number) => void,
@@ -157,7 +157,7 @@ type RolloutInput = {
 };
 
 /** One rollout: its LLM calls as they happen, then the rollout with steps and events. */
-function writeRollout(store: SqliteRunStore, x: RolloutInput): number {
+function writeRollout(store: RunStore, x: RolloutInput): number {
   const { group, taskId, world, params } = x;
   const random = seededRandom(params.seed, group.condition, taskId);
   const taskRandom = seededRandom(params.seed, 'task', taskId);
@@ -487,7 +487,7 @@ function guidelineTexts(world: SyntheticWorld, seed: number): Map<string, string
   return out;
 }
 
-function saveGuidelines(store: SqliteRunStore, runId: string, texts: Map<string, string>): void {
+function saveGuidelines(store: RunStore, runId: string, texts: Map<string, string>): void {
   for (const [id, text] of texts) {
     const kind = id.startsWith('obs') ? 'obs' : 'hist';
     const n = Number(id.slice(-4));
