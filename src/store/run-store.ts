@@ -589,19 +589,17 @@ export class SqliteRunStore implements RunStore {
    * that never finished (report/cost-by-role.ts adds the rest; summing every call row read them all).
    */
   usageOutsideRollouts(runId: string): RoleUsageRow[] {
-    const run = this.runNumber(runId);
     return this.all(
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c
          -- +c.run: found by the rollout index (rollout IS NULL), not by every call of the run
-         WHERE (c.rollout IS NULL AND +c.run = ?)
-           OR c.rollout IN (SELECT i.n FROM rollout_ids i WHERE i.run = ?
+         WHERE (c.rollout IS NULL AND +c.run = @run)
+           OR c.rollout IN (SELECT i.n FROM rollout_ids i WHERE i.run = @run
              AND NOT EXISTS (SELECT 1 FROM rollouts o WHERE o.n = i.n))
          GROUP BY c.role ORDER BY c.role`,
-      run,
-      run,
+      { run: this.runNumber(runId) },
     );
   }
 
