@@ -11,7 +11,7 @@ import { BenchmarkError, TaskFileError } from '../errors.js';
 export type TaskLoad<T> = { tasks: T[]; problems: TaskFileError[] };
 
 /** A task file's name without `.yaml`: the id its task must have. */
-export function fileStem(file: string): string {
+function fileStem(file: string): string {
   return basename(file).replace(/\.ya?ml$/, '');
 }
 
