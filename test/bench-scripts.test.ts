@@ -36,4 +36,19 @@ describe('the measurement scripts', () => {
     const out = runScript('step-cpu.ts', ['--rollouts', '2', '--steps', '3', '--concurrency', '2']);
     expect(out).toMatch(/cpu_per_step=[\d.]+ms steps=6/);
   });
+
+  it('sim-seeds.ts runs the compare on a task set and judges every band of issue 22', () => {
+    const out = JSON.parse(
+      runScript('sim-seeds.ts', ['--seeds', 'shipped', '--max-tasks', '2', '--json']),
+    ) as { simulated: boolean; results: { compare: { condition: string }[] }[]; held: unknown[] };
+    expect(out.simulated).toBe(true);
+    expect(out.results[0]?.compare.map((c) => c.condition).sort()).toEqual([
+      'fifo',
+      'masking',
+      'naive',
+      'raw',
+      'summary',
+    ]);
+    expect(out.held).toHaveLength(6);
+  });
 });

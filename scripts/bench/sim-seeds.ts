@@ -1,0 +1,286 @@
+/**
+ * Issue 22's bands over many task sets at once: for each seed it generates a fresh apptown set
+ * (gen-apptown-tasks.ts), runs the issue's compare on its test split in a clean folder and, with
+ * --optimize, the README's optimize; then it prints each set's figures, which bands held, and on
+ * how many sets each band held. One 40-task set is a noisy judge (a task is 2.5 points), so a
+ * band is best read over several sets. Asserts nothing, tunes nothing: it only measures.
+ *
+ *   npm run bench:sim-seeds -- --seeds shipped,101-110 [--optimize] [--max-tasks N] [--json]
+ *
+ * `shipped` is tasks/apptown as committed; a number N is `gen-apptown-tasks.ts --seed N`.
+ * It runs the built CLI (bin/acon.js), so `npm run build` first (the npm script does).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openRunStore } from '../../src/store/index.js';
+import { conditionFigures, type ConditionFigures } from './sim-band-figures.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const COMPARED = ['raw', 'fifo', 'masking', 'summary', 'naive'];
+
+const { values: cli } = parseArgs({
+  options: {
+    seeds: { type: 'string' },
+    optimize: { type: 'boolean', default: false },
+    'max-tasks': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+if (cli.seeds === undefined) throw new Error('give --seeds, e.g. --seeds shipped,101-110');
+const seeds = parseSeeds(cli.seeds);
+
+/** "shipped,3,101-103" → ['shipped', 3, 101, 102, 103]. */
+function parseSeeds(spec: string): ('shipped' | number)[] {
+  return spec.split(',').flatMap((part): ('shipped' | number)[] => {
+    if (part === 'shipped') return ['shipped'];
+    const range = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (range === null) throw new Error(`--seeds: "${part}" is not shipped, N or N-M`);
+    const from = Number(range[1]);
+    const to = Number(range[2] ?? range[1]);
+    if (from < 1 || to < from) throw new Error(`--seeds: "${part}" must count up from 1`);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+function run(cmd: string[], cwd: string, env: Record<string, string>): string {
+  const r = spawnSync(process.execPath, cmd, {
+    cwd,
+    env: { ...process.env, ...env, NO_COLOR: '1', ACON_PROGRESS_INTERVAL: '0' },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}:\n${r.stderr}`);
+  return r.stdout;
+}
+
+type Points = number; // accuracy in percentage points, one decimal
+const pts = (accuracy: number): Points => Math.round(accuracy * 1000) / 10;
+
+type OptimizeFigures = {
+  raw: Points;
+  /** v0 / after UT / after UTCO, each for obs, hist and both. */
+  versions: Record<'v0' | 'ut' | 'final', Record<'obs' | 'hist' | 'both', Points>>;
+  stages: { stage: string; accuracies: number[]; peaks: number[] }[];
+};
+
+type SetResult = {
+  seed: 'shipped' | number;
+  compare: ConditionFigures[];
+  optimize?: OptimizeFigures;
+};
+
+function measureSet(seed: 'shipped' | number, work: string): SetResult {
+  const dir = join(work, `set-${seed}`);
+  mkdirSync(dir, { recursive: true });
+  let tasksDir = join(REPO, 'tasks/apptown');
+  if (seed !== 'shipped') {
+    tasksDir = join(dir, 'tasks');
+    run(
+      ['--import', 'tsx', 'scripts/bench/gen-apptown-tasks.ts', '--seed', String(seed)].concat([
+        '--out',
+        tasksDir,
+      ]),
+      REPO,
+      {},
+    );
+  }
+  const env = { ACON_APPTOWN__TASKS_DIR: tasksDir };
+  const limit = cli['max-tasks'] === undefined ? [] : ['--max-tasks', cli['max-tasks']];
+  const bin = join(REPO, 'bin/acon.js');
+  const compareDb = join(dir, 'compare.db');
+  run(
+    [bin, 'compare', '--split', 'test', '--strategies', COMPARED.join(','), '--json']
+      .concat(['--db', compareDb])
+      .concat(limit),
+    dir,
+    env,
+  );
+  const store = openRunStore(compareDb, { mode: 'read' });
+  const runId = store.latestRunWithRollouts()?.id;
+  if (runId === undefined) throw new Error(`no compare run in ${compareDb}`);
+  const compare = conditionFigures(store, runId);
+  store.close();
+  if (!cli.optimize) return { seed, compare };
+
+  // A folder of its own: promoted guidelines in the working folder would change what v0 is.
+  const optDir = join(dir, 'optimize');
+  mkdirSync(optDir);
+  const out = run(
+    [bin, 'optimize', '--bench', 'apptown', '--json', '--db', join(optDir, 'optimize.db')],
+    optDir,
+    env,
+  );
+  return { seed, compare, optimize: optimizeFigures(JSON.parse(out)) };
+}
+
+type OptimizeJson = {
+  start: Record<'obs' | 'hist', { id: string }>;
+  ut: Record<'obs' | 'hist', { id: string }>;
+  final: Record<'obs' | 'hist', { id: string }>;
+  stages: { stage: string; candidates: { accuracy: number; peakTokens: number }[] }[];
+  tables: { split: string; rows: { condition: string; accuracy: number }[] }[];
+};
+
+function optimizeFigures(j: OptimizeJson): OptimizeFigures {
+  const test = j.tables.find((t) => t.split === 'test');
+  if (test === undefined) throw new Error('the optimize printed no test table');
+  const acc = (condition: string): Points => {
+    const row = test.rows.find((r) => r.condition === condition);
+    if (row === undefined) throw new Error(`no row ${condition} in the optimize's test table`);
+    return pts(row.accuracy);
+  };
+  const of = (v: OptimizeJson['start']) => ({
+    obs: acc(`acon[${v.obs.id},-]`),
+    hist: acc(`acon[-,${v.hist.id}]`),
+    both: acc(`acon[${v.obs.id},${v.hist.id}]`),
+  });
+  return {
+    raw: acc('raw'),
+    versions: { v0: of(j.start), ut: of(j.ut), final: of(j.final) },
+    stages: j.stages.map((s) => ({
+      stage: s.stage,
+      accuracies: s.candidates.map((c) => c.accuracy),
+      peaks: s.candidates.map((c) => c.peakTokens),
+    })),
+  };
+}
+
+/** A band's verdict on one set: held, missed, or nothing to judge (e.g. v0 lost nothing). */
+type Verdict = { holds: boolean | null; shows: string };
+type Band = { name: string; judge: (r: SetResult) => Verdict };
+
+function figure(r: SetResult, condition: string): ConditionFigures {
+  const f = r.compare.find((c) => c.condition === condition);
+  if (f === undefined) throw new Error(`set ${r.seed}: no ${condition} rollouts`);
+  return f;
+}
+const signed = (p: Points) => `${p > 0 ? '+' : ''}${p.toFixed(1)}`;
+
+/** Issue 22's must-show bands, as written there. */
+const COMPARE_BANDS: Band[] = [
+  {
+    name: 'raw 70-95%',
+    judge: (r) => {
+      const raw = pts(figure(r, 'raw').accuracy);
+      return { holds: raw >= 70 && raw <= 95, shows: raw.toFixed(1) };
+    },
+  },
+  {
+    name: 'naive loses 5-30',
+    judge: (r) => {
+      const loss = pts(figure(r, 'raw').accuracy) - pts(figure(r, 'naive').accuracy);
+      return { holds: loss >= 5 && loss <= 30, shows: signed(-loss) };
+    },
+  },
+  {
+    name: 'fifo loses >=5, >=1.2x steps',
+    judge: (r) => {
+      const loss = pts(figure(r, 'raw').accuracy) - pts(figure(r, 'fifo').accuracy);
+      const steps = figure(r, 'fifo').meanSteps / figure(r, 'raw').meanSteps;
+      return {
+        holds: loss >= 5 && steps >= 1.2,
+        shows: `${signed(-loss)} ${steps.toFixed(3)}x`,
+      };
+    },
+  },
+  {
+    name: 'masking within 5',
+    judge: (r) => {
+      const d = pts(figure(r, 'masking').accuracy) - pts(figure(r, 'raw').accuracy);
+      return { holds: Math.abs(d) <= 5, shows: signed(d) };
+    },
+  },
+  {
+    name: 'summaries <= 1/2 input',
+    judge: (r) => {
+      const ratios = r.compare.filter((c) => !Number.isNaN(c.summaryRatio));
+      const worst = Math.max(...ratios.map((c) => c.summaryRatio));
+      return ratios.length === 0
+        ? { holds: null, shows: 'none' }
+        : { holds: worst <= 0.5, shows: worst.toFixed(2) };
+    },
+  },
+  {
+    name: 'folds <= 1 per 6 steps',
+    judge: (r) => {
+      const worst = Math.max(...r.compare.map((c) => c.foldsPerStep));
+      return { holds: worst <= 1 / 6, shows: worst === 0 ? 'none' : `1/${(1 / worst).toFixed(1)}` };
+    },
+  },
+];
+
+function recovery(which: 'obs' | 'hist' | 'both'): Band {
+  return {
+    name: `UT recovers >=1/2 (${which})`,
+    judge: (r) => {
+      if (r.optimize === undefined) return { holds: null, shows: '' };
+      const { raw, versions } = r.optimize;
+      const lost = raw - versions.v0[which];
+      const back = versions.ut[which] - versions.v0[which];
+      const shows = `${versions.v0[which].toFixed(1)}>${versions.ut[which].toFixed(1)}`;
+      return { holds: lost <= 0 ? null : back >= lost / 2, shows };
+    },
+  };
+}
+
+const OPTIMIZE_BANDS: Band[] = [
+  {
+    name: 'K candidates differ',
+    judge: (r) => {
+      if (r.optimize === undefined) return { holds: null, shows: '' };
+      const differ = (xs: number[]) => new Set(xs).size > 1;
+      const stages = r.optimize.stages;
+      const inAccuracy = stages.filter((s) => differ(s.accuracies)).length;
+      const atAll = stages.filter((s) => differ(s.accuracies) || differ(s.peaks)).length;
+      return {
+        holds: atAll === stages.length,
+        shows: `${atAll}/${stages.length} (acc ${inAccuracy})`,
+      };
+    },
+  },
+  recovery('obs'),
+  recovery('hist'),
+  recovery('both'),
+];
+
+const work = mkdtempSync(join(tmpdir(), 'acon-sim-seeds-'));
+const bands = cli.optimize ? [...COMPARE_BANDS, ...OPTIMIZE_BANDS] : COMPARE_BANDS;
+const results: SetResult[] = [];
+if (!cli.json) {
+  console.log(`SIMULATED (provider sim). Per set: ${COMPARED.join(', ')} accuracy % on test, then`);
+  console.log(`each band's figure and verdict: ${bands.map((b) => b.name).join(' | ')}`);
+}
+try {
+  for (const seed of seeds) {
+    results.push(measureSet(seed, work));
+    if (!cli.json) process.stdout.write(row(results.at(-1) as SetResult) + '\n');
+  }
+} finally {
+  if (!cli.keep) rmSync(work, { recursive: true, force: true });
+}
+
+function row(r: SetResult): string {
+  const acc = COMPARED.map((c) => pts(figure(r, c).accuracy).toFixed(1).padStart(5)).join(' ');
+  const verdicts = bands.map((b) => {
+    const v = b.judge(r);
+    const mark = v.holds === null ? '-' : v.holds ? 'ok' : 'MISS';
+    return `${v.shows} ${mark}`;
+  });
+  return `${String(r.seed).padEnd(8)} ${acc}  | ${verdicts.join(' | ')}`;
+}
+
+const held = bands.map((b) => {
+  const verdicts = results.map((r) => b.judge(r).holds).filter((h) => h !== null);
+  return { band: b.name, held: verdicts.filter(Boolean).length, judged: verdicts.length };
+});
+
+if (cli.json) {
+  console.log(JSON.stringify({ simulated: true, seeds, results, held }, null, 2));
+} else {
+  for (const h of held) console.log(`${h.band}: held on ${h.held} of ${h.judged} sets`);
+  if (cli.keep) console.log(`runs and task sets kept in ${work}`);
+}
