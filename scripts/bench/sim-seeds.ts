@@ -64,7 +64,15 @@ type OptimizeFigures = {
   raw: Points;
   /** v0 / after UT / after UTCO, each for obs, hist and both. */
   versions: Record<'v0' | 'ut' | 'final', Record<'obs' | 'hist' | 'both', Points>>;
-  stages: { stage: string; accuracies: number[]; peaks: number[] }[];
+  /** Each stage's candidates that were scored (one dropped early has no score). */
+  stages: {
+    stage: string;
+    /** The analyses its updater read: with none, every candidate is its parent's text. */
+    analyses: number;
+    accuracies: number[];
+    peaks: number[];
+    dropped: number;
+  }[];
 };
 
 type SetResult = {
@@ -121,7 +129,11 @@ type OptimizeJson = {
   start: Record<'obs' | 'hist', { id: string }>;
   ut: Record<'obs' | 'hist', { id: string }>;
   final: Record<'obs' | 'hist', { id: string }>;
-  stages: { stage: string; candidates: { accuracy: number; peakTokens: number }[] }[];
+  stages: {
+    stage: string;
+    analyses: number;
+    candidates: { accuracy: number | null; peakTokens: number | null }[];
+  }[];
   tables: { split: string; rows: { condition: string; accuracy: number }[] }[];
 };
 
@@ -141,11 +153,20 @@ function optimizeFigures(j: OptimizeJson): OptimizeFigures {
   return {
     raw: acc('raw'),
     versions: { v0: of(j.start), ut: of(j.ut), final: of(j.final) },
-    stages: j.stages.map((s) => ({
-      stage: s.stage,
-      accuracies: s.candidates.map((c) => c.accuracy),
-      peaks: s.candidates.map((c) => c.peakTokens),
-    })),
+    stages: j.stages.map((s) => {
+      const scored = s.candidates.flatMap((c) =>
+        c.accuracy === null || c.peakTokens === null
+          ? []
+          : [c as { accuracy: number; peakTokens: number }],
+      );
+      return {
+        stage: s.stage,
+        analyses: s.analyses,
+        accuracies: scored.map((c) => c.accuracy),
+        peaks: scored.map((c) => c.peakTokens),
+        dropped: s.candidates.length - scored.length,
+      };
+    }),
   };
 }
 
@@ -233,12 +254,17 @@ const OPTIMIZE_BANDS: Band[] = [
     judge: (r) => {
       if (r.optimize === undefined) return { holds: null, shows: '' };
       const differ = (xs: number[]) => new Set(xs).size > 1;
-      const stages = r.optimize.stages;
-      const inAccuracy = stages.filter((s) => differ(s.accuracies)).length;
-      const atAll = stages.filter((s) => differ(s.accuracies) || differ(s.peaks)).length;
+      // A stage whose candidates were dropped early but one has no scores to compare.
+      const judged = r.optimize.stages.filter((s) => s.accuracies.length > 1);
+      const inAccuracy = judged.filter((s) => differ(s.accuracies)).length;
+      const tied = judged.filter((s) => !differ(s.accuracies) && !differ(s.peaks));
+      const unjudged = r.optimize.stages.filter((s) => s.accuracies.length <= 1);
       return {
-        holds: atAll === stages.length,
-        shows: `${atAll}/${stages.length} (acc ${inAccuracy})`,
+        holds: judged.length === 0 ? null : tied.length === 0,
+        shows:
+          `${judged.length - tied.length}/${judged.length} (acc ${inAccuracy})` +
+          tied.map((s) => ` tied:${s.stage}(${s.analyses} analyses)`).join('') +
+          unjudged.map((s) => ` dropped:${s.stage}`).join(''),
       };
     },
   },
