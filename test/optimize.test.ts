@@ -161,6 +161,38 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     expect(r.tables[0]!.provenance.simulated).toBe(false);
   });
 
+  it('evaluates no candidate twice: one that repeats its parent or another is recorded, not run', async () => {
+    // Candidate 1 hands the guideline back unchanged; candidates 2 and 3 write the same new text.
+    const srv = await fakeModel((role, req) => {
+      if (role !== 'updater') return undefined;
+      const user = req.body!.messages.find((m) => m.role === 'user')!.content as string;
+      const parent = /<current_guideline>\n([\s\S]*?)\n<\/current_guideline>/.exec(user)![1]!;
+      if (user.includes('Candidate: 1'))
+        return reply.json({ guideline: parent, rationale: 'none' });
+      const guideline = `${parent}\n\nKeep every id exactly as it appears.`;
+      return reply.json({ guideline, rationale: 'ids were lost' });
+    });
+    const env = lossyEnv({ shortTasks: true, provider: 'openai', baseUrl: srv.url });
+    const r = await run(env, { ...PARAMS, phases: ['ut'] });
+    expect(r.stages.length).toBeGreaterThan(0);
+    for (const stage of r.stages) {
+      const [unchanged, kept, repeat] = stage.candidates;
+      expect(unchanged).toMatchObject({ id: null, status: 'rejected', accuracy: null });
+      expect(unchanged!.reason).toBe(
+        `unchanged: the same text as its parent ${stage.parent}; not evaluated`,
+      );
+      expect(repeat).toMatchObject({ id: null, status: 'rejected', accuracy: null });
+      expect(repeat!.reason).toBe('the same text as candidate 2; not evaluated');
+      expect(kept!.id).not.toBeNull();
+      // Only the one new text has a version and was run: no copy of it, none of the parent.
+      const kind = stage.stage.split(':')[1]!;
+      const ids = env.store
+        .rollouts(r.runId)
+        .flatMap((x) => x.condition.match(new RegExp(`${kind}-\\d{4}`, 'g')) ?? []);
+      expect(new Set(ids)).toEqual(new Set([stage.parent, kept!.id]));
+    }
+  });
+
   it('sends each updater call its own analyses, the CO analyzer the reasoning after each event, and no KEEP/DROP/MAX_ITEMS', async () => {
     // A real model writes prose: the fake updater does too (the sim's own updater writes
     // directive lines, and its analyses quote them: those are a model's words, so they are

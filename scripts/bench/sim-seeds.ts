@@ -254,7 +254,8 @@ const OPTIMIZE_BANDS: Band[] = [
     judge: (r) => {
       if (r.optimize === undefined) return { holds: null, shows: '' };
       const differ = (xs: number[]) => new Set(xs).size > 1;
-      // A stage whose candidates were dropped early but one has no scores to compare.
+      // A stage with fewer than two scored candidates (the others dropped early, repeats or
+      // invalid) has nothing to compare: it is named, not judged.
       const judged = r.optimize.stages.filter((s) => s.accuracies.length > 1);
       const inAccuracy = judged.filter((s) => differ(s.accuracies)).length;
       const tied = judged.filter((s) => !differ(s.accuracies) && !differ(s.peaks));
@@ -264,7 +265,7 @@ const OPTIMIZE_BANDS: Band[] = [
         shows:
           `${judged.length - tied.length}/${judged.length} (acc ${inAccuracy})` +
           tied.map((s) => ` tied:${s.stage}(${s.analyses} analyses)`).join('') +
-          unjudged.map((s) => ` dropped:${s.stage}`).join(''),
+          unjudged.map((s) => ` unscored:${s.stage}`).join(''),
       };
     },
   },

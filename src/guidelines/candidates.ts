@@ -69,7 +69,7 @@ export function reserveCandidates(
         ...(base.bench !== undefined && { bench: base.bench }),
         status: p.ok ? 'candidate' : 'rejected',
         analyses: base.analysesOf(p.index),
-        rationale: p.ok ? p.rationale : `invalid: ${p.reason}`,
+        rationale: p.ok ? p.rationale : p.reason,
         slug: base.slugOf(p.index),
         text: p.text,
       },

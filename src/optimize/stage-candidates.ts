@@ -7,7 +7,7 @@ import {
 import { sampleStable, seededRandom } from '../seeded-random.js';
 import type { UsableAnalysis } from './stage-analyses.js';
 import type { PhaseContext, Stage } from './stage.js';
-import { proposeCandidates } from './update.js';
+import { proposeCandidates, withoutRepeats } from './update.js';
 
 /** One updater proposal: its guideline id (null when nothing usable came back) and why it is invalid. */
 export type CandidateSlots = CandidateSlot[];
@@ -17,7 +17,8 @@ export type CandidateSlots = CandidateSlot[];
  * `optimize.feedback_sample` analyses (the reference draws a fresh random sample of up to 30 per
  * candidate), so candidates differ by what they learn from, not only by sampling temperature.
  * Each proposal is written as a versioned file (invalid ones as `rejected`, with the reason)
- * that records the analyses it was written from.
+ * that records the analyses it was written from; one that repeats its parent's or an earlier
+ * proposal's text gets none and is not evaluated (update.ts, `withoutRepeats`).
  * Checkpoint: `<stage>:candidates` with the guideline ids.
  */
 export async function stageCandidates(
@@ -37,7 +38,7 @@ export async function stageCandidates(
       `${stage.name}: updater writes ${pc.candidates} candidates, each from its own sample of ` +
         `${Math.min(usable.length, env.config.optimize.feedback_sample)} of ${usable.length} analyses`,
     );
-    const proposals = await proposeCandidates({
+    const proposed = await proposeCandidates({
       llm: env.llm,
       ctx: { runId },
       phase: stage.phase,
@@ -48,6 +49,7 @@ export async function stageCandidates(
       ),
       maxRetries: env.config.agent.max_output_retries,
     });
+    const proposals = withoutRepeats(proposed, stage.parent);
     for (const p of proposals.filter((x) => !x.ok)) {
       pc.log(`${stage.name}: candidate ${p.index + 1} rejected: ${p.reason}`);
     }

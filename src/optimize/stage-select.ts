@@ -66,9 +66,7 @@ export function judgeCandidates(
       inputTokens: s.inputTokens,
     });
   }
-  for (const slot of slots.filter((s) => s.reason !== null)) {
-    reports.push(unscored(slot, `invalid guideline: ${slot.reason}`));
-  }
+  for (const slot of slots) if (slot.reason !== null) reports.push(unscored(slot, slot.reason));
   reports.sort((a, b) => a.index - b.index);
   return { accepted: selection.winner?.id ?? null, reports };
 }

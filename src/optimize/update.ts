@@ -50,8 +50,10 @@ export async function proposeCandidates(input: {
         return { index, ok: false, reason: `malformed updater answer: ${answer.reason}`, text: '' };
       }
       const check = validateGuidelineText(answer.value.guideline, input.kind);
-      if (!check.ok)
-        return { index, ok: false, reason: check.reason, text: answer.value.guideline };
+      if (!check.ok) {
+        const reason = `invalid guideline: ${check.reason}`;
+        return { index, ok: false, reason, text: answer.value.guideline };
+      }
       return {
         index,
         ok: true,
@@ -60,4 +62,33 @@ export async function proposeCandidates(input: {
       };
     }),
   );
+}
+
+/**
+ * A proposal that repeats its parent's text, or an earlier proposal's, is no new candidate:
+ * evaluating it would measure the same guideline again (with a real model: pay for it again, and
+ * let noise choose among copies). It stays out of the evaluation, with the reason, and gets no
+ * file. Texts are compared with their whitespace collapsed: a re-wrapped line changes nothing.
+ */
+export function withoutRepeats(
+  proposals: readonly CandidateProposal[],
+  parent: { id: string; text: string },
+): CandidateProposal[] {
+  const norm = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const seen = new Map<string, number>();
+  return proposals.map((p) => {
+    if (!p.ok) return p;
+    const text = norm(p.text);
+    const earlier = seen.get(text);
+    if (text === norm(parent.text)) {
+      const reason = `unchanged: the same text as its parent ${parent.id}; not evaluated`;
+      return { index: p.index, ok: false, reason, text: '' };
+    }
+    if (earlier !== undefined) {
+      const reason = `the same text as candidate ${earlier + 1}; not evaluated`;
+      return { index: p.index, ok: false, reason, text: '' };
+    }
+    seen.set(text, p.index);
+    return p;
+  });
 }
