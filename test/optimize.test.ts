@@ -193,6 +193,27 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     }
   });
 
+  it('runs no selection rollout when every candidate hands the guideline back unchanged', async () => {
+    const srv = await fakeModel((role, req) => {
+      if (role !== 'updater') return undefined;
+      const user = req.body!.messages.find((m) => m.role === 'user')!.content as string;
+      const parent = /<current_guideline>\n([\s\S]*?)\n<\/current_guideline>/.exec(user)![1]!;
+      return reply.json({ guideline: parent, rationale: 'no evidence against it' });
+    });
+    const env = lossyEnv({ shortTasks: true, provider: 'openai', baseUrl: srv.url });
+    const r = await run(env, { ...PARAMS, phases: ['ut'] });
+    expect(r.stages.length).toBeGreaterThan(0);
+    for (const stage of r.stages) {
+      expect(stage.accepted).toBeNull();
+      expect(stage.selectionTasks).toBe(0);
+      expect(stage.candidates.map((c) => c.reason)).toEqual(
+        Array(PARAMS.candidates).fill(
+          `unchanged: the same text as its parent ${stage.parent}; not evaluated`,
+        ),
+      );
+    }
+  });
+
   it('sends each updater call its own analyses, the CO analyzer the reasoning after each event, and no KEEP/DROP/MAX_ITEMS', async () => {
     // A real model writes prose: the fake updater does too (the sim's own updater writes
     // directive lines, and its analyses quote them: those are a model's words, so they are

@@ -14,7 +14,7 @@ import { stageCandidates } from './stage-candidates.js';
 import { evaluateCandidates } from './stage-evaluate.js';
 import { trainRollouts } from './stage-rollouts.js';
 import { lostRollouts, rerunDecided } from './stage-recheck.js';
-import { selectWinner } from './stage-select.js';
+import { selectWinner, unscoredReports } from './stage-select.js';
 
 export type { PhaseContext, StageResult } from './stage.js';
 export { CandidateReportSchema, StageResultSchema } from './stage.js';
@@ -68,6 +68,17 @@ export async function runPhase(
   }
 
   const slots = await stageCandidates(pc, stage, analyses.usable);
+  if (slots.every((s) => s.reason !== null)) {
+    // Nothing new to measure (every proposal invalid or a copy of the parent): no rollout is run.
+    pc.log(`${stage.name}: no candidate to evaluate; ${stage.parent.id} stays`);
+    return finish(pc, stage, {
+      ...base,
+      selectionTasks: 0,
+      accepted: null,
+      candidates: unscoredReports(slots),
+      incomplete: lostRollouts(pc, stage, slots),
+    });
+  }
   const evaluation = await evaluateCandidates(pc, stage, slots);
   const { accepted, reports } = selectWinner(pc, stage, slots, evaluation);
   const selectionTasks = evaluation.tasks.length;

@@ -30,15 +30,6 @@ export function judgeCandidates(
   const n = ev.tasks.length + ev.lost.length;
   const reports: CandidateReport[] = [];
   const finished: Score[] = [];
-  const unscored = (slot: CandidateSlots[number], reason: string): CandidateReport => ({
-    id: slot.id,
-    index: slot.index,
-    status: 'rejected',
-    reason,
-    accuracy: null,
-    peakTokens: null,
-    inputTokens: null,
-  });
   for (const c of ev.candidates) {
     if (c.tally.dropped) {
       reports.push(
@@ -66,7 +57,7 @@ export function judgeCandidates(
       inputTokens: s.inputTokens,
     });
   }
-  for (const slot of slots) if (slot.reason !== null) reports.push(unscored(slot, slot.reason));
+  reports.push(...unscoredReports(slots));
   reports.sort((a, b) => a.index - b.index);
   return { accepted: selection.winner?.id ?? null, reports };
 }
@@ -107,5 +98,22 @@ function toScore(id: string, t: Tally): Score {
     totalTokens: t.meanTotal,
     inputTokens: t.meanInput,
     tasks: t.tasks,
+  };
+}
+
+/** The report line of each candidate that was not evaluated (invalid, or a repeat), with why. */
+export function unscoredReports(slots: CandidateSlots): CandidateReport[] {
+  return slots.flatMap((slot) => (slot.reason === null ? [] : [unscored(slot, slot.reason)]));
+}
+
+function unscored(slot: CandidateSlots[number], reason: string): CandidateReport {
+  return {
+    id: slot.id,
+    index: slot.index,
+    status: 'rejected',
+    reason,
+    accuracy: null,
+    peakTokens: null,
+    inputTokens: null,
   };
 }
