@@ -64,14 +64,14 @@ type OptimizeFigures = {
   raw: Points;
   /** v0 / after UT / after UTCO, each for obs, hist and both. */
   versions: Record<'v0' | 'ut' | 'final', Record<'obs' | 'hist' | 'both', Points>>;
-  /** Each stage's candidates that were scored (one dropped early has no score). */
+  /** Each stage's scored candidates: one dropped early, invalid or a repeat has no score. */
   stages: {
     stage: string;
-    /** The analyses its updater read: with none, every candidate is its parent's text. */
+    /** The analyses its updater read (one or two that find nothing give copies of the parent). */
     analyses: number;
     accuracies: number[];
     peaks: number[];
-    dropped: number;
+    unscored: number;
   }[];
 };
 
@@ -87,14 +87,8 @@ function measureSet(seed: 'shipped' | number, work: string): SetResult {
   let tasksDir = join(REPO, 'tasks/apptown');
   if (seed !== 'shipped') {
     tasksDir = join(dir, 'tasks');
-    run(
-      ['--import', 'tsx', 'scripts/bench/gen-apptown-tasks.ts', '--seed', String(seed)].concat([
-        '--out',
-        tasksDir,
-      ]),
-      REPO,
-      {},
-    );
+    const gen = ['scripts/bench/gen-apptown-tasks.ts', '--seed', String(seed), '--out', tasksDir];
+    run(['--import', 'tsx', ...gen], REPO, {});
   }
   const env = { ACON_APPTOWN__TASKS_DIR: tasksDir };
   const limit = cli['max-tasks'] === undefined ? [] : ['--max-tasks', cli['max-tasks']];
@@ -164,7 +158,7 @@ function optimizeFigures(j: OptimizeJson): OptimizeFigures {
         analyses: s.analyses,
         accuracies: scored.map((c) => c.accuracy),
         peaks: scored.map((c) => c.peakTokens),
-        dropped: s.candidates.length - scored.length,
+        unscored: s.candidates.length - scored.length,
       };
     }),
   };
@@ -283,8 +277,9 @@ if (!cli.json) {
 }
 try {
   for (const seed of seeds) {
-    results.push(measureSet(seed, work));
-    if (!cli.json) process.stdout.write(row(results.at(-1) as SetResult) + '\n');
+    const result = measureSet(seed, work);
+    results.push(result);
+    if (!cli.json) console.log(row(result));
   }
 } finally {
   if (!cli.keep) rmSync(work, { recursive: true, force: true });
