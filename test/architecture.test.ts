@@ -15,7 +15,7 @@ import {
 } from './helpers/folder-graph.js';
 
 /**
- * Imports run one way (ARCHITECTURE §2): cli → optimize / export / report / runtime (and
+ * Imports run one way (ARCHITECTURE §2): cli → optimize / experiment / export / report / runtime (and
  * store-upgrade, the one-time converter of `acon runs upgrade`) → bench /
  * guidelines / sim → agent → compress → llm / store → config → domain, errors. A folder may
  * import its own layer or any lower one, never a higher one, and no folder may import a folder
@@ -25,6 +25,7 @@ import {
 const LAYERS: Layers = {
   cli: 0,
   optimize: 1,
+  experiment: 1,
   export: 1,
   report: 1,
   runtime: 1,

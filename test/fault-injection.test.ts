@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { InterruptedError } from '../src/errors.js';
-import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
+import { runConditions, type RunParams } from '../src/experiment/run-conditions.js';
 import {
   FakeOpenAiServer,
   reply,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../src/errors.js';
 import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
-import { runConditions, type RunParams } from '../src/optimize/run-conditions.js';
+import { runConditions, type RunParams } from '../src/experiment/run-conditions.js';
 import { seededRandom } from '../src/seeded-random.js';
 import { lossyEnv, makeEnv, optimizeParams } from './helpers/env.js';
 

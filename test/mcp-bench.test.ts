@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMcp, type McpEpisode, type Timers } from '../src/bench/mcp/index.js';
 import type { ReferencePlan } from '../src/bench/types.js';
 import { countTokens } from '../src/llm/tokenizer.js';
-import { runConditions } from '../src/optimize/run-conditions.js';
+import { runConditions } from '../src/experiment/run-conditions.js';
 import { makeEnv } from './helpers/env.js';
 
 const CRASH_DIR = fileURLToPath(new URL('./fixtures/mcp/crash/', import.meta.url));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcp } from '../src/bench/mcp/index.js';
-import { runConditions } from '../src/optimize/run-conditions.js';
+import { runConditions } from '../src/experiment/run-conditions.js';
 import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
 import { tempDir } from './helpers/cli.js';
 import { makeEnv } from './helpers/env.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { conditionMetrics, rolloutMetrics } from '../src/report/metrics.js';
-import { runConditions } from '../src/optimize/run-conditions.js';
-import { systemTokens } from '../src/optimize/rollouts.js';
+import { runConditions } from '../src/experiment/run-conditions.js';
+import { systemTokens } from '../src/experiment/rollouts.js';
 import type { ToolDef } from '../src/llm/types.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';

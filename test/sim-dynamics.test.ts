@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runConditions } from '../src/optimize/run-conditions.js';
+import { runConditions } from '../src/experiment/run-conditions.js';
 import type { ConditionMetrics } from '../src/report/metrics.js';
 import { conditionTable } from '../src/report/table.js';
 import { makeEnv } from './helpers/env.js';

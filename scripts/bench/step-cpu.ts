@@ -26,8 +26,8 @@ import type { Benchmark, Episode, TaskInfo } from '../../src/bench/types.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import type { ChatMessage, LlmProvider, ProviderResponse, ToolDef } from '../../src/llm/types.js';
-import { makeCondition } from '../../src/optimize/condition.js';
-import { runRollouts } from '../../src/optimize/rollouts.js';
+import { makeCondition } from '../../src/experiment/condition.js';
+import { runRollouts } from '../../src/experiment/rollouts.js';
 import { openRunStore } from '../../src/store/index.js';
 
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import type { runConditions as RunConditions } from '../optimize/run-conditions.js';
+import type { runConditions as RunConditions } from '../experiment/index.js';
 import { DB_OPTION } from './shared-options.js';
 
 // Only commander loads at start-up; the option schemas, store, tokenizer and exporter load
@@ -286,7 +286,7 @@ export function conditionList(s: string): string[] {
 
 /**
  * The `runTeacher` hook of the exporter: runs the `acon` strategy on the split with the given
- * guidelines through the run orchestration (src/optimize/run-conditions.ts) and returns the run
+ * guidelines through the run orchestration (src/experiment/run-conditions.ts) and returns the run
  * id. Undefined when that module is not available, so --teacher fails with a clear message.
  */
 async function teacherRunner(
@@ -296,7 +296,7 @@ async function teacherRunner(
   if (raw.teacher === undefined || raw.teacher === false) return undefined;
   let runConditions: typeof RunConditions;
   try {
-    ({ runConditions } = await import('../optimize/run-conditions.js'));
+    ({ runConditions } = await import('../experiment/index.js'));
   } catch {
     return undefined;
   }

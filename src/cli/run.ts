@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { STRATEGY_NAMES } from '../agent/context/strategy-names.js';
 import type { StrategyName } from '../agent/context/strategy.js';
 import { UsageError } from '../errors.js';
-import type { RunConditionsResult, RunParams } from '../optimize/run-conditions.js';
+import type { RunConditionsResult, RunParams } from '../experiment/index.js';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
 import { positiveInt, positiveNumber } from './numbers.js';
@@ -178,7 +178,7 @@ async function runAction(
 ) {
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
   const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
-    await import('../optimize/run-conditions.js');
+    await import('../experiment/index.js');
   const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   const { createProgress } = await import('./progress.js');

@@ -10,7 +10,7 @@ async function schemas() {
   const { RunsListSchema } = await import('../report/runs-list.js');
   const { RunShowSchema } = await import('../report/run-show.js');
   const { RolloutShowSchema } = await import('../report/rollout-view.js');
-  const { RunConditionsResultSchema } = await import('../optimize/run-conditions.js');
+  const { RunConditionsResultSchema } = await import('../experiment/index.js');
   const { ReportDataSchema } = await import('../report/html/report-data.js');
   const { OptimizeResultSchema } = await import('../optimize/optimize.js');
   const { OptimizePlanSchema } = await import('../optimize/plan.js');

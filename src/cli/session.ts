@@ -5,7 +5,7 @@ import type { Benchmark } from '../bench/types.js';
 import { requireValidTasks } from '../bench/task-problems.js';
 import { loadConfig } from '../config/load.js';
 import type { Config, ProviderName } from '../config/schema.js';
-import type { RunEnv } from '../optimize/env.js';
+import type { RunEnv } from '../experiment/index.js';
 import { UsageError } from '../errors.js';
 import { GuidelineStore } from '../guidelines/store.js';
 import { createLlmClient } from '../llm/client.js';

@@ -1,6 +1,6 @@
 import type { GuidelinePair } from '../agent/context/options.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
-import { makeCondition, type Condition } from './condition.js';
+import { makeCondition, type Condition } from '../experiment/index.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 
 /** One row of the final table: a name a reader knows, the condition it ran, and a remark. */

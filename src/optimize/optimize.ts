@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
-import type { RunEnv } from './env.js';
+import type { RunEnv } from '../experiment/index.js';
 import type { OptimizeParams } from './params.js';
 import { runPhase } from './phase.js';
 import { StageResultSchema, type StageResult } from './stage.js';
@@ -19,9 +19,9 @@ import {
   type OptimizePlan,
 } from './plan.js';
 import { finalCondition, finalRows } from './final-rows.js';
-import { runRollouts } from './rollouts.js';
-import { startRun, stoppedRun } from './run-lifecycle.js';
-import { selectTasks } from './run-conditions.js';
+import { runRollouts } from '../experiment/index.js';
+import { startRun, stoppedRun } from '../experiment/index.js';
+import { selectTasks } from '../experiment/index.js';
 
 const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
 

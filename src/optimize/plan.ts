@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
-import { estimateCostUsd, meanStepsOf, rolloutCalls } from './estimate.js';
+import { estimateCostUsd, meanStepsOf, rolloutCalls } from '../experiment/index.js';
 import { BASELINES } from './final-rows.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 

@@ -1,10 +1,10 @@
 import type { TaskInfo } from '../bench/types.js';
 import { conditionMetrics, mean, totalInputTokens } from '../report/metrics.js';
-import type { Condition } from './condition.js';
+import type { Condition } from '../experiment/index.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';
-import { infraFailures } from './infra-failures.js';
-import { runRollouts } from './rollouts.js';
+import { infraFailures } from '../experiment/index.js';
+import { runRollouts } from '../experiment/index.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';

@@ -1,6 +1,6 @@
 import type { TaskInfo } from '../bench/types.js';
-import type { Condition } from './condition.js';
-import { runRollouts } from './rollouts.js';
+import type { Condition } from '../experiment/index.js';
+import { runRollouts } from '../experiment/index.js';
 import type { PhaseContext, Stage } from './stage.js';
 
 /** Runs every (condition, task) not yet stored, reporting progress under `label`. */

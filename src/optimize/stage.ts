@@ -4,8 +4,8 @@ import type { GuidelineText } from '../domain/guideline-text.js';
 import type { TaskInfo } from '../bench/types.js';
 import type { GuidelineStore } from '../guidelines/store.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
-import { makeCondition, type Condition } from './condition.js';
-import type { RunEnv } from './env.js';
+import { makeCondition, type Condition } from '../experiment/index.js';
+import type { RunEnv } from '../experiment/index.js';
 import type { Phase, SelectionMode } from './params.js';
 
 /** What every stage of a phase needs: the run, its splits, and where to report. */

@@ -46,7 +46,7 @@ export function runListItems(
     rollouts: number;
     successes: number;
   }[],
-  /** A run's infrastructure failures still listed (optimize/infra-failures.ts). */
+  /** A run's infrastructure failures still listed (experiment/infra-failures.ts). */
   infraFailuresOf: (runId: string) => number = () => 0,
 ): RunListItem[] {
   return runs.map(({ config: _config, owner: _owner, ...r }) => ({

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/llm/clock.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { OpenAiProvider } from '../../src/llm/openai-provider.js';
 import { createSimProvider } from '../../src/sim/index.js';
-import type { RunEnv } from '../../src/optimize/env.js';
+import type { RunEnv } from '../../src/experiment/env.js';
 import type { OptimizeParams } from '../../src/optimize/params.js';
 import { SqliteRunStore } from '../../src/store/run-store.js';
 import { tempDir } from './cli.js';
