@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { infraFailures } from '../src/experiment/infra-failures.js';
+import { infraFailures } from '../src/store/index.js';
 import { optimize } from '../src/optimize/optimize.js';
 import { optimizeReport } from '../src/optimize/optimize-report.js';
 import { rolloutKey } from '../src/store/run-store.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { ProviderError } from '../src/errors.js';
-import { infraFailures } from '../src/experiment/infra-failures.js';
+import { infraFailures } from '../src/store/index.js';
 import { runConditions, type RunParams } from '../src/experiment/run-conditions.js';
 import { runShow, runShowTable } from '../src/report/run-show.js';
 import { RunsListSchema } from '../src/report/runs-list.js';

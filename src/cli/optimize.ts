@@ -220,7 +220,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
         optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
       );
       // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
-      const { infraFailures } = await import('../experiment/index.js');
+      const { infraFailures } = await import('../store/index.js');
       const { infraFailureLines } = await import('../report/infra-failures-view.js');
       const failures = infraFailures(session.store, result.runId);
       const resume = `acon optimize --resume ${result.runId}`;

@@ -75,7 +75,7 @@ Examples:
     .action(async (_o: ListOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ListOpts>();
       const { runListItems, runsListTable } = await import('../report/runs-list.js');
-      const { infraFailures } = await import('../experiment/index.js');
+      const { infraFailures } = await import('../store/index.js');
       const { store } = await openStore(opts, 'read');
       try {
         const items = runListItems(
@@ -114,7 +114,7 @@ Examples:
     .action(async (runId: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { runShow, runShowTable } = await import('../report/run-show.js');
-      const { infraFailures } = await import('../experiment/index.js');
+      const { infraFailures } = await import('../store/index.js');
       const { store } = await openStore(opts, 'read');
       try {
         const run = store.getRun(runId);

@@ -3,7 +3,7 @@
 export { conditionLabel, makeCondition, type Condition } from './condition.js';
 export { newRunId, type RunEnv } from './env.js';
 export { estimateCostUsd, meanStepsOf, rolloutCalls, type CallEstimate } from './estimate.js';
-export { infraFailures, isInfrastructureFailure, InfraFailureLog } from './infra-failures.js';
+export { isInfrastructureFailure } from './infra-failures.js';
 export {
   runRollouts,
   sharedPrefixTokens,

@@ -1,13 +1,5 @@
-import { z } from 'zod';
-import { InfraFailureSchema, type InfraFailure } from '../domain/infra-failure.js';
 import { ContextLengthError, ProviderError } from '../errors.js';
 import { isRetryable } from '../llm/retry.js';
-import { rolloutKey, type RunStore } from '../store/run-store.js';
-
-const InfraFailuresSchema = z.array(InfraFailureSchema);
-
-/** The run-state key the list is stored under. */
-const KEY = 'infra_failures';
 
 /**
  * Whether an error ends only its rollout as an infrastructure failure. Transient provider errors
@@ -34,36 +26,4 @@ function noServer(err: unknown): boolean {
     e = e.cause;
   }
   return false;
-}
-
-/** The infrastructure failures of a run not yet retried successfully, oldest first. */
-export function infraFailures(store: Pick<RunStore, 'getState'>, runId: string): InfraFailure[] {
-  return store.getState(runId, KEY, InfraFailuresSchema) ?? [];
-}
-
-/**
- * The run's list while rollouts run: the jobs about to be (re)tried leave it, those that fail
- * again come back with their new error.
- */
-export class InfraFailureLog {
-  private list: InfraFailure[];
-
-  constructor(
-    private readonly store: Pick<RunStore, 'getState' | 'setState'>,
-    private readonly runId: string,
-    retrying: ReadonlySet<string>,
-  ) {
-    const before = infraFailures(store, runId);
-    this.list = before.filter((f) => !retrying.has(rolloutKey(f.condition, f.taskId)));
-    if (this.list.length !== before.length) this.save();
-  }
-
-  add(f: Omit<InfraFailure, 'at'>): void {
-    this.list.push({ ...f, error: f.error.split('\n')[0]!, at: new Date().toISOString() });
-    this.save();
-  }
-
-  private save(): void {
-    this.store.setState(this.runId, KEY, this.list);
-  }
 }

@@ -10,7 +10,8 @@ import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
 import { rolloutKey, type RunStore } from '../store/run-store.js';
 import type { Condition } from './condition.js';
-import { InfraFailureLog, isInfrastructureFailure } from './infra-failures.js';
+import { InfraFailureLog } from '../store/index.js';
+import { isInfrastructureFailure } from './infra-failures.js';
 import { checkTaskDigests } from './task-digests.js';
 
 export type RolloutJob = { condition: Condition; task: TaskInfo };

@@ -15,7 +15,7 @@ import { conditionsVerdict } from '../report/verdict.js';
 import { ProvenanceSchema, type Provenance } from '../report/table.js';
 import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/infra-failure.js';
-import { infraFailures } from './infra-failures.js';
+import { infraFailures } from '../store/index.js';
 import { runRollouts } from './rollouts.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 

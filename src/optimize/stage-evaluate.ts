@@ -3,7 +3,7 @@ import { conditionMetrics, mean, totalInputTokens } from '../report/metrics.js';
 import type { Condition } from '../experiment/index.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';
-import { infraFailures } from '../experiment/index.js';
+import { infraFailures } from '../store/index.js';
 import { runRollouts } from '../experiment/index.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';

@@ -1,6 +1,6 @@
 import { CandidateSlotsSchema } from '../guidelines/candidates.js';
 import { rolloutKey } from '../store/run-store.js';
-import { infraFailures } from '../experiment/index.js';
+import { infraFailures } from '../store/index.js';
 import { candidateConditions, evaluateCandidates } from './stage-evaluate.js';
 import { trainRollouts } from './stage-rollouts.js';
 import { judgeCandidates } from './stage-select.js';

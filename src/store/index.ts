@@ -6,6 +6,7 @@ export { openRunStore } from './open-run-store.js';
 export { SqliteRunStore } from './run-store.js';
 export type { RunStore } from './run-store.js';
 export { explainDatabaseError } from './open.js';
+export { infraFailures, InfraFailureLog } from './infra-failures.js';
 export { SCHEMA_VERSION } from './schema.js';
 
 /**
