@@ -10,3 +10,4 @@ export * from './rollout-metrics.js';
 export * from './step.js';
 export * from './trajectory.js';
 export * from './utility-analysis.js';
+export * from './trace.js';
