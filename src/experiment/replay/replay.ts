@@ -1,0 +1,105 @@
+import { createRaw, type ContextStrategy } from '../../agent/index.js';
+import type { CompressionEvent } from '../../domain/compression-event.js';
+import type { AssistantMessage, ChatMessage } from '../../domain/message.js';
+import type { Trace } from '../../domain/trace.js';
+import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import type { TokenCounter } from '../../llm/tokenizer.js';
+import type { CallContext, LlmClient, ToolDef } from '../../llm/types.js';
+import { actionOf, sameAction, type Action } from './actions.js';
+import { findProbes, probesKept, type Probe } from './probes.js';
+
+/**
+ * Counterfactual replay of one recorded conversation under a context strategy: at every step the
+ * strategy builds the view it would have shown; where that view differs from the full context,
+ * the agent model is asked for its next action on it, and the answer is compared with the action
+ * the agent recorded under full context. Where the view is the full context, the recorded action
+ * stands (no call): the agent saw exactly what it saw then.
+ */
+export type ReplayStep = {
+  step: number;
+  /** The view differed from the full context (a compressor fired at or before this step). */
+  compressed: boolean;
+  /** The replayed action equals the recorded one (always true where nothing was compressed). */
+  agrees: boolean;
+  recorded: Action;
+  /** The agent's action on the compressed view; null where no call was needed. */
+  replayed: Action | null;
+  /** Probes used at this step that the view kept and lost. */
+  kept: Probe[];
+  lost: Probe[];
+  /** Tokens of the view (messages and tools). */
+  viewTokens: number;
+  fullTokens: number;
+};
+
+export type TraceReplay = {
+  traceId: string;
+  steps: ReplayStep[];
+  events: CompressionEvent[];
+};
+
+/** A recorded conversation as the trajectory the strategies read (head, then one turn per assistant message). */
+export function traceTrajectory(trace: Trace): Trajectory {
+  const first = trace.messages.findIndex((m) => m.role === 'assistant');
+  const head = trace.messages.slice(0, first < 0 ? trace.messages.length : first);
+  const system = head.filter((m) => m.role === 'system').map((m) => m.content);
+  const task = head.filter((m) => m.role === 'user').map((m) => m.content);
+  const turns: Turn[] = [];
+  for (const m of trace.messages.slice(first < 0 ? trace.messages.length : first)) {
+    if (m.role === 'assistant') turns.push({ assistant: m, observations: [] });
+    else turns.at(-1)!.observations.push(m);
+  }
+  return { system: system.join('\n\n'), task: task.join('\n\n'), turns };
+}
+
+export type ReplayOptions = {
+  trace: Trace;
+  /** A fresh strategy for this conversation (strategies keep per-rollout state). */
+  strategy: ContextStrategy;
+  llm: LlmClient;
+  tokens: TokenCounter;
+  callCtx: Omit<CallContext, 'role' | 'step'>;
+  normalizeAnswer?: (s: string) => string;
+};
+
+function sameView(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}
+
+export async function replayTrace(opts: ReplayOptions): Promise<TraceReplay> {
+  const full = traceTrajectory(opts.trace);
+  const tools = opts.trace.tools as ToolDef[];
+  const probes = findProbes(opts.trace.messages);
+  const raw = createRaw(opts.tokens);
+  const steps: ReplayStep[] = [];
+  const events: CompressionEvent[] = [];
+  for (let step = 0; step < full.turns.length; step++) {
+    const prefix: Trajectory = { ...full, turns: full.turns.slice(0, step) };
+    const view = await opts.strategy.view(prefix, step);
+    events.push(...view.events);
+    const whole = (await raw.view(prefix, step)).messages;
+    const compressed = !sameView(view.messages, whole);
+    const recorded = actionOf(full.turns[step]!.assistant);
+    let replayed: Action | null = null;
+    if (compressed) {
+      const result = await opts.llm.chat(
+        tools.length > 0 ? { messages: view.messages, tools } : { messages: view.messages },
+        { ...opts.callCtx, role: 'agent', step },
+      );
+      replayed = actionOf(result.message as AssistantMessage);
+    }
+    const { kept, lost } = probesKept(probes, step, view.messages);
+    steps.push({
+      step,
+      compressed,
+      agrees: replayed === null || sameAction(recorded, replayed, opts.normalizeAnswer),
+      recorded,
+      replayed,
+      kept,
+      lost,
+      viewTokens: opts.tokens.countMessageTokens(view.messages, tools),
+      fullTokens: opts.tokens.countMessageTokens(whole, tools),
+    });
+  }
+  return { traceId: opts.trace.id, steps, events };
+}
