@@ -14,6 +14,8 @@ export const TraceSchema = z.object({
   /** Tool definitions in the OpenAI `tools` format, as sent with the conversation. */
   tools: z.array(z.record(z.string(), z.unknown())).default([]),
   outcome: z.enum(['success', 'failure', 'unknown']).default('unknown'),
+  /** The benchmark task it ran, when known (a stored run's rollouts; `metadata.task_id` of a line). */
+  taskId: z.string().optional(),
   /** Where it came from: `file.jsonl:12` or `run-…/raw/task-3`. */
   source: z.string(),
 });

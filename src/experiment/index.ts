@@ -27,3 +27,4 @@ export {
 } from './run-conditions.js';
 export { startRun, stoppedRun } from './run-lifecycle.js';
 export { checkTaskDigests, taskDigest } from './task-digests.js';
+export * from './replay/index.js';

@@ -38,6 +38,7 @@ const LineInput = z
     messages: z.array(MessageInput).min(1),
     tools: z.array(z.record(z.string(), z.unknown())).optional(),
     outcome: z.enum(['success', 'failure']).optional(),
+    metadata: z.object({ task_id: z.string().optional() }).loose().optional(),
   })
   .loose();
 type LineInput = z.infer<typeof LineInput>;
@@ -158,6 +159,7 @@ function toTrace(
     messages,
     tools: input.tools ?? [],
     outcome: input.outcome ?? 'unknown',
+    ...(input.metadata?.task_id === undefined ? {} : { taskId: input.metadata.task_id }),
     source: `${file}:${line}`,
   };
 }

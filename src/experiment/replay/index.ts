@@ -1,0 +1,28 @@
+// Learning from recorded traffic (issue #57): conversations read from a run or a JSONL file,
+// replayed under a guideline pair, scored by agreement and probe recall.
+export {
+  actionOf,
+  defaultAnswerNormalizer,
+  normalizeArguments,
+  sameAction,
+  type Action,
+} from './actions.js';
+export { findProbes, probesKept, type Probe } from './probes.js';
+export { replayTrace, traceTrajectory, type ReplayStep, type TraceReplay } from './replay.js';
+export {
+  replayMetrics,
+  ReplayMetricsSchema,
+  traceOutcomes,
+  type ReplayMetrics,
+} from './replay-metrics.js';
+export { replayTraces, type ReplayCondition, type ReplayTracesOptions } from './replay-traces.js';
+export { parseTraceLine, readTraceFile, TraceFileError, type TraceFile } from './trace-file.js';
+export {
+  loadTraces,
+  parseTraceSource,
+  runTraces,
+  TraceProblemsError,
+  type LoadedTraces,
+  type TraceSource,
+} from './trace-source.js';
+export { splitTraces, traceRank, type TraceFractions, type TraceSplits } from './trace-split.js';

@@ -1,0 +1,67 @@
+import PQueue from 'p-queue';
+import { createStrategy, type GuidelinePair } from '../../agent/index.js';
+import type { Config } from '../../config/schema.js';
+import type { Trace } from '../../domain/trace.js';
+import type { TokenCounter } from '../../llm/tokenizer.js';
+import type { LlmClient } from '../../llm/types.js';
+import { replayTrace, type TraceReplay } from './replay.js';
+
+/** A guideline pair replayed on traces; `only` turns the other compressor off (isolated stages). */
+export type ReplayCondition = { label: string; pair: GuidelinePair; only?: 'obs' | 'hist' };
+
+export type ReplayTracesOptions = {
+  traces: readonly Trace[];
+  condition: ReplayCondition;
+  config: Config;
+  llm: LlmClient;
+  tokens: TokenCounter;
+  runId: string;
+  /** Conversations replayed at once. @default config.run.concurrency */
+  concurrency?: number;
+  normalizeAnswer?: (s: string) => string;
+  signal?: AbortSignal;
+};
+
+/**
+ * Every conversation replayed under one guideline pair, in the order given. The compressors and
+ * the agent are the run's roles; each call is recorded under `replay:<label>/<trace id>`, so a
+ * second replay of the same pair is served from the call cache.
+ */
+export async function replayTraces(opts: ReplayTracesOptions): Promise<TraceReplay[]> {
+  const { config, condition } = opts;
+  const context = {
+    ...config.context,
+    ...(condition.only === 'obs' ? { t_hist: Number.POSITIVE_INFINITY } : {}),
+    ...(condition.only === 'hist' ? { t_obs: Number.POSITIVE_INFINITY } : {}),
+  };
+  const queue = new PQueue({ concurrency: opts.concurrency ?? config.run.concurrency });
+  const jobs = opts.traces.map((trace) =>
+    queue.add(async () => {
+      opts.signal?.throwIfAborted();
+      const callCtx = {
+        runId: opts.runId,
+        rolloutId: `replay:${condition.label}/${trace.id}`,
+        taskId: trace.taskId ?? trace.id,
+      };
+      const strategy = createStrategy(
+        'acon',
+        { ...context, guidelines: condition.pair },
+        {
+          llm: opts.llm,
+          callCtx,
+          maxOutputRetries: config.agent.max_output_retries,
+          tokens: opts.tokens,
+        },
+      );
+      return replayTrace({
+        trace,
+        strategy,
+        llm: opts.llm,
+        tokens: opts.tokens,
+        callCtx,
+        ...(opts.normalizeAnswer ? { normalizeAnswer: opts.normalizeAnswer } : {}),
+      });
+    }),
+  );
+  return Promise.all(jobs) as Promise<TraceReplay[]>;
+}
