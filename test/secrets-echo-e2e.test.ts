@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
@@ -108,5 +108,43 @@ describe('an endpoint that echoes the API key (issue #31)', () => {
     expect(res.stderr).toContain('--compressor-key-env takes the NAME of an environment variable');
     expect(res.stdout + res.stderr).not.toContain(KEY);
     expect(occurrences(cwd)).toEqual({});
+  });
+});
+
+describe('a key shaped like a variable name (issue #60)', () => {
+  const GROQ_LIKE = 'gsk_BBBBkeyAsEnvName1234567890abcdefXYZ';
+
+  it('is refused as --compressor-key-env without being printed', async () => {
+    const cwd = tempDir();
+    const res = await runAcon(
+      [
+        'run',
+        '--provider',
+        'openai',
+        '--compressor-base-url',
+        'http://127.0.0.1:9/v1',
+        '--compressor-key-env',
+        GROQ_LIKE,
+      ],
+      { cwd, env: { OPENAI_API_KEY: 'sk-other-1234567890' } },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('this looks like an API key, not a variable name');
+    expect(res.stdout + res.stderr).not.toContain(GROQ_LIKE);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('is refused as api_key_env in acon.config.yaml without being printed', async () => {
+    const cwd = tempDir();
+    const config = join(cwd, 'acon.config.yaml');
+    writeFileSync(
+      config,
+      `provider: openai\nendpoints:\n  default:\n    base_url: http://127.0.0.1:9/v1\n    api_key_env: ${GROQ_LIKE}\n`,
+    );
+    const res = await runAcon(['run', '--strategy', 'raw', '--max-tasks', '1'], { cwd });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('this looks like an API key, not a variable name');
+    expect(res.stdout + res.stderr).not.toContain(GROQ_LIKE);
+    expect(readdirSync(cwd)).toEqual(['acon.config.yaml']);
   });
 });

@@ -1,5 +1,6 @@
 import { ENV_VAR_NAME, EndpointSchema, type Config } from './schema.js';
 import { UsageError } from '../errors.js';
+import { KEY_NOT_NAME, looksLikeKey } from './key-shape.js';
 
 /**
  * The compressor of `acon run` / `acon compare` on its own model and endpoint: a distilled
@@ -26,6 +27,9 @@ export function applyCompressorFlags(config: Config, flags: CompressorFlags): vo
     throw new UsageError(
       '--compressor-key-env takes the NAME of an environment variable holding the key (e.g. VLLM_API_KEY), not the key itself; the value is not shown in case it is a key',
     );
+  }
+  if (flags.compressorKeyEnv !== undefined && looksLikeKey(flags.compressorKeyEnv)) {
+    throw new UsageError(`--compressor-key-env: ${KEY_NOT_NAME}`);
   }
   const models = {
     obs_compressor: flags.obsCompressorModel ?? flags.compressorModel,

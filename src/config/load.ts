@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { DEFAULT_CONFIG_FILE } from './default-file.js';
+import { readConfigText } from './read-file.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 const ENV_SOURCE = 'environment';
@@ -28,8 +28,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const file = opts.file ?? `${cwd}/${DEFAULT_CONFIG_FILE}`;
   let raw: Record<string, unknown> = {};
   let source: string | null = null;
-  if (existsSync(file)) {
-    raw = readYamlObject(file);
+  const text = readConfigText(file);
+  if (text !== null) {
+    raw = readYamlObject(file, text);
     source = file;
   } else if (explicit) {
     throw new ConfigError(file, '(file)', 'not found; create one with `acon init` or fix the path');
@@ -53,9 +54,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
 const require = createRequire(import.meta.url);
 const requireYaml = () => require('yaml') as typeof Yaml;
 
-function readYamlObject(file: string): Record<string, unknown> {
+function readYamlObject(file: string, text: string): Record<string, unknown> {
   const { LineCounter, parseDocument } = requireYaml();
-  const text = readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   const err = doc.errors[0];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KEY_NOT_NAME, looksLikeKey } from './key-shape.js';
 
 /**
  * The schema of acon.config.yaml. Keys are snake_case in YAML and in code alike, so an error
@@ -25,6 +26,7 @@ export const EndpointSchema = z.strictObject({
       error:
         'must be the NAME of an environment variable holding the key (e.g. OPENAI_API_KEY), not the key itself; the value is not shown in case it is a key',
     })
+    .refine((name) => !looksLikeKey(name), { error: KEY_NOT_NAME })
     .default('OPENAI_API_KEY'),
   concurrency: z.number().int().min(1).default(8),
   /** Requests per minute; 0 = unlimited. */

@@ -52,7 +52,7 @@ describe('openDatabase', () => {
     const before = readFileSync(file);
     for (const mode of ['write', 'read'] as const) {
       expect(openError(file, mode).message).toBe(
-        `${file}: is an SQLite database of another program (it has tables but not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
+        `${file}: is an SQLite database of another program (it holds table notes, not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
       );
     }
     expect(readFileSync(file).equals(before)).toBe(true);
@@ -64,6 +64,29 @@ describe('openDatabase', () => {
     t.pragma('application_id = 1234');
     t.close();
     expect(openError(tagged).message).toContain('of another program');
+  });
+
+  it('refuses a file holding only a view of another program, naming it (issue #60)', () => {
+    const d = dir();
+    const cases = {
+      view: 'CREATE VIEW v AS SELECT 1',
+      // A table SQLite keeps for itself does not make the file acon's, nor hide the view.
+      viewAndSequence:
+        'CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT); CREATE VIEW v AS SELECT 1',
+    };
+    for (const [name, sql] of Object.entries(cases)) {
+      const file = join(d, `${name}.db`);
+      const other = new Database(file);
+      other.exec(sql);
+      other.close();
+      const before = readFileSync(file);
+      const message = openError(file).message;
+      expect(message).toContain('of another program');
+      expect(message).toContain('view v');
+      expect(message).not.toContain('sqlite_sequence');
+      expect(readFileSync(file).equals(before)).toBe(true);
+      expect(existsSync(`${file}-wal`)).toBe(false);
+    }
   });
 
   it('says a folder given as the database is a folder, and how to name a file in it', () => {
@@ -153,7 +176,7 @@ describe('openDatabase', () => {
     expect([
       { legacy: false, version: 0, foreign: false },
       { legacy: false, version: SCHEMA_VERSION, foreign: false },
-    ]).toContainEqual(seen);
+    ]).toContainEqual({ legacy: seen.legacy, version: seen.version, foreign: seen.foreign });
     db.close();
     other.close();
   });

@@ -41,7 +41,8 @@ export function openDatabase(file: string, mode: OpenMode): Database.Database {
     db = mode === 'read' ? openForReading(file) : new Database(file, { timeout: BUSY_TIMEOUT_MS });
     const opened = db;
     // Before the switch to WAL rewrites the header: another program's database stays as it is.
-    if (retryWhileBusy(() => fileSchema(opened)).foreign) throw foreignFile(file);
+    const schema = retryWhileBusy(() => fileSchema(opened));
+    if (schema.foreign) throw foreignFile(file, schema.objects);
     if (mode === 'write') {
       // Only before writing: it reads every page (1.5 s on 1.4 GB), and reads report damage anyway.
       retryWhileBusy(() => checkIntegrity(opened, file));

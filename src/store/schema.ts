@@ -138,38 +138,46 @@ export const SCHEMA_VERSION = 5;
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
- * program's data (foreign: tables but no acon schema version, or another application id).
+ * program's data (foreign: another application id, or objects of any kind (tables, views,
+ * triggers, indexes) in a file without an acon schema version; `objects` names them).
  */
-type FileSchema = { legacy: boolean; version: number; foreign: boolean };
+type FileSchema = { legacy: boolean; version: number; foreign: boolean; objects: string[] };
 
 export function fileSchema(db: Database.Database): FileSchema {
   // One statement, one snapshot: a process creating the tables between reads looked foreign.
-  const { app, version, tables } = db.prepare(HEADER_QUERY).get() as {
+  const { app, version, objects } = db.prepare(HEADER_QUERY).get() as {
     app: number;
     version: number;
-    tables: number;
+    objects: string | null;
   };
+  const names = objects === null ? [] : objects.split('\n');
   const foreign =
-    (app !== APPLICATION_ID && app !== 0) || (app === 0 && version === 0 && tables > 0);
-  return { legacy: app === 0 && version > 0, version, foreign };
+    (app !== APPLICATION_ID && app !== 0) || (app === 0 && version === 0 && names.length > 0);
+  return { legacy: app === 0 && version > 0, version, foreign, objects: names };
 }
 
+// SQLite's own objects (sqlite_sequence, sqlite_stat1, sqlite_autoindex_…) come with any table.
 const HEADER_QUERY = `SELECT (SELECT application_id FROM pragma_application_id) AS app,
   (SELECT user_version FROM pragma_user_version) AS version,
-  (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table') AS tables`;
+  (SELECT group_concat(type || ' ' || name, char(10)) FROM sqlite_master
+    WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') AS objects`;
 
 /** An SQLite file of another program: acon neither reads nor adds its tables to it (issue #31). */
-export function foreignFile(file: string): DatabaseError {
+export function foreignFile(file: string, objects: readonly string[] = []): DatabaseError {
+  const shown =
+    objects.slice(0, 5).join(', ') + (objects.length > 5 ? `, … (${objects.length})` : '');
+  const what =
+    objects.length > 0 ? `it holds ${shown}, not acon's` : "it is marked as another program's";
   return new DatabaseError(
     file,
-    "is an SQLite database of another program (it has tables but not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database",
+    `is an SQLite database of another program (${what}); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
   );
 }
 
 /** The file's schema version (0: empty); refuses a file of another program or acon. */
 export function readableVersion(db: Database.Database, file: string): number {
   const s = fileSchema(db);
-  if (s.foreign) throw foreignFile(file);
+  if (s.foreign) throw foreignFile(file, s.objects);
   if (s.legacy) throw legacySchema(file, s.version);
   if (s.version > SCHEMA_VERSION) throw newerSchema(file, s.version);
   return s.version;
