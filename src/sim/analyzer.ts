@@ -25,6 +25,9 @@ import {
 
 /** Values shorter than this (`0`, `5`) occur everywhere by chance and are not evidence. */
 const MIN_VALUE_CHARS = 2;
+/** Keys of an action that name the call or its outcome, not data it passes on. */
+const CALL_KEYS = new Set(['app', 'api', 'status']);
+
 const CREDENTIAL_FIELD = /token|password|passwd|secret|session|api_?key|credential/i;
 
 type Step = { actions: string[]; observations: RenderedBlock[] };
@@ -252,63 +255,53 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
   const comp = byStep(compBlocks);
 
   const diverged = firstDivergence(full, comp);
-  const lost = lostAcrossRun(fullBlocks, compBlocks);
-  if (diverged === null && lost.length === 0) return noEvidence();
-  const d = diverged ?? lost[0]?.source_step ?? 0;
+  if (diverged === null) return noEvidence();
+  const d = diverged;
   const fullAction = full.get(d)?.actions[0] ?? '';
   const compAction = comp.get(d)?.actions[0];
   const missing = missingAt(full, fullAction, d, seenBefore(compBlocks, d, task));
   const distorted = distortedAt(full, fullAction, compAction, d);
-  for (const f of lost) {
+  for (const f of lostAfter(full, comp, compBlocks, d, task)) {
     if (!missing.some((m) => m.field === f.field)) missing.push(f);
   }
   return describe(kind, full, d, missing, distorted, compAction);
 }
 
-/** Backticked names in a reasoning line: the fields the agent says it cannot see. */
-function namedMissing(thought: string): string[] {
-  if (!/not in my context|nothing to compute|no `/.test(thought)) return [];
-  return [...thought.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!);
-}
-
 /**
- * Every fact the compressed run lacked anywhere (issue 22), from what its agent said: the fields
- * it re-fetched or guessed for, picked a record without, or decided without; and lists it saw
- * fewer items of than the full-context run did when it computed a value from them.
+ * Values the full-context run used after the divergence (in a later action's arguments or its
+ * answer) that the compressed run's context lacked at the same step (issue 61). Only values the
+ * compressed run had been given are counted: their source observation lies in the shared prefix,
+ * or the compressed run made the same call that returned it; a value it never fetched because it
+ * took another path is a consequence of the divergence, not a loss of the compressor. Only actions
+ * and observations are read, never the agent's reasoning.
  */
-function lostAcrossRun(fullBlocks: RenderedBlock[], compBlocks: RenderedBlock[]): Fact[] {
+function lostAfter(
+  full: Map<number, Step>,
+  comp: Map<number, Step>,
+  compBlocks: readonly RenderedBlock[],
+  d: number,
+  task: string,
+): Fact[] {
   const out: Fact[] = [];
-  const seen = new Set<string>();
-  const add = (field: string, fact: string, step: number) => {
-    if (seen.has(field)) return;
-    seen.add(field);
-    out.push({ fact, field, source_step: step });
-  };
-  const fullCounts = new Map<string, number>();
-  for (const b of fullBlocks) {
-    if (b.label !== 'THOUGHT') continue;
-    for (const m of b.body.matchAll(/(\w+ \w+) over (\d+) items I can see/g)) {
-      fullCounts.set(m[1]!, Math.max(fullCounts.get(m[1]!) ?? 0, Number(m[2])));
-    }
-  }
-  for (const b of compBlocks) {
-    if (b.label !== 'THOUGHT') continue;
-    for (const field of namedMissing(b.body)) {
-      const how = b.body.includes('re-fetching')
-        ? 're-fetched'
-        : b.body.includes('guessing')
-          ? 'guessed'
-          : 'decided without it';
-      add(field, `\`${field}\` was not in the agent's context at step ${b.step} (${how})`, b.step);
-    }
-    for (const m of b.body.matchAll(/(\w+ (\w+)) over (\d+) items I can see/g)) {
-      const full = fullCounts.get(m[1]!) ?? 0;
-      if (full > Number(m[3])) {
-        add(
-          'items',
-          `step ${b.step} computed ${m[1]} over ${m[3]} items; the full run saw ${full} (list items were cut)`,
-          b.step,
-        );
+  const counted = new Set<string>();
+  const compActions = new Set([...comp.values()].flatMap((s) => s.actions));
+  const compEnd = lastStep(comp) + 1;
+  for (let s = d + 1; s <= lastStep(full); s++) {
+    for (const action of full.get(s)?.actions ?? []) {
+      for (const { key, value } of argValues(action)) {
+        if (counted.has(value) || PAGE_ARGS.has(key) || CALL_KEYS.has(key)) continue;
+        counted.add(value);
+        const source = findSource(full, value, s);
+        if (source === undefined) continue;
+        const producer = full.get(source.step)?.actions ?? [];
+        const given = source.step < d || producer.some((a) => compActions.has(a));
+        if (!given) continue;
+        if (containsToken(seenBefore(compBlocks, Math.min(s, compEnd), task), value)) continue;
+        out.push({
+          fact: `value ${value} (passed as \`${key}\` at step ${s}) was not in the compressed run's context`,
+          field: source.field ?? key,
+          source_step: source.step,
+        });
       }
     }
   }
@@ -322,9 +315,6 @@ function fullStepOf(full: Map<number, Step>, action: string, before: number): nu
   }
   return -1;
 }
-
-/** Keys of an action that name the call or its outcome, not data it passes on. */
-const CALL_KEYS = new Set(['app', 'api', 'status']);
 
 /** Fields and their values in what a compressor kept: JSON leaves and `key=value` fact lines. */
 function keptFields(kept: string): Map<string, { values: string[]; scalar: boolean }> {
@@ -359,7 +349,6 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
   const examples = new Map<string, string>();
   for (const event of events) {
     const used = event.actions.map((a) => a.text).join('\n');
-    const reasoning = event.thoughts.map((t) => t.text).join('\n');
     // Values the later calls pass as data: not which app and API, the page to read or the
     // outcome the agent reports.
     const passed = event.actions
@@ -369,11 +358,11 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     for (const [key, { values }] of keptFields(event.kept)) {
       if (!seenFields.includes(key)) seenFields.push(key);
       // Used: copied into a later call, whole or a value read out of it (the new phone number in
-      // an email's body), or named in the agent's later reasoning (a field it compared on, chose
-      // by or matched a record with; issue 22).
+      // an email's body). The agent's reasoning is never read (issue 61): a field it only
+      // compared on leaves no trace in its actions, as it leaves none for a real analyzer.
       const copied = (v: string) =>
         containsToken(used, v) || passed.some((p) => p.length < v.length && containsToken(v, p));
-      if (values.some(copied) || containsToken(reasoning, key)) {
+      if (values.some(copied)) {
         if (!needed.includes(key)) needed.push(key);
       }
       const long = values.find((v) => v.length >= 40);
@@ -391,9 +380,9 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     needed_fields: needed,
     remediation:
       unused.length > 0
-        ? `Leave out ${fieldList(unused)}: no later action or reasoning used them.` +
+        ? `Leave out ${fieldList(unused)}: no later action used them.` +
           (needed.length > 0
-            ? ` Keep ${fieldList(needed)}: later actions copied them or the agent reasoned with them.`
+            ? ` Keep ${fieldList(needed)}: later actions copied them.`
             : '')
         : 'Everything the compressor kept was used later; no further tightening is indicated.',
   };
