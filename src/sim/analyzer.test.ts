@@ -284,7 +284,7 @@ describe('simCompressionAnalysis', () => {
     const answer = JSON.stringify(
       simCompressionAnalysis(
         renderPrompt('analyzer-co.user.txt', {
-          task: full.task,
+          task: 'Play the playlist.',
           kind: 'obs',
           guideline: 'g',
           events,
@@ -309,7 +309,7 @@ describe('simCompressionAnalysis', () => {
     };
     const analysis = simCompressionAnalysis(
       renderPrompt('analyzer-co.user.txt', {
-        task: full.task,
+        task: 'Play the playlist.',
         kind: 'hist',
         guideline: 'g',
         events: renderCompressionEvents(full, [summary]),
@@ -331,7 +331,7 @@ describe('simCompressionAnalysis', () => {
     const analyze = (tr: Trajectory) =>
       simCompressionAnalysis(
         renderPrompt('analyzer-co.user.txt', {
-          task: tr.task,
+          task: 'Play the playlist.',
           kind: 'obs',
           guideline: 'g',
           events: renderCompressionEvents(tr, [{ ...obsEvent(2), output: kept }]),

@@ -6,6 +6,7 @@ import {
   type RenderedBlock,
 } from './read-trajectory.js';
 import { parseFactLine } from './fields.js';
+import { namesField, stemsOf } from './stems.js';
 import { PAGE_ARGS } from './list-gaps.js';
 import {
   clip,
@@ -98,6 +99,61 @@ function findSource(
     }
   }
   return undefined;
+}
+
+/** Every object in a parsed observation, innermost records included. */
+function objectsOf(value: unknown): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.flatMap(objectsOf);
+  if (value === null || typeof value !== 'object') return [];
+  const own = value as Record<string, unknown>;
+  return [own, ...Object.values(own).flatMap(objectsOf)];
+}
+
+/** The record (innermost object) of the full run's observation at `step` that holds `value`. */
+function sourceRecord(
+  steps: Map<number, Step>,
+  value: string,
+  step: number,
+): Record<string, unknown> | undefined {
+  for (const obs of steps.get(step)?.observations ?? []) {
+    const json = tryParseJson(obs.body);
+    for (const root of json !== undefined ? [json] : jsonSpans(obs.body)) {
+      const holders = objectsOf(root).filter((o) =>
+        Object.values(o).some((v) => scalarText(v) === value),
+      );
+      if (holders.length > 0) return holders[holders.length - 1];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * How the full run could tell the record it took a value from (issue 61): the record's fields
+ * whose values the task states ("my Road Trip playlist" → `title` Road Trip). When those were
+ * not in the compressed context, the compressed run could not pick the same record.
+ */
+function selectorsLost(
+  full: Map<number, Step>,
+  value: string,
+  source: { step: number } | undefined,
+  task: string,
+  compSeen: string,
+): Fact[] {
+  if (source === undefined) return [];
+  const record = sourceRecord(full, value, source.step);
+  if (record === undefined) return [];
+  const out: Fact[] = [];
+  for (const [key, v] of Object.entries(record)) {
+    const text = scalarText(v);
+    if (text === undefined || text === value || text.length < 3) continue;
+    if (!containsToken(task, text) || containsToken(compSeen, text)) continue;
+    out.push({
+      fact: `the \`${key}\` ${text} that the task names, which tells the record holding ${value}`,
+      field: key,
+      source_step: source.step,
+    });
+  }
+  return out;
 }
 
 function escape(s: string): string {
@@ -259,8 +315,21 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
   const d = diverged;
   const fullAction = full.get(d)?.actions[0] ?? '';
   const compAction = comp.get(d)?.actions[0];
-  const missing = missingAt(full, fullAction, d, seenBefore(compBlocks, d, task));
+  const compSeen = seenBefore(compBlocks, d, task);
+  const missing = missingAt(full, fullAction, d, compSeen);
   const distorted = distortedAt(full, fullAction, compAction, d);
+  // A value the compressed run did not pass as the full run did: could it tell the record?
+  const compPassed = new Set(
+    compAction === undefined ? [] : argValues(compAction).map((v) => v.value),
+  );
+  for (const { key, value } of argValues(fullAction)) {
+    if (compPassed.has(value) || PAGE_ARGS.has(key) || CALL_KEYS.has(key)) continue;
+    const source = findSource(full, value, d);
+    // What its observations showed, without the task (which names the selector value itself).
+    for (const f of selectorsLost(full, value, source, task, seenBefore(compBlocks, d, ''))) {
+      if (!missing.some((m) => m.field === f.field)) missing.push(f);
+    }
+  }
   for (const f of lostAfter(full, comp, compBlocks, d, task)) {
     if (!missing.some((m) => m.field === f.field)) missing.push(f);
   }
@@ -343,6 +412,8 @@ function keptFields(kept: string): Map<string, { values: string[]; scalar: boole
 
 /** Compression phase: kept fields the agent never used afterwards, and those it did use. */
 export function simCompressionAnalysis(user: string): CompressionAnalysis {
+  const task = section(user, 'task') ?? '';
+  const taskStems = stemsOf(task);
   const events = parseCompressionEvents(section(user, 'compression_events') ?? '');
   const needed: string[] = [];
   const seenFields: string[] = [];
@@ -358,11 +429,13 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     for (const [key, { values }] of keptFields(event.kept)) {
       if (!seenFields.includes(key)) seenFields.push(key);
       // Used: copied into a later call, whole or a value read out of it (the new phone number in
-      // an email's body). The agent's reasoning is never read (issue 61): a field it only
-      // compared on leaves no trace in its actions, as it leaves none for a real analyzer.
+      // an email's body); or what the task asks by: a value it states (the folder it names) or
+      // a field it names in other words ("played most" → `play_count`). The agent's reasoning
+      // is never read (issue 61).
       const copied = (v: string) =>
         containsToken(used, v) || passed.some((p) => p.length < v.length && containsToken(v, p));
-      if (values.some(copied)) {
+      const stated = (v: string) => v.length >= 3 && containsToken(task, v);
+      if (values.some(copied) || values.some(stated) || namesField(taskStems, key)) {
         if (!needed.includes(key)) needed.push(key);
       }
       const long = values.find((v) => v.length >= 40);
@@ -380,9 +453,9 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     needed_fields: needed,
     remediation:
       unused.length > 0
-        ? `Leave out ${fieldList(unused)}: no later action used them.` +
+        ? `Leave out ${fieldList(unused)}: no later action used them and the task does not ask by them.` +
           (needed.length > 0
-            ? ` Keep ${fieldList(needed)}: later actions copied them.`
+            ? ` Keep ${fieldList(needed)}: later actions copied them or the task asks by them.`
             : '')
         : 'Everything the compressor kept was used later; no further tightening is indicated.',
   };
