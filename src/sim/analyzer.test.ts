@@ -275,6 +275,42 @@ describe('simUtilityAnalysis compares trajectories, not reasoning (issue 61)', (
   });
 });
 
+describe('simUtilityAnalysis sees a list cut short (issue 61)', () => {
+  const songs = (n: number) =>
+    JSON.stringify({ songs: Array.from({ length: n }, (_, i) => ({ id: 70001 + i })) });
+  const fullRun: Trajectory = {
+    system: 'You are an agent.',
+    task: 'Queue every song of my playlist.',
+    turns: [
+      t(0, 'show_playlist', { playlist_id: 48213 }, songs(3)),
+      t(1, 'queue', { song_id: 70001 }, '{"ok":true}'),
+      t(2, 'queue', { song_id: 70002 }, '{"ok":true}'),
+      t(3, 'queue', { song_id: 70003 }, '{"ok":true}'),
+    ],
+  };
+  const compRun: Trajectory = {
+    ...fullRun,
+    turns: [fullRun.turns[0]!, fullRun.turns[1]!, t(2, 'finish', {}, '{"ok":true}')],
+  };
+  const cut: CompressionEvent = { ...obsEvent(1), input: songs(3), output: songs(1) };
+
+  it('names the lost items and the list they came from', () => {
+    const analysis = simUtilityAnalysis(
+      renderPrompt('analyzer-ut.user.txt', {
+        task: fullRun.task,
+        kind: 'obs',
+        guideline: 'g',
+        ...PAIR_VARS,
+        full_trajectory: renderTrajectory(fullRun),
+        compressed_trajectory: renderTrajectory(compRun, [cut]),
+      }),
+    );
+    expect(analysis.first_divergence.step).toBe(2);
+    expect(analysis.missing_facts.map((f) => f.field)).toEqual(['id', 'items']);
+    expect(analysis.missing_facts[1]!.fact).toContain('had 3 items in the full run and 1');
+  });
+});
+
 describe('simCompressionAnalysis', () => {
   it('lists kept fields no later action used, and those it did use', () => {
     const kept = JSON.stringify({

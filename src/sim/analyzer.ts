@@ -301,6 +301,47 @@ function describe(
   };
 }
 
+/** Lengths of the lists of a parsed observation, by the key each is under. */
+function listLengths(value: unknown, into = new Map<string, number>()): Map<string, number> {
+  if (value === null || typeof value !== 'object') return into;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (Array.isArray(v)) into.set(key, Math.max(into.get(key) ?? 0, v.length));
+    else listLengths(v, into);
+  }
+  return into;
+}
+
+function parsedObservation(step: Step | undefined): unknown {
+  for (const obs of step?.observations ?? []) {
+    const json = tryParseJson(obs.body);
+    if (json !== undefined) return json;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the compressed run saw a list of the call at the full run's step `s` with fewer items
+ * than the full run did (a list limit or a cut): its observation of the same call, compared.
+ */
+function listCutAt(full: Map<number, Step>, comp: Map<number, Step>, s: number): Fact | undefined {
+  const action = full.get(s)?.actions[0];
+  if (action === undefined) return undefined;
+  const compStep = [...comp.entries()].find(([, st]) => st.actions.includes(action))?.[1];
+  const fullLists = listLengths(parsedObservation(full.get(s)));
+  const compLists = listLengths(parsedObservation(compStep));
+  for (const [key, n] of fullLists) {
+    const m = compLists.get(key);
+    if (m !== undefined && m < n) {
+      return {
+        fact: `the \`${key}\` list of step ${s} had ${n} items in the full run and ${m} in the compressed context (list items were cut)`,
+        field: 'items',
+        source_step: s,
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Utility phase: why the compressed run diverged from the full one. */
 export function simUtilityAnalysis(user: string): UtilityAnalysis {
   const task = section(user, 'task') ?? '';
@@ -332,6 +373,11 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
   }
   for (const f of lostAfter(full, comp, compBlocks, d, task)) {
     if (!missing.some((m) => m.field === f.field)) missing.push(f);
+  }
+  // A lost value from a list the compressed context showed shorter: the items were cut.
+  for (const step of new Set(missing.map((f) => f.source_step))) {
+    const cut = step === null ? undefined : listCutAt(full, comp, step);
+    if (cut && !missing.some((m) => m.field === 'items')) missing.push(cut);
   }
   return describe(kind, full, d, missing, distorted, compAction);
 }
