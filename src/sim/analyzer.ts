@@ -321,23 +321,40 @@ function parsedObservation(step: Step | undefined): unknown {
 
 /**
  * Whether the compressed run saw a list of the call at the full run's step `s` with fewer items
- * than the full run did (a list limit or a cut): its observation of the same call, compared.
+ * than the full run did, and an item it dropped held a value the full run later used: an item of
+ * the full list holding one of `used` none of whose other values the compressed observation of
+ * the same call shows (a record only shortened is still there).
  */
-function listCutAt(full: Map<number, Step>, comp: Map<number, Step>, s: number): Fact | undefined {
+function listCutAt(
+  full: Map<number, Step>,
+  comp: Map<number, Step>,
+  s: number,
+  used: ReadonlySet<string>,
+): Fact | undefined {
   const action = full.get(s)?.actions[0];
   if (action === undefined) return undefined;
   const compStep = [...comp.entries()].find(([, st]) => st.actions.includes(action))?.[1];
-  const fullLists = listLengths(parsedObservation(full.get(s)));
-  const compLists = listLengths(parsedObservation(compStep));
-  for (const [key, n] of fullLists) {
+  const fullJson = parsedObservation(full.get(s));
+  const compJson = parsedObservation(compStep);
+  if (compJson === undefined) return undefined;
+  const compText = JSON.stringify(compJson);
+  const compLists = listLengths(compJson);
+  for (const [key, n] of listLengths(fullJson)) {
     const m = compLists.get(key);
-    if (m !== undefined && m < n) {
-      return {
-        fact: `the \`${key}\` list of step ${s} had ${n} items in the full run and ${m} in the compressed context (list items were cut)`,
-        field: 'items',
-        source_step: s,
-      };
-    }
+    if (m === undefined || m >= n) continue;
+    const dropped = objectsOf(fullJson).some((item) => {
+      const values = Object.values(item).flatMap((v) => scalarText(v) ?? []);
+      if (!values.some((v) => used.has(v))) return false;
+      return values
+        .filter((v) => !used.has(v) && v.length >= 3)
+        .every((v) => !compText.includes(v));
+    });
+    if (!dropped) continue;
+    return {
+      fact: `the \`${key}\` list of step ${s} had ${n} items in the full run and ${m} in the compressed context (list items were cut)`,
+      field: 'items',
+      source_step: s,
+    };
   }
   return undefined;
 }
@@ -375,8 +392,13 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
     if (!missing.some((m) => m.field === f.field)) missing.push(f);
   }
   // A lost value from a list the compressed context showed shorter: the items were cut.
+  const used = new Set(
+    [...full.entries()]
+      .filter(([step]) => step >= d)
+      .flatMap(([, st]) => st.actions.flatMap((a) => argValues(a).map((v) => v.value))),
+  );
   for (const step of new Set(missing.map((f) => f.source_step))) {
-    const cut = step === null ? undefined : listCutAt(full, comp, step);
+    const cut = step === null ? undefined : listCutAt(full, comp, step, used);
     if (cut && !missing.some((m) => m.field === 'items')) missing.push(cut);
   }
   return describe(kind, full, d, missing, distorted, compAction);
