@@ -14,17 +14,31 @@ export type ConditionFigures = {
   foldsPerStep: number;
   /** Mean of each summary's output tokens over its input tokens (NaN when none fired). */
   summaryRatio: number;
+  /** Rollouts that ended at the step cap (`agent.max_steps`): their steps measure the cap. */
+  atCap: number;
 };
 
-export function conditionFigures(store: RunStore, runId: string): ConditionFigures[] {
-  type Sums = { n: number; ok: number; steps: number; folds: number; ratios: number[] };
+export function conditionFigures(
+  store: RunStore,
+  runId: string,
+  maxSteps: number,
+): ConditionFigures[] {
+  type Sums = {
+    n: number;
+    ok: number;
+    steps: number;
+    folds: number;
+    ratios: number[];
+    atCap: number;
+  };
   const sums = new Map<string, Sums>();
   for (const r of store.rollouts(runId)) {
-    const s = sums.get(r.condition) ?? { n: 0, ok: 0, steps: 0, folds: 0, ratios: [] };
+    const s = sums.get(r.condition) ?? { n: 0, ok: 0, steps: 0, folds: 0, ratios: [], atCap: 0 };
     sums.set(r.condition, s);
     s.n++;
     s.ok += r.success ? 1 : 0;
     s.steps += r.steps;
+    if (r.steps >= maxSteps) s.atCap++;
     for (const e of store.events(r.id)) {
       if (e.kind !== 'hist' && e.kind !== 'summary') continue;
       s.folds++;
@@ -39,5 +53,6 @@ export function conditionFigures(store: RunStore, runId: string): ConditionFigur
     foldsPerStep: s.steps === 0 ? 0 : s.folds / s.steps,
     summaryRatio:
       s.ratios.length === 0 ? NaN : s.ratios.reduce((a, b) => a + b, 0) / s.ratios.length,
+    atCap: s.atCap,
   }));
 }

@@ -5,7 +5,12 @@
  * how many sets each band held. One 40-task set is a noisy judge (a task is 2.5 points), so a
  * band is best read over several sets. Asserts nothing, tunes nothing: it only measures.
  *
- *   npm run bench:sim-seeds -- --seeds shipped,101-110 [--optimize] [--max-tasks N] [--json]
+ *   npm run bench:sim-seeds -- --seeds shipped,101-110 [--optimize] [--max-tasks N]
+ *     [--max-steps N|2x] [--json]
+ *
+ * FIFO's steps are shown with the rollouts that ended at the step cap ("1.25x, 22/40 at the
+ * cap"): a rollout stopped by the cap measures the cap, not the agent. `--max-steps 2x` sets the
+ * cap to twice the longest reference of each set's test tasks, so elongation can show below it.
  *
  * `shipped` is tasks/apptown as committed; a number N is `gen-apptown-tasks.ts --seed N`.
  * It runs the built CLI (bin/acon.js), so `npm run build` first (the npm script does).
@@ -15,6 +20,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readdirSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { openRunStore } from '../../src/store/index.js';
 import { conditionFigures, type ConditionFigures } from './sim-band-figures.js';
 
@@ -26,12 +33,36 @@ const { values: cli } = parseArgs({
     seeds: { type: 'string' },
     optimize: { type: 'boolean', default: false },
     'max-tasks': { type: 'string' },
+    'max-steps': { type: 'string' },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
 });
 if (cli.seeds === undefined) throw new Error('give --seeds, e.g. --seeds shipped,101-110');
 const seeds = parseSeeds(cli.seeds);
+/** The agent's step cap when none is given (config `agent.max_steps`). */
+const DEFAULT_MAX_STEPS = 50;
+const maxStepsSpec = cli['max-steps'];
+if (maxStepsSpec !== undefined && maxStepsSpec !== '2x' && !/^[1-9]\d*$/.test(maxStepsSpec)) {
+  throw new Error(`--max-steps: "${maxStepsSpec}" is neither a whole number from 1 nor 2x`);
+}
+
+/** The cap for one set: the one given, or twice the longest reference of its test tasks. */
+function maxStepsFor(tasksDir: string): number {
+  if (maxStepsSpec === undefined) return DEFAULT_MAX_STEPS;
+  if (maxStepsSpec !== '2x') return Number(maxStepsSpec);
+  let longest = 0;
+  for (const file of readdirSync(tasksDir).filter((f) => f.endsWith('.yaml'))) {
+    const task = parseYaml(readFileSync(join(tasksDir, file), 'utf8')) as {
+      split?: string;
+      reference?: unknown[];
+    };
+    if (task.split === 'test') longest = Math.max(longest, task.reference?.length ?? 0);
+  }
+  if (longest === 0)
+    throw new Error(`--max-steps 2x: no test task with a reference in ${tasksDir}`);
+  return 2 * longest;
+}
 
 /** "shipped,3,101-103" → ['shipped', 3, 101, 102, 103]. */
 function parseSeeds(spec: string): ('shipped' | number)[] {
@@ -77,6 +108,7 @@ type OptimizeFigures = {
 
 type SetResult = {
   seed: 'shipped' | number;
+  maxSteps: number;
   compare: ConditionFigures[];
   optimize?: OptimizeFigures;
 };
@@ -90,7 +122,8 @@ function measureSet(seed: 'shipped' | number, work: string): SetResult {
     const gen = ['scripts/bench/gen-apptown-tasks.ts', '--seed', String(seed), '--out', tasksDir];
     run(['--import', 'tsx', ...gen], REPO, {});
   }
-  const env = { ACON_APPTOWN__TASKS_DIR: tasksDir };
+  const maxSteps = maxStepsFor(tasksDir);
+  const env = { ACON_APPTOWN__TASKS_DIR: tasksDir, ACON_AGENT__MAX_STEPS: String(maxSteps) };
   const limit = cli['max-tasks'] === undefined ? [] : ['--max-tasks', cli['max-tasks']];
   const bin = join(REPO, 'bin/acon.js');
   const compareDb = join(dir, 'compare.db');
@@ -104,9 +137,9 @@ function measureSet(seed: 'shipped' | number, work: string): SetResult {
   const store = openRunStore(compareDb, { mode: 'read' });
   const runId = store.latestRunWithRollouts()?.id;
   if (runId === undefined) throw new Error(`no compare run in ${compareDb}`);
-  const compare = conditionFigures(store, runId);
+  const compare = conditionFigures(store, runId, maxSteps);
   store.close();
-  if (!cli.optimize) return { seed, compare };
+  if (!cli.optimize) return { seed, maxSteps, compare };
 
   // A folder of its own: promoted guidelines in the working folder would change what v0 is.
   const optDir = join(dir, 'optimize');
@@ -116,7 +149,7 @@ function measureSet(seed: 'shipped' | number, work: string): SetResult {
     optDir,
     env,
   );
-  return { seed, compare, optimize: optimizeFigures(JSON.parse(out)) };
+  return { seed, maxSteps, compare, optimize: optimizeFigures(JSON.parse(out)) };
 }
 
 type OptimizeJson = {
@@ -195,10 +228,11 @@ const COMPARE_BANDS: Band[] = [
     name: 'fifo loses >=5, >=1.2x steps',
     judge: (r) => {
       const loss = pts(figure(r, 'raw').accuracy) - pts(figure(r, 'fifo').accuracy);
-      const steps = figure(r, 'fifo').meanSteps / figure(r, 'raw').meanSteps;
+      const fifo = figure(r, 'fifo');
+      const steps = fifo.meanSteps / figure(r, 'raw').meanSteps;
       return {
         holds: loss >= 5 && steps >= 1.2,
-        shows: `${signed(-loss)} ${steps.toFixed(3)}x`,
+        shows: `${signed(-loss)} ${steps.toFixed(3)}x, ${fifo.atCap}/${fifo.rollouts} at the cap ${r.maxSteps}`,
       };
     },
   },

@@ -597,3 +597,44 @@ describe('parseAgentMarker', () => {
     expect(parseAgentMarker('no marker here')).toBeUndefined();
   });
 });
+
+describe('a value read out of a response (issue 61)', () => {
+  const NUMBER = '(913) 858-3211';
+  const READ: ReferencePlan = {
+    steps: [
+      { tool: 'call_api', args: { app: 'mail', api: 'show_thread', args: {} }, needs: [] },
+      { tool: 'call_api', args: { app: 'phone', api: 'show_contacts', args: {} }, needs: [] },
+      {
+        tool: 'call_api',
+        args: { app: 'phone', api: 'update_contact', args: { phone_number: NUMBER } },
+        needs: [{ value: NUMBER, fromStep: 0 }],
+      },
+      { tool: 'complete_task', args: { answer: null, status: 'success' }, needs: [] },
+    ],
+  };
+  const after = (thread: string, contacts: string): ChatMessage[] => {
+    const out: ChatMessage[] = [...head];
+    for (const [step, result] of [thread, contacts].entries()) {
+      const a = simAgentTurn(READ, out, { ...CTX, step }, OPTS);
+      out.push(a, { role: 'tool', tool_call_id: a.tool_calls![0]!.id, content: result });
+    }
+    return out;
+  };
+  const contacts = JSON.stringify({ items: [{ name: 'Bea', phone_number: NUMBER }] });
+  const next = (messages: ChatMessage[]) =>
+    JSON.parse(
+      simAgentTurn(READ, messages, { ...CTX, step: 2 }, OPTS).tool_calls![0]!.function.arguments,
+    );
+
+  it('reads it in the response of the call that returned it', () => {
+    const thread = JSON.stringify({ messages: [{ body: `My new phone number is ${NUMBER}.` }] });
+    expect(next(after(thread, contacts))).toMatchObject({ api: 'update_contact' });
+  });
+
+  it('does not search the rest of its context for the value it was never told', () => {
+    // The email's body was cut; the same digits elsewhere (another contact's number) are not
+    // where the task said the value is, and the agent cannot know they are the ones.
+    const cut = JSON.stringify({ messages: [{ subject: 'My new phone number' }] });
+    expect(next(after(cut, contacts))).toMatchObject({ api: 'show_thread' });
+  });
+});

@@ -221,10 +221,16 @@ function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolution {
   const field = need.field;
   const records = seen.records();
   if (producer === undefined || field === undefined || need.select === undefined) {
-    // A value read out of a response with no path (a declared read): it must be in a field of
-    // some visible record (inside a text field counts: an amount in an email body).
+    // A value read out of a response with no path (a declared read: an amount in an email's
+    // body). The agent reads it where it was told it is: in what the call that returned it
+    // answered, or in a summary of it; it never searches its context for the value (issue 61).
+    const from = producer === undefined ? undefined : stepCallOf(producer).call;
+    const readable = (r: VisibleRecord) =>
+      from === undefined ? r.source.kind !== 'action' : fromProducer(r, from);
     const hit = newest(
-      records.filter((r) => Object.values(r.fields).some((v) => containsToken(v, need.value))),
+      records.filter(
+        (r) => readable(r) && Object.values(r.fields).some((v) => containsToken(v, need.value)),
+      ),
     );
     return hit
       ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }

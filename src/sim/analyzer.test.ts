@@ -170,6 +170,147 @@ describe('simUtilityAnalysis', () => {
   });
 });
 
+/** A copy of a trajectory with every reasoning text deleted (the agent's content on tool calls). */
+function withoutReasoning(tr: Trajectory): Trajectory {
+  return {
+    ...tr,
+    turns: tr.turns.map((turn) => ({ ...turn, assistant: { ...turn.assistant, content: '' } })),
+  };
+}
+
+describe('simUtilityAnalysis compares trajectories, not reasoning (issue 61)', () => {
+  const OWNER = 'ann.berg@example.org';
+  const PLAYLISTS = JSON.stringify({
+    items: [{ id: 48213, title: 'Road Trip', owner_email: OWNER }],
+  });
+  const KEPT = JSON.stringify({ items: [{ id: 48213, title: 'Road Trip' }] });
+  const say = (turn: Turn, content: string): Turn => ({
+    ...turn,
+    assistant: { ...turn.assistant, content },
+  });
+  // Reasoning that names no field and no value: the analyzer must work from actions alone.
+  const fullRun: Trajectory = {
+    system: 'You are an agent.',
+    task: 'Share my Road Trip playlist with its owner.',
+    turns: [
+      say(t(0, 'login', {}, JSON.stringify({ access_token: TOKEN })), 'Logging in.'),
+      say(t(1, 'list', { access_token: TOKEN }, PLAYLISTS), 'Looking at the list.'),
+      say(t(2, 'share', { access_token: TOKEN, playlist_id: 48213 }, '{"ok":true}'), 'Next.'),
+      say(t(3, 'notify', { access_token: TOKEN, email: OWNER }, '{"ok":true}'), 'Next.'),
+    ],
+  };
+  const compRun: Trajectory = {
+    ...fullRun,
+    turns: [
+      fullRun.turns[0]!,
+      fullRun.turns[1]!,
+      say(t(2, 'show', { access_token: TOKEN, playlist_id: 48213 }, '{"id":48213}'), 'Next.'),
+      say(t(3, 'notify', { access_token: TOKEN, email: 'owner@example.org' }, '{"e":1}'), 'Next.'),
+    ],
+  };
+  const listEvent: CompressionEvent = { ...obsEvent(2), input: PLAYLISTS, output: KEPT };
+  const prompt = (f: Trajectory, c: Trajectory) =>
+    renderPrompt('analyzer-ut.user.txt', {
+      task: f.task,
+      kind: 'obs',
+      guideline: 'g',
+      ...PAIR_VARS,
+      full_trajectory: renderTrajectory(f),
+      compressed_trajectory: renderTrajectory(c, [listEvent]),
+    });
+
+  it('finds a value the full run used after the divergence and the compressed context lacked', () => {
+    const text = prompt(fullRun, compRun);
+    expect(text).not.toMatch(/THOUGHT[^\n]*(owner_email|ann\.berg)/);
+    const analysis = simUtilityAnalysis(text);
+    expect(analysis.first_divergence.step).toBe(2);
+    expect(analysis.missing_facts).toContainEqual({
+      fact: `value ${OWNER} (passed as \`email\` at step 3) was not in the compressed run's context`,
+      field: 'owner_email',
+      source_step: 1,
+    });
+    expect(analysis.remediation).toContain('`owner_email`');
+  });
+
+  it('gives the same analysis when every reasoning text is deleted from both runs', () => {
+    const pairs: [Trajectory, Trajectory, CompressionEvent[]][] = [
+      [fullRun, compRun, [listEvent]],
+      [full, compressed, [obsEvent(2), obsEvent(3)]],
+    ];
+    for (const [f, c, events] of pairs) {
+      const render = (a: Trajectory, b: Trajectory) =>
+        renderPrompt('analyzer-ut.user.txt', {
+          task: a.task,
+          kind: 'obs',
+          guideline: 'g',
+          ...PAIR_VARS,
+          full_trajectory: renderTrajectory(a),
+          compressed_trajectory: renderTrajectory(b, events),
+        });
+      const stripped = render(withoutReasoning(f), withoutReasoning(c));
+      expect(stripped).not.toContain('THOUGHT');
+      expect(simUtilityAnalysis(stripped)).toEqual(simUtilityAnalysis(render(f, c)));
+    }
+  });
+
+  it('does not blame the compressor for a value the compressed run never fetched', () => {
+    // The full run fetched the owner's address only after the divergence, with a call the
+    // compressed run never made: its lack follows from the divergence.
+    const late: Trajectory = {
+      ...fullRun,
+      turns: [
+        fullRun.turns[0]!,
+        t(1, 'list', { access_token: TOKEN }, KEPT),
+        t(2, 'owner', { access_token: TOKEN, playlist_id: 48213 }, PLAYLISTS),
+        t(3, 'notify', { access_token: TOKEN, email: OWNER }, '{"ok":true}'),
+      ],
+    };
+    const lateComp: Trajectory = {
+      ...late,
+      turns: [late.turns[0]!, late.turns[1]!, compRun.turns[2]!, compRun.turns[3]!],
+    };
+    const analysis = simUtilityAnalysis(prompt(late, lateComp));
+    expect(analysis.first_divergence.step).toBe(2);
+    expect(analysis.missing_facts.map((f) => f.field)).not.toContain('owner_email');
+  });
+});
+
+describe('simUtilityAnalysis sees a list cut short (issue 61)', () => {
+  const songs = (n: number) =>
+    JSON.stringify({ songs: Array.from({ length: n }, (_, i) => ({ id: 70001 + i })) });
+  const fullRun: Trajectory = {
+    system: 'You are an agent.',
+    task: 'Queue every song of my playlist.',
+    turns: [
+      t(0, 'show_playlist', { playlist_id: 48213 }, songs(3)),
+      t(1, 'queue', { song_id: 70001 }, '{"ok":true}'),
+      t(2, 'queue', { song_id: 70002 }, '{"ok":true}'),
+      t(3, 'queue', { song_id: 70003 }, '{"ok":true}'),
+    ],
+  };
+  const compRun: Trajectory = {
+    ...fullRun,
+    turns: [fullRun.turns[0]!, fullRun.turns[1]!, t(2, 'finish', {}, '{"ok":true}')],
+  };
+  const cut: CompressionEvent = { ...obsEvent(1), input: songs(3), output: songs(1) };
+
+  it('names the lost items and the list they came from', () => {
+    const analysis = simUtilityAnalysis(
+      renderPrompt('analyzer-ut.user.txt', {
+        task: fullRun.task,
+        kind: 'obs',
+        guideline: 'g',
+        ...PAIR_VARS,
+        full_trajectory: renderTrajectory(fullRun),
+        compressed_trajectory: renderTrajectory(compRun, [cut]),
+      }),
+    );
+    expect(analysis.first_divergence.step).toBe(2);
+    expect(analysis.missing_facts.map((f) => f.field)).toEqual(['id', 'items']);
+    expect(analysis.missing_facts[1]!.fact).toContain('had 3 items in the full run and 1');
+  });
+});
+
 describe('simCompressionAnalysis', () => {
   it('lists kept fields no later action used, and those it did use', () => {
     const kept = JSON.stringify({
@@ -179,7 +320,7 @@ describe('simCompressionAnalysis', () => {
     const answer = JSON.stringify(
       simCompressionAnalysis(
         renderPrompt('analyzer-co.user.txt', {
-          task: full.task,
+          task: 'Play the playlist.',
           kind: 'obs',
           guideline: 'g',
           events,
@@ -204,7 +345,7 @@ describe('simCompressionAnalysis', () => {
     };
     const analysis = simCompressionAnalysis(
       renderPrompt('analyzer-co.user.txt', {
-        task: full.task,
+        task: 'Play the playlist.',
         kind: 'hist',
         guideline: 'g',
         events: renderCompressionEvents(full, [summary]),
@@ -212,5 +353,27 @@ describe('simCompressionAnalysis', () => {
     );
     expect(analysis.needed_fields).toEqual(['id']);
     expect(analysis.unused_fields).toEqual(['title', 'expires_in']);
+  });
+
+  it('never counts a field as used because the reasoning names it (issue 61)', () => {
+    const kept = JSON.stringify({ items: [{ id: 48213, title: 'Road Trip' }] });
+    const talky: Trajectory = {
+      ...full,
+      turns: full.turns.map((turn) => ({
+        ...turn,
+        assistant: { ...turn.assistant, content: 'The `title` is what I compared on.' },
+      })),
+    };
+    const analyze = (tr: Trajectory) =>
+      simCompressionAnalysis(
+        renderPrompt('analyzer-co.user.txt', {
+          task: 'Play the playlist.',
+          kind: 'obs',
+          guideline: 'g',
+          events: renderCompressionEvents(tr, [{ ...obsEvent(2), output: kept }]),
+        }),
+      );
+    expect(analyze(talky).unused_fields).toContain('title');
+    expect(analyze(talky)).toEqual(analyze(withoutReasoning(talky)));
   });
 });

@@ -6,6 +6,7 @@ import {
   type RenderedBlock,
 } from './read-trajectory.js';
 import { parseFactLine } from './fields.js';
+import { namesField, stemsOf } from './stems.js';
 import { PAGE_ARGS } from './list-gaps.js';
 import {
   clip,
@@ -25,6 +26,9 @@ import {
 
 /** Values shorter than this (`0`, `5`) occur everywhere by chance and are not evidence. */
 const MIN_VALUE_CHARS = 2;
+/** Keys of an action that name the call or its outcome, not data it passes on. */
+const CALL_KEYS = new Set(['app', 'api', 'status']);
+
 const CREDENTIAL_FIELD = /token|password|passwd|secret|session|api_?key|credential/i;
 
 type Step = { actions: string[]; observations: RenderedBlock[] };
@@ -95,6 +99,61 @@ function findSource(
     }
   }
   return undefined;
+}
+
+/** Every object in a parsed observation, innermost records included. */
+function objectsOf(value: unknown): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.flatMap(objectsOf);
+  if (value === null || typeof value !== 'object') return [];
+  const own = value as Record<string, unknown>;
+  return [own, ...Object.values(own).flatMap(objectsOf)];
+}
+
+/** The record (innermost object) of the full run's observation at `step` that holds `value`. */
+function sourceRecord(
+  steps: Map<number, Step>,
+  value: string,
+  step: number,
+): Record<string, unknown> | undefined {
+  for (const obs of steps.get(step)?.observations ?? []) {
+    const json = tryParseJson(obs.body);
+    for (const root of json !== undefined ? [json] : jsonSpans(obs.body)) {
+      const holders = objectsOf(root).filter((o) =>
+        Object.values(o).some((v) => scalarText(v) === value),
+      );
+      if (holders.length > 0) return holders[holders.length - 1];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * How the full run could tell the record it took a value from (issue 61): the record's fields
+ * whose values the task states ("my Road Trip playlist" → `title` Road Trip). When those were
+ * not in the compressed context, the compressed run could not pick the same record.
+ */
+function selectorsLost(
+  full: Map<number, Step>,
+  value: string,
+  source: { step: number } | undefined,
+  task: string,
+  compSeen: string,
+): Fact[] {
+  if (source === undefined) return [];
+  const record = sourceRecord(full, value, source.step);
+  if (record === undefined) return [];
+  const out: Fact[] = [];
+  for (const [key, v] of Object.entries(record)) {
+    const text = scalarText(v);
+    if (text === undefined || text === value || text.length < 3) continue;
+    if (!containsToken(task, text) || containsToken(compSeen, text)) continue;
+    out.push({
+      fact: `the \`${key}\` ${text} that the task names, which tells the record holding ${value}`,
+      field: key,
+      source_step: source.step,
+    });
+  }
+  return out;
 }
 
 function escape(s: string): string {
@@ -242,6 +301,64 @@ function describe(
   };
 }
 
+/** Lengths of the lists of a parsed observation, by the key each is under. */
+function listLengths(value: unknown, into = new Map<string, number>()): Map<string, number> {
+  if (value === null || typeof value !== 'object') return into;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (Array.isArray(v)) into.set(key, Math.max(into.get(key) ?? 0, v.length));
+    else listLengths(v, into);
+  }
+  return into;
+}
+
+function parsedObservation(step: Step | undefined): unknown {
+  for (const obs of step?.observations ?? []) {
+    const json = tryParseJson(obs.body);
+    if (json !== undefined) return json;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the compressed run saw a list of the call at the full run's step `s` with fewer items
+ * than the full run did, and an item it dropped held a value the full run later used: an item of
+ * the full list holding one of `used` none of whose other values the compressed observation of
+ * the same call shows (a record only shortened is still there).
+ */
+function listCutAt(
+  full: Map<number, Step>,
+  comp: Map<number, Step>,
+  s: number,
+  used: ReadonlySet<string>,
+): Fact | undefined {
+  const action = full.get(s)?.actions[0];
+  if (action === undefined) return undefined;
+  const compStep = [...comp.entries()].find(([, st]) => st.actions.includes(action))?.[1];
+  const fullJson = parsedObservation(full.get(s));
+  const compJson = parsedObservation(compStep);
+  if (compJson === undefined) return undefined;
+  const compText = JSON.stringify(compJson);
+  const compLists = listLengths(compJson);
+  for (const [key, n] of listLengths(fullJson)) {
+    const m = compLists.get(key);
+    if (m === undefined || m >= n) continue;
+    const dropped = objectsOf(fullJson).some((item) => {
+      const values = Object.values(item).flatMap((v) => scalarText(v) ?? []);
+      if (!values.some((v) => used.has(v))) return false;
+      return values
+        .filter((v) => !used.has(v) && v.length >= 3)
+        .every((v) => !compText.includes(v));
+    });
+    if (!dropped) continue;
+    return {
+      fact: `the \`${key}\` list of step ${s} had ${n} items in the full run and ${m} in the compressed context (list items were cut)`,
+      field: 'items',
+      source_step: s,
+    };
+  }
+  return undefined;
+}
+
 /** Utility phase: why the compressed run diverged from the full one. */
 export function simUtilityAnalysis(user: string): UtilityAnalysis {
   const task = section(user, 'task') ?? '';
@@ -252,63 +369,76 @@ export function simUtilityAnalysis(user: string): UtilityAnalysis {
   const comp = byStep(compBlocks);
 
   const diverged = firstDivergence(full, comp);
-  const lost = lostAcrossRun(fullBlocks, compBlocks);
-  if (diverged === null && lost.length === 0) return noEvidence();
-  const d = diverged ?? lost[0]?.source_step ?? 0;
+  if (diverged === null) return noEvidence();
+  const d = diverged;
   const fullAction = full.get(d)?.actions[0] ?? '';
   const compAction = comp.get(d)?.actions[0];
-  const missing = missingAt(full, fullAction, d, seenBefore(compBlocks, d, task));
+  const compSeen = seenBefore(compBlocks, d, task);
+  const missing = missingAt(full, fullAction, d, compSeen);
   const distorted = distortedAt(full, fullAction, compAction, d);
-  for (const f of lost) {
+  // A value the compressed run did not pass as the full run did: could it tell the record?
+  const compPassed = new Set(
+    compAction === undefined ? [] : argValues(compAction).map((v) => v.value),
+  );
+  for (const { key, value } of argValues(fullAction)) {
+    if (compPassed.has(value) || PAGE_ARGS.has(key) || CALL_KEYS.has(key)) continue;
+    const source = findSource(full, value, d);
+    // What its observations showed, without the task (which names the selector value itself).
+    for (const f of selectorsLost(full, value, source, task, seenBefore(compBlocks, d, ''))) {
+      if (!missing.some((m) => m.field === f.field)) missing.push(f);
+    }
+  }
+  for (const f of lostAfter(full, comp, compBlocks, d, task)) {
     if (!missing.some((m) => m.field === f.field)) missing.push(f);
+  }
+  // A lost value from a list the compressed context showed shorter: the items were cut.
+  const used = new Set(
+    [...full.entries()]
+      .filter(([step]) => step >= d)
+      .flatMap(([, st]) => st.actions.flatMap((a) => argValues(a).map((v) => v.value))),
+  );
+  for (const step of new Set(missing.map((f) => f.source_step))) {
+    const cut = step === null ? undefined : listCutAt(full, comp, step, used);
+    if (cut && !missing.some((m) => m.field === 'items')) missing.push(cut);
   }
   return describe(kind, full, d, missing, distorted, compAction);
 }
 
-/** Backticked names in a reasoning line: the fields the agent says it cannot see. */
-function namedMissing(thought: string): string[] {
-  if (!/not in my context|nothing to compute|no `/.test(thought)) return [];
-  return [...thought.matchAll(/`([A-Za-z_][\w.]*)`/g)].map((m) => m[1]!);
-}
-
 /**
- * Every fact the compressed run lacked anywhere (issue 22), from what its agent said: the fields
- * it re-fetched or guessed for, picked a record without, or decided without; and lists it saw
- * fewer items of than the full-context run did when it computed a value from them.
+ * Values the full-context run used after the divergence (in a later action's arguments or its
+ * answer) that the compressed run's context lacked at the same step (issue 61). Only values the
+ * compressed run had been given are counted: their source observation lies in the shared prefix,
+ * or the compressed run made the same call that returned it; a value it never fetched because it
+ * took another path is a consequence of the divergence, not a loss of the compressor. Only actions
+ * and observations are read, never the agent's reasoning.
  */
-function lostAcrossRun(fullBlocks: RenderedBlock[], compBlocks: RenderedBlock[]): Fact[] {
+function lostAfter(
+  full: Map<number, Step>,
+  comp: Map<number, Step>,
+  compBlocks: readonly RenderedBlock[],
+  d: number,
+  task: string,
+): Fact[] {
   const out: Fact[] = [];
-  const seen = new Set<string>();
-  const add = (field: string, fact: string, step: number) => {
-    if (seen.has(field)) return;
-    seen.add(field);
-    out.push({ fact, field, source_step: step });
-  };
-  const fullCounts = new Map<string, number>();
-  for (const b of fullBlocks) {
-    if (b.label !== 'THOUGHT') continue;
-    for (const m of b.body.matchAll(/(\w+ \w+) over (\d+) items I can see/g)) {
-      fullCounts.set(m[1]!, Math.max(fullCounts.get(m[1]!) ?? 0, Number(m[2])));
-    }
-  }
-  for (const b of compBlocks) {
-    if (b.label !== 'THOUGHT') continue;
-    for (const field of namedMissing(b.body)) {
-      const how = b.body.includes('re-fetching')
-        ? 're-fetched'
-        : b.body.includes('guessing')
-          ? 'guessed'
-          : 'decided without it';
-      add(field, `\`${field}\` was not in the agent's context at step ${b.step} (${how})`, b.step);
-    }
-    for (const m of b.body.matchAll(/(\w+ (\w+)) over (\d+) items I can see/g)) {
-      const full = fullCounts.get(m[1]!) ?? 0;
-      if (full > Number(m[3])) {
-        add(
-          'items',
-          `step ${b.step} computed ${m[1]} over ${m[3]} items; the full run saw ${full} (list items were cut)`,
-          b.step,
-        );
+  const counted = new Set<string>();
+  const compActions = new Set([...comp.values()].flatMap((s) => s.actions));
+  const compEnd = lastStep(comp) + 1;
+  for (let s = d + 1; s <= lastStep(full); s++) {
+    for (const action of full.get(s)?.actions ?? []) {
+      for (const { key, value } of argValues(action)) {
+        if (counted.has(value) || PAGE_ARGS.has(key) || CALL_KEYS.has(key)) continue;
+        counted.add(value);
+        const source = findSource(full, value, s);
+        if (source === undefined) continue;
+        const producer = full.get(source.step)?.actions ?? [];
+        const given = source.step < d || producer.some((a) => compActions.has(a));
+        if (!given) continue;
+        if (containsToken(seenBefore(compBlocks, Math.min(s, compEnd), task), value)) continue;
+        out.push({
+          fact: `value ${value} (passed as \`${key}\` at step ${s}) was not in the compressed run's context`,
+          field: source.field ?? key,
+          source_step: source.step,
+        });
       }
     }
   }
@@ -322,9 +452,6 @@ function fullStepOf(full: Map<number, Step>, action: string, before: number): nu
   }
   return -1;
 }
-
-/** Keys of an action that name the call or its outcome, not data it passes on. */
-const CALL_KEYS = new Set(['app', 'api', 'status']);
 
 /** Fields and their values in what a compressor kept: JSON leaves and `key=value` fact lines. */
 function keptFields(kept: string): Map<string, { values: string[]; scalar: boolean }> {
@@ -353,13 +480,14 @@ function keptFields(kept: string): Map<string, { values: string[]; scalar: boole
 
 /** Compression phase: kept fields the agent never used afterwards, and those it did use. */
 export function simCompressionAnalysis(user: string): CompressionAnalysis {
+  const task = section(user, 'task') ?? '';
+  const taskStems = stemsOf(task);
   const events = parseCompressionEvents(section(user, 'compression_events') ?? '');
   const needed: string[] = [];
   const seenFields: string[] = [];
   const examples = new Map<string, string>();
   for (const event of events) {
     const used = event.actions.map((a) => a.text).join('\n');
-    const reasoning = event.thoughts.map((t) => t.text).join('\n');
     // Values the later calls pass as data: not which app and API, the page to read or the
     // outcome the agent reports.
     const passed = event.actions
@@ -369,11 +497,13 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     for (const [key, { values }] of keptFields(event.kept)) {
       if (!seenFields.includes(key)) seenFields.push(key);
       // Used: copied into a later call, whole or a value read out of it (the new phone number in
-      // an email's body), or named in the agent's later reasoning (a field it compared on, chose
-      // by or matched a record with; issue 22).
+      // an email's body); or what the task asks by: a value it states (the folder it names) or
+      // a field it names in other words ("played most" → `play_count`). The agent's reasoning
+      // is never read (issue 61).
       const copied = (v: string) =>
         containsToken(used, v) || passed.some((p) => p.length < v.length && containsToken(v, p));
-      if (values.some(copied) || containsToken(reasoning, key)) {
+      const stated = (v: string) => v.length >= 3 && containsToken(task, v);
+      if (values.some(copied) || values.some(stated) || namesField(taskStems, key)) {
         if (!needed.includes(key)) needed.push(key);
       }
       const long = values.find((v) => v.length >= 40);
@@ -391,9 +521,9 @@ export function simCompressionAnalysis(user: string): CompressionAnalysis {
     needed_fields: needed,
     remediation:
       unused.length > 0
-        ? `Leave out ${fieldList(unused)}: no later action or reasoning used them.` +
+        ? `Leave out ${fieldList(unused)}: no later action used them and the task does not ask by them.` +
           (needed.length > 0
-            ? ` Keep ${fieldList(needed)}: later actions copied them or the agent reasoned with them.`
+            ? ` Keep ${fieldList(needed)}: later actions copied them or the task asks by them.`
             : '')
         : 'Everything the compressor kept was used later; no further tightening is indicated.',
   };

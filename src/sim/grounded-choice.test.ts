@@ -24,6 +24,7 @@ const LISTING = {
   ],
 };
 
+const TASK = 'What is the largest file in /Photos/2024?';
 const PLAN: ReferencePlan = {
   steps: [
     {
@@ -57,7 +58,7 @@ function compressed(guideline: string): string {
     {
       role: 'user',
       content: renderPrompt('obs-compressor.user.txt', {
-        task: 'What is the largest file in /Photos/2024?',
+        task: TASK,
         session: '(none)',
         observation: JSON.stringify(LISTING),
       }),
@@ -122,7 +123,7 @@ describe('grounded choices of the sim agent', () => {
     expect(answerAfter(noFilterField, { ...OPTS, refetchLimit: 0 })).toBe('beach.png');
   });
 
-  it('says in its reasoning which field it filtered on, so the compression analysis counts it as used', () => {
+  it('filters on a field the task states a value of, so the compression analysis counts it as used', () => {
     const kept = compressed('Keep what matters.\n\nKEEP: name, size_bytes, directory');
     const turn = turnAfter(kept);
     expect(turn.content).toContain('where directory is /Photos/2024');
@@ -138,12 +139,17 @@ describe('grounded choices of the sim agent', () => {
       `[step 1] ACTION ${call.function.name} ${call.function.arguments}`,
     ].join('\n');
     const analysis = simCompressionAnalysis(
+      renderPrompt('analyzer-co.user.txt', { task: TASK, kind: 'obs', guideline: 'g', events }),
+    );
+    // `directory` is never copied into a call: only the filter uses it, and the task states it.
+    expect(call.function.arguments).not.toContain('/Photos/2024');
+    expect(analysis.needed_fields).toContain('directory');
+    expect(analysis.unused_fields).not.toContain('directory');
+    // The same reasoning with the task saying nothing of the folder: the reasoning does not count.
+    const blind = simCompressionAnalysis(
       renderPrompt('analyzer-co.user.txt', { task: 't', kind: 'obs', guideline: 'g', events }),
     );
-    // `directory` is never copied into a call: only the filter uses it.
-    expect(call.function.arguments).not.toContain('/Photos/2024');
-    expect(analysis.needed_fields).toEqual(expect.arrayContaining(['size_bytes', 'directory']));
-    expect(analysis.unused_fields).not.toContain('directory');
+    expect(blind.unused_fields).toContain('directory');
   });
 
   it('re-lists the folder when nothing to choose from is left', () => {

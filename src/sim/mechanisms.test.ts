@@ -307,8 +307,8 @@ describe('the simulated compressors read prose (issue 22)', () => {
   });
 });
 
-describe('the simulated CO analyzer counts compared fields as used (issue 22)', () => {
-  it('lists a field the agent only compared on as needed', () => {
+describe('the simulated CO analyzer counts fields the task asks by as used (issues 22, 61)', () => {
+  it('lists a field the task names in other words as needed, never from the reasoning', () => {
     const events = [
       '[event 1] obs compression at step 3, of the observation of step 2 (1890 -> 240 tokens)',
       'INPUT:',
@@ -325,11 +325,26 @@ describe('the simulated CO analyzer counts compared fields as used (issue 22)', 
       '[step 3] ACTION complete_task {"answer":"Blue Hour","status":"success"}',
     ].join('\n');
     const analysis = simCompressionAnalysis(
-      renderPrompt('analyzer-co.user.txt', { task: 't', kind: 'obs', guideline: 'g', events }),
+      renderPrompt('analyzer-co.user.txt', {
+        task: 'Which of my playlists was played the most? Answer with its title.',
+        kind: 'obs',
+        guideline: 'g',
+        events,
+      }),
     );
     expect(analysis.needed_fields).toContain('play_count');
     expect(analysis.needed_fields).toContain('title');
     expect(analysis.unused_fields).toEqual(['genre']);
+    // The reasoning names `play_count`, the task does not: it counts as unused.
+    const blind = simCompressionAnalysis(
+      renderPrompt('analyzer-co.user.txt', {
+        task: 'Answer.',
+        kind: 'obs',
+        guideline: 'g',
+        events,
+      }),
+    );
+    expect(blind.unused_fields).toContain('play_count');
   });
 
   it('lists a text field as needed when a later call passes a value read out of it', () => {

@@ -184,7 +184,7 @@ export const mailTemplates: Template[] = [
   {
     slug: 'mail-update-phone-number',
     build: (b, p) => {
-      const { from, opened } = openThread(b, p, (t) => t.subject === 'My new phone number');
+      const { thread, from, opened } = openThread(b, p, (t) => t.subject === 'My new phone number');
       const number = need(
         /new phone number is (\(\d{3}\) \d{3}-\d{4})/.exec(
           opened.at<string>('.messages[0].body'),
@@ -206,7 +206,8 @@ export const mailTemplates: Template[] = [
       );
       b.complete();
       return {
-        instruction: `${from.name} emailed me a new phone number. Update their contact in my phone app with it.`,
+        // The subject is stated: the agent finds the email by what it is told (issue 61).
+        instruction: `${from.name} emailed me a new phone number (the email "${thread.subject}"). Update their contact in my phone app with it.`,
         changes: [
           { table: 'phone.contacts', updated: 1, where: { id: contact.id, phone_number: number } },
         ],
