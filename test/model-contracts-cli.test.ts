@@ -21,14 +21,17 @@ const KEY = 'sk-test-contracts-9f8e';
 
 async function start(cutEveryOtherCompression = false) {
   const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
-  let compressions = 0;
+  // Compressions in order of first arrival, by the text they compress (their first user message).
+  const compressions = new Map<string, number>();
   const handler = simBackedHandler({
     taskOf: await taskResolver(bench),
     planFor: (id) => bench.referencePlan(id),
-    override: (role) => {
+    override: (role, req) => {
       if (!cutEveryOtherCompression || !role.endsWith('_compressor')) return undefined;
-      // Every other compressor answer is cut mid-record, its heading intact.
-      if (compressions++ % 2 === 0) return undefined;
+      const key = String(req.body?.messages.find((m) => m.role === 'user')?.content);
+      if (!compressions.has(key)) compressions.set(key, compressions.size);
+      // Every attempt of every other compression is cut mid-record, its heading intact.
+      if (compressions.get(key)! % 2 === 0) return undefined;
       return reply.text('# Compressed observation\n{"items": [{"id": 1, "na', {
         finishReason: 'length',
       });
@@ -104,5 +107,51 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     const cutAnswers = fake.chatRequests.filter((r) => r.body?.model === 'gpt-5-mini');
     expect(cutAnswers.length).toBeGreaterThan(1);
     for (const r of agent) expect(r.raw).not.toContain('{\\"items\\": [{\\"id\\": 1, \\"na');
+    const env = { ...SHORT_TASKS_ENV };
+    const runs = JSON.parse((await runAcon(['runs', '--json'], { cwd, env })).stdout) as {
+      id: string;
+    }[];
+    const show = await runAcon(['runs', 'show', runs[0]!.id, '--json'], { cwd, env });
+    const rollouts = (JSON.parse(show.stdout) as { rollouts: { id: string }[] }).rollouts;
+    let named = 0;
+    for (const r of rollouts) {
+      const out = await runAcon(['rollout', 'show', r.id], { cwd, env });
+      expect(out.stderr).toBe('');
+      named += out.stdout.split('FAILED (the answer was cut off at the token limit').length - 1;
+    }
+    // Each failed compression names why its last attempt was unusable.
+    expect(named).toBeGreaterThan(0);
+  });
+
+  it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {
+    const fake = await start();
+    const cwd = tempDir();
+    config(cwd, fake.url, { analyzer: 'o3', updater: 'o3' });
+    const env = { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY };
+    const res = await runAcon(
+      ['optimize', '--bench', 'apptown', '--max-tasks', '2', '--candidates', '2'].concat([
+        '--provider',
+        'openai',
+        '--yes',
+      ]),
+      { cwd, env },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const o3 = sentBy(fake.chatRequests, 'o3');
+    expect(o3.length).toBeGreaterThan(0);
+    for (const r of o3) {
+      expect(r.body?.temperature).toBeUndefined();
+      expect(r.body?.max_completion_tokens).toBe(4096);
+    }
+    const log = await runAcon(['guidelines', 'log', '--json'], { cwd, env });
+    expect(log.code, log.stderr).toBe(0);
+    const versions = JSON.parse(log.stdout) as { id: string; parent: string | null }[];
+    // A proposal that repeats its parent's or a sibling's text gets no version (update.ts), so
+    // two versions under one parent are two different texts.
+    const children = new Map<string, number>();
+    for (const v of versions) {
+      if (v.parent !== null) children.set(v.parent, (children.get(v.parent) ?? 0) + 1);
+    }
+    expect(Math.max(0, ...children.values()), log.stdout).toBeGreaterThanOrEqual(2);
   });
 });
