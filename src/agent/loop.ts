@@ -1,6 +1,7 @@
 import type { AgentEnvironment } from './environment.js';
 import type { Evaluation } from '../domain/evaluation.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
+import { cutReasonText } from '../llm/index.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
 import type {
   AssistantMessage,
@@ -183,7 +184,10 @@ async function takeStep(
 ): Promise<boolean> {
   const assistant = normalizeAssistant(sent.result.message);
   const toolCall = assistant.tool_calls?.[0] ?? null;
-  const malformed = run.usesTools && toolCall === null;
+  // A cut answer (finish_reason length/content_filter) is malformed even with a tool call: its
+  // arguments may be half of what the model meant, so it is never run.
+  const cut = sent.result.finishReason;
+  const malformed = (run.usesTools && toolCall === null) || cut !== undefined;
   let observations: ChatMessage[] = [];
   let done = false;
   // What enters the history: the benchmark may keep less than the model said (AppWorld cuts
@@ -191,11 +195,20 @@ async function takeStep(
   let kept = assistant;
   if (malformed) {
     run.malformedInARow++;
+    // Tool calls of a cut answer stay out of the history: a call without its result is invalid.
+    if (cut !== undefined) kept = { role: 'assistant', content: assistant.content ?? null };
     if (run.malformedInARow <= (run.opts.maxOutputRetries ?? 2)) {
-      observations = [{ role: 'user', content: renderPrompt('agent-no-tool-call.user.txt', {}) }];
+      const content =
+        cut !== undefined
+          ? renderPrompt('agent-cut-off.user.txt', { reason: cutReasonText(cut) })
+          : renderPrompt('agent-no-tool-call.user.txt', {});
+      observations = [{ role: 'user', content }];
     } else {
       run.stopReason = 'error';
-      run.error = `step ${step}: the agent answered without a tool call ${run.malformedInARow} times in a row`;
+      run.error =
+        cut !== undefined
+          ? `step ${step}: ${cutReasonText(cut)}, ${run.malformedInARow} times in a row`
+          : `step ${step}: the agent answered without a tool call ${run.malformedInARow} times in a row`;
     }
   } else {
     run.malformedInARow = 0;

@@ -59,6 +59,9 @@ final guidelines on the train split: the default set of \`acon export\`.
 The optimizer (analyzer and updater roles) defaults to gpt-4.1 with the updater sampled at
 temperature 1.0; the paper (v3) uses o3 as its optimizer. For a paper-faithful run set
 roles.updater.model and roles.analyzer.model to o3 in acon.config.yaml, or ACON_ROLES__UPDATER__MODEL=o3.
+A reasoning model (o1, o3, o4*, gpt-5*) takes no temperature (acon sends none, and
+max_completion_tokens instead of max_tokens); the K candidates still differ, because each
+updater call gets its own seeded sample of the analyses and its own seed.
 
 Examples:
   $ acon optimize --bench apptown                       offline, simulated LLM

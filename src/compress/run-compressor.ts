@@ -1,3 +1,4 @@
+import { cutReasonText } from '../llm/index.js';
 import type { CallContext, ChatMessage, LlmClient, LlmRole } from '../llm/types.js';
 import type { TokenCounter } from '../llm/tokenizer.js';
 import { renderPrompt } from '../prompts/template.js';
@@ -34,7 +35,8 @@ export type CompressorOutcome = { ok: boolean; text: string; event: CompressionE
  * One compression with a bounded retry budget (ARCHITECTURE §7): an answer without the heading,
  * or with nothing under it, is shown back to the model with the reason and asked for again up
  * to `maxOutputRetries` times (a changed request, so the call cache cannot return the same bad
- * answer). After that the event is recorded as failed and the original text is kept; malformed
+ * answer). An answer cut by the provider (`finish_reason` length or content_filter) is unusable
+ * however it starts: half a record under the right heading would reach the agent. After that the event is recorded as failed and the original text is kept; malformed
  * output never throws. Provider errors propagate.
  */
 export async function runCompressor(
@@ -47,13 +49,17 @@ export async function runCompressor(
   ];
   const inputTokens = deps.tokens.countTokens(req.original);
   let callId: number | null = null;
+  let reason = 'no answer';
   for (let attempt = 0; attempt <= deps.maxOutputRetries; attempt++) {
     const result = await deps.llm.chat(
       { messages },
       { ...deps.callCtx, role: req.role, step: req.step },
     );
     callId = result.callId;
-    const parsed = extractSection(result.message.content, req.heading);
+    const parsed =
+      result.finishReason !== undefined
+        ? { ok: false as const, reason: cutReasonText(result.finishReason) }
+        : extractSection(result.message.content, req.heading);
     if (parsed.ok) {
       return {
         ok: true,
@@ -71,6 +77,7 @@ export async function runCompressor(
         },
       };
     }
+    reason = parsed.reason;
     messages.push(
       { role: 'assistant', content: result.message.content ?? '' },
       {
@@ -95,6 +102,7 @@ export async function runCompressor(
       guidelineId: req.guidelineId,
       callId,
       failed: true,
+      failureReason: reason,
     },
   };
 }

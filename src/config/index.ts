@@ -1,5 +1,18 @@
-export { ConfigSchema, ProviderNameSchema } from './schema.js';
-export type { Config, Endpoint, Price, ProviderName, RoleConfig } from './schema.js';
+export {
+  ConfigSchema,
+  LimitParamSchema,
+  ProviderNameSchema,
+  ReasoningEffortSchema,
+} from './schema.js';
+export type {
+  Config,
+  Endpoint,
+  LimitParam,
+  Price,
+  ProviderName,
+  ReasoningEffort,
+  RoleConfig,
+} from './schema.js';
 export { loadConfig } from './load.js';
 export { DEFAULT_CONFIG_FILE } from './default-file.js';
 export type { LoadConfigOptions, LoadedConfig } from './load.js';

@@ -13,6 +13,14 @@ export type ProviderName = z.infer<typeof ProviderNameSchema>;
 /** What an environment variable name looks like (a key never does: it has '-' or is long). */
 export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/** The names of the `openai` package's `ChatCompletionCreateParams` for the answer's length. */
+export const LimitParamSchema = z.enum(['max_tokens', 'max_completion_tokens']);
+export type LimitParam = z.infer<typeof LimitParamSchema>;
+
+/** The values of `reasoning_effort` a role may set (a subset of the package's `ReasoningEffort`). */
+export const ReasoningEffortSchema = z.enum(['minimal', 'low', 'medium', 'high']);
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
+
 export const EndpointSchema = z.strictObject({
   /** Any OpenAI-compatible base URL (OpenAI, Azure, vLLM, SGLang, Ollama, llama.cpp, LM Studio). */
   base_url: z.string().url(),
@@ -35,6 +43,10 @@ export const EndpointSchema = z.strictObject({
   tpm: z.number().int().min(0).default(0),
   timeout_ms: z.number().int().min(1).default(120_000),
   max_retries: z.number().int().min(0).default(5),
+  /** Unset: by the model's family (reasoning models `max_completion_tokens`, others `max_tokens`). */
+  limit_param: LimitParamSchema.optional().describe(
+    "the limit parameter this server understands (default by the model's family; some local servers know only max_tokens)",
+  ),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
@@ -47,6 +59,16 @@ export const RoleConfigSchema = z.strictObject({
   endpoint: z.string().min(1).default('default'),
   temperature: z.number().min(0).max(2).default(0),
   max_tokens: z.number().int().min(1).default(4096),
+  /** Unset: detected from the model's name (o1, o3, o4, gpt-5*: reasoning). */
+  reasoning: z
+    .boolean()
+    .optional()
+    .describe(
+      'treat the model as a reasoning model (no temperature, max_completion_tokens) or not; unset: by its name (o1, o3, o4, gpt-5*)',
+    ),
+  reasoning_effort: ReasoningEffortSchema.optional().describe(
+    'reasoning_effort sent to a reasoning model; unset: the provider default',
+  ),
 });
 export type RoleConfig = z.infer<typeof RoleConfigSchema>;
 

@@ -14,5 +14,7 @@ export const CompressionEventSchema = z.object({
   callId: z.number().int().nullable(),
   /** The compressor's output was unusable after retries; the uncompressed text was kept. */
   failed: z.boolean(),
+  /** Why the last attempt of a failed compression was unusable (e.g. cut off at the token limit). */
+  failureReason: z.string().optional(),
 });
 export type CompressionEvent = z.infer<typeof CompressionEventSchema>;

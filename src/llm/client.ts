@@ -4,6 +4,7 @@ import type { CallRecord, CallStore } from './call-store.js';
 import { systemClock, type Clock } from './clock.js';
 import { costUsd } from './cost.js';
 import { EndpointQueue } from './endpoint-queue.js';
+import { samplingFor } from './model-family.js';
 import { requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
@@ -74,7 +75,12 @@ type Resolved = {
   simulated: boolean;
   model: string;
   endpoint: string;
-  request: ChatRequest & { model: string; temperature: number; maxTokens: number };
+  request: ChatRequest & {
+    model: string;
+    maxTokens: number;
+    limitParam: ProviderRequest['limitParam'];
+    reasoningEffort?: ProviderRequest['reasoningEffort'];
+  };
   hash: string;
 };
 
@@ -178,8 +184,10 @@ class MeteredClient {
     if (committed) await committed;
     this.opts.onCall?.({ ...record, callId });
     if (error !== undefined || !outcome) throw error;
+    const { finishReason } = outcome.response;
     return {
       message: outcome.response.message,
+      ...(finishReason !== undefined ? { finishReason } : {}),
       usage,
       costUsd: cost,
       cached: outcome.cached,
@@ -198,9 +206,27 @@ class MeteredClient {
     const roleCfg = this.config.roles[role];
     const providerName = roleCfg.provider ?? this.config.provider;
     const model = roleCfg.model;
-    const temperature = req.temperature ?? roleCfg.temperature;
-    const maxTokens = req.maxTokens ?? roleCfg.max_tokens;
-    const request = { ...req, model, temperature, maxTokens };
+    // The model's family decides which sampling fields go out (reasoning models take no
+    // temperature and `max_completion_tokens`): a caller's temperature is dropped for them.
+    const { temperature, ...sampling } = samplingFor({
+      model,
+      temperature: req.temperature ?? roleCfg.temperature,
+      maxTokens: req.maxTokens ?? roleCfg.max_tokens,
+      reasoning: roleCfg.reasoning,
+      reasoningEffort: roleCfg.reasoning_effort,
+      limitParam: this.config.endpoints[roleCfg.endpoint]?.limit_param,
+    });
+    const { temperature: _asked, ...rest } = req;
+    const request = {
+      ...rest,
+      model,
+      ...(temperature !== undefined ? { temperature } : {}),
+      maxTokens: sampling.maxTokens,
+      limitParam: sampling.limitParam,
+      ...(sampling.reasoningEffort !== undefined
+        ? { reasoningEffort: sampling.reasoningEffort }
+        : {}),
+    };
     const hash = requestHash({ provider: providerName, ...request });
     return {
       providerName,

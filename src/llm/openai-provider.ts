@@ -106,7 +106,11 @@ export class OpenAiProvider implements LlmProvider {
     try {
       const parsed = parseChatCompletion(raw);
       const message = redactMessage(parsed.message, this.keys());
-      return { message, usage: parsed.usage ?? estimateUsage(req, message.content) };
+      return {
+        message,
+        usage: parsed.usage ?? estimateUsage(req, message.content),
+        ...(parsed.finishReason !== undefined ? { finishReason: parsed.finishReason } : {}),
+      };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       throw new ProviderError(redact(`${where}: malformed response: ${text}`, [state.key]));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssistantMessage, Usage } from './types.js';
+import { CUT_REASONS, type AssistantMessage, type CutReason, type Usage } from './types.js';
 
 /**
  * The parts of a chat completion acon reads, validated at the edge. Lenient where local servers
@@ -32,13 +32,18 @@ export const ChatCompletionWireSchema = z.object({
           content: z.string().nullish(),
           tool_calls: z.array(ToolCallWireSchema).nullish(),
         }),
+        finish_reason: z.string().nullish(),
       }),
     )
     .min(1),
   usage: UsageWireSchema.nullish(),
 });
 
-export type ParsedCompletion = { message: AssistantMessage; usage: Usage | undefined };
+export type ParsedCompletion = {
+  message: AssistantMessage;
+  usage: Usage | undefined;
+  finishReason?: CutReason;
+};
 
 /** Throws a readable Error when the body is not a chat completion. */
 export function parseChatCompletion(body: unknown): ParsedCompletion {
@@ -52,6 +57,8 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
   }
   const { choices, usage } = parsed.data;
   const wire = choices[0]!.message;
+  const reason = choices[0]!.finish_reason;
+  const cut = CUT_REASONS.find((r) => r === reason);
   const toolCalls = (wire.tool_calls ?? []).map((c, i) => ({
     id: c.id ?? `call_${i}`,
     type: 'function' as const,
@@ -70,6 +77,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
   };
   return {
     message,
+    ...(cut !== undefined ? { finishReason: cut } : {}),
     usage: usage
       ? {
           promptTokens: usage.prompt_tokens,

@@ -11,6 +11,8 @@ export type HashedRequest = {
   temperature?: number | undefined;
   maxTokens?: number | undefined;
   seed?: number | undefined;
+  limitParam?: string | undefined;
+  reasoningEffort?: string | undefined;
 };
 
 /** Bump when the encoding changes, so old cache entries stop matching instead of colliding. */
@@ -27,15 +29,19 @@ const ENCODING_VERSION = 'acon-request-v2';
  */
 export function requestHash(req: HashedRequest): string {
   const { provider, model, messages, tools, responseFormat, temperature, maxTokens, seed } = req;
+  const { limitParam, reasoningEffort } = req;
   const toolList = tools && tools.length > 0 ? tools : undefined;
   // canonicalText of {provider, model, messages, tools, …}, written in its sorted key order
   // directly: the messages as their remembered `s64:<digest>` pieces, with no key object, entry
   // sort or piece per message built per call (issue #28). A test compares it with canonicalText.
   const fields: [string, unknown][] = [
+    // `max_tokens` (the old default) is left out, so entries cached before it was named match.
+    ['limitParam', limitParam === 'max_tokens' ? undefined : limitParam],
     ['maxTokens', maxTokens],
     ['messages', messages],
     ['model', model],
     ['provider', provider],
+    ['reasoningEffort', reasoningEffort],
     ['responseFormat', responseFormat],
     ['seed', seed],
     ['temperature', temperature],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LimitParam, ReasoningEffort } from '../config/index.js';
 import type { AssistantMessage, ChatMessage } from '../domain/message.js';
 
 /** The five LLM roles of ACON (ARCHITECTURE §3). The summary baseline uses `hist_compressor`. */
@@ -70,13 +71,34 @@ export type ProviderRequest = ChatRequest & {
   ctx: CallContext;
   /** Name of the role's endpoint in `config.endpoints` (HTTP providers); `default` when absent. */
   endpoint?: string;
+  /** Which parameter carries `maxTokens` (by the model's family; see model-family.ts). */
+  limitParam?: LimitParam;
+  /** Sent to reasoning models only. */
+  reasoningEffort?: ReasoningEffort;
 };
+
+/**
+ * The `finish_reason` values that mean the answer is not whole: cut at the token limit, or
+ * stopped by the provider's content filter. Every caller treats such an answer as a failed
+ * attempt (issue #54); `stop` and `tool_calls` are not recorded.
+ */
+export const CUT_REASONS = ['length', 'content_filter'] as const;
+export type CutReason = (typeof CUT_REASONS)[number];
 
 /** What a provider returns for one successful HTTP (or simulated) call. */
 export type ProviderResponse = {
   message: AssistantMessage;
   usage: Usage;
+  /** Set only when the answer was cut (see CUT_REASONS). */
+  finishReason?: CutReason;
 };
+
+/** Why an answer cannot be used because it was cut, in words for records and retry prompts. */
+export function cutReasonText(reason: CutReason): string {
+  return reason === 'length'
+    ? 'the answer was cut off at the token limit (finish_reason: length)'
+    : "the answer was stopped by the provider's content filter (finish_reason: content_filter)";
+}
 
 /**
  * A provider speaks to one kind of backend. It does no retries, caching or recording:
@@ -92,6 +114,8 @@ export interface LlmProvider {
 export type ChatResult = {
   message: AssistantMessage;
   usage: Usage;
+  /** Set only when the answer was cut: callers must treat it as a failed attempt. */
+  finishReason?: CutReason;
   costUsd: number;
   cached: boolean;
   latencyMs: number;

@@ -21,8 +21,14 @@ export function toWireRequest(req: ProviderRequest): ChatCompletionCreateParamsN
         }
       : {}),
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-    // `max_tokens`, not `max_completion_tokens`: several local servers only know the former.
-    ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+    // The family decides (model-family.ts): reasoning models refuse `max_tokens`; several local
+    // servers know only `max_tokens`.
+    ...(req.maxTokens !== undefined
+      ? req.limitParam === 'max_completion_tokens'
+        ? { max_completion_tokens: req.maxTokens }
+        : { max_tokens: req.maxTokens }
+      : {}),
+    ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
   };
 }

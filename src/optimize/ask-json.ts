@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { cutReasonText } from '../llm/index.js';
 import type { CallContext, ChatMessage, LlmClient } from '../llm/types.js';
 import { parseJsonAnswer } from './analysis.js';
 
@@ -28,7 +29,11 @@ export async function askJson<T>(
     const res = await llm.chat({ messages: convo, responseFormat: format, seed }, ctx);
     callIds.push(res.callId);
     const raw = res.message.content ?? '';
-    const parsed = parseJsonAnswer(raw, schema);
+    // A cut answer is a failed attempt even when what arrived happens to parse.
+    const parsed =
+      res.finishReason !== undefined
+        ? { ok: false as const, reason: cutReasonText(res.finishReason) }
+        : parseJsonAnswer(raw, schema);
     if (parsed.ok) return { ok: true, value: parsed.value, callIds };
     last = { reason: parsed.reason, raw };
     convo.push(

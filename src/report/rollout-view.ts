@@ -137,7 +137,9 @@ export function renderRollout(v: RolloutShow, opts: RenderOpts = {}): string {
       out.push(
         `compression ${e.kind}: ${int(e.inputTokens)} → ${int(e.outputTokens)} tokens` +
           (e.guidelineId ? ` (guideline ${e.guidelineId})` : '') +
-          (e.failed ? ' — FAILED, the uncompressed text was kept' : ''),
+          (e.failed
+            ? ` — FAILED${e.failureReason ? ` (${e.failureReason})` : ''}, the uncompressed text was kept`
+            : ''),
       );
       if (what || e.input || e.output) out.push(...sideBySide(e.input, e.output, limit, full));
     }

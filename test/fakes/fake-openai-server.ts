@@ -38,6 +38,8 @@ export type FakeUsage = {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;
+  /** Reported in `completion_tokens_details` (already part of `completion_tokens`, as OpenAI does). */
+  reasoning_tokens?: number;
 };
 
 type Timing = {
@@ -159,6 +161,8 @@ export const FakeChatBodySchema = z.looseObject({
   tools: z.array(ToolDefSchema).optional(),
   temperature: z.number().optional(),
   max_tokens: z.number().optional(),
+  max_completion_tokens: z.number().optional(),
+  reasoning_effort: z.string().optional(),
   seed: z.number().optional(),
   response_format: z.unknown().optional(),
 });
@@ -181,7 +185,42 @@ export type FakeOpenAiServerOptions = {
   handler?: FakeHandler;
   /** Delay before every answer. @default 0 */
   latencyMs?: number;
+  /**
+   * Refuse what OpenAI refuses for its reasoning models (o1, o3, o4*, gpt-5*), with its error
+   * bodies: `max_tokens`, and a temperature other than 1. Checked before any scripted reply.
+   * @default false
+   */
+  modelRules?: boolean;
 };
+
+/**
+ * The reasoning models, by OpenAI's naming; written out here on purpose rather than taken from
+ * acon's own detection (src/llm/model-family.ts), so a test fails when acon's is wrong.
+ */
+const REASONING_MODEL = /^(o1|o3|o4)(-|$)|^gpt-5/;
+
+/** OpenAI's 400 for a parameter a reasoning model does not take (its documented bodies). */
+export function modelRuleError(body: FakeChatBody): FakeReply | undefined {
+  if (!REASONING_MODEL.test(body.model)) return undefined;
+  const refuse = (param: string, code: string, message: string): FakeReply => ({
+    kind: 'error',
+    status: 400,
+    body: { error: { message, type: 'invalid_request_error', param, code } },
+  });
+  if (body.max_tokens !== undefined)
+    return refuse(
+      'max_tokens',
+      'unsupported_parameter',
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    );
+  if (body.temperature !== undefined && body.temperature !== 1)
+    return refuse(
+      'temperature',
+      'unsupported_value',
+      `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+    );
+  return undefined;
+}
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 
@@ -190,6 +229,7 @@ export class FakeOpenAiServer {
   readonly requests: FakeRequest[] = [];
   /** Server-wide delay before every answer; may be changed between calls. */
   latencyMs: number;
+  private readonly modelRules: boolean;
   private handler: FakeHandler | undefined;
   private readonly queue: FakeReply[];
   private current = 0;
@@ -201,6 +241,7 @@ export class FakeOpenAiServer {
     opts: FakeOpenAiServerOptions,
   ) {
     this.latencyMs = opts.latencyMs ?? 0;
+    this.modelRules = opts.modelRules ?? false;
     this.handler = opts.handler;
     this.queue = [...(opts.replies ?? [])];
   }
@@ -308,7 +349,9 @@ export class FakeOpenAiServer {
       send(res, 404, { error: { message: `no route ${req.method} ${path}`, code: 'not_found' } });
       return;
     }
-    const scripted = this.queue.shift() ?? (await this.handler?.(record)) ?? reply.text('ok');
+    const refused = this.modelRules && record.body ? modelRuleError(record.body) : undefined;
+    const scripted =
+      refused ?? this.queue.shift() ?? (await this.handler?.(record)) ?? reply.text('ok');
     await this.sleep(this.latencyMs + (scripted.latencyMs ?? 0));
     if (res.destroyed) return;
     if (scripted.kind === 'reset') {
@@ -437,6 +480,7 @@ function completionBody(
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
       prompt_tokens_details: { cached_tokens: r.usage?.cached_tokens ?? 0 },
+      completion_tokens_details: { reasoning_tokens: r.usage?.reasoning_tokens ?? 0 },
     },
   };
 }

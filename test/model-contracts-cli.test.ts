@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApptown } from '../src/bench/apptown/index.js';
+import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
+import { simBackedHandler } from './fakes/sim-backed-handler.js';
+import { runAcon, tempDir } from './helpers/cli.js';
+import { SHORT_TASKS_DIR, SHORT_TASKS_ENV, taskResolver } from './helpers/env.js';
+
+/**
+ * Issue #54: against a fake that refuses what OpenAI's reasoning models refuse (`max_tokens`,
+ * temperature ≠ 1, with OpenAI's error bodies), the paper's setup with reasoning models runs.
+ */
+let server: FakeOpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const KEY = 'sk-test-contracts-9f8e';
+
+async function start(cutEveryOtherCompression = false) {
+  const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
+  // Compressions in order of first arrival, by the text they compress (their first user message).
+  const compressions = new Map<string, number>();
+  const handler = simBackedHandler({
+    taskOf: await taskResolver(bench),
+    planFor: (id) => bench.referencePlan(id),
+    override: (role, req) => {
+      if (!cutEveryOtherCompression || !role.endsWith('_compressor')) return undefined;
+      const key = String(req.body?.messages.find((m) => m.role === 'user')?.content);
+      if (!compressions.has(key)) compressions.set(key, compressions.size);
+      // Every attempt of every other compression is cut mid-record, its heading intact.
+      if (compressions.get(key)! % 2 === 0) return undefined;
+      return reply.text('# Compressed observation\n{"items": [{"id": 1, "na', {
+        finishReason: 'length',
+      });
+    },
+  });
+  server = await FakeOpenAiServer.start({ modelRules: true, handler });
+  return server;
+}
+
+function config(cwd: string, url: string, roles: Record<string, string>) {
+  // Thresholds low enough that the short tasks' observations and histories get compressed.
+  const lines = [`context:`, `  t_obs: 64`, `  t_hist: 400`];
+  lines.push(`endpoints:`, `  default:`, `    base_url: ${url}`, `roles:`);
+  for (const [role, model] of Object.entries(roles))
+    lines.push(`  ${role}:`, `    model: ${model}`);
+  writeFileSync(join(cwd, 'acon.config.yaml'), `${lines.join('\n')}\n`);
+}
+
+const sentBy = (reqs: FakeRequest[], model: string) => reqs.filter((r) => r.body?.model === model);
+
+describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)', () => {
+  it('exits 0; no request carries max_tokens or a temperature, every one max_completion_tokens', async () => {
+    const fake = await start();
+    const cwd = tempDir();
+    config(cwd, fake.url, {
+      agent: 'o4-mini',
+      obs_compressor: 'gpt-5-mini',
+      hist_compressor: 'gpt-5-mini',
+    });
+    const res = await runAcon(
+      ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'acon'].concat([
+        '--max-tasks',
+        '2',
+        '--provider',
+        'openai',
+        '--yes',
+      ]),
+      { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const chats = fake.chatRequests;
+    expect(sentBy(chats, 'o4-mini').length).toBeGreaterThan(0);
+    expect(sentBy(chats, 'gpt-5-mini').length).toBeGreaterThan(0);
+    for (const r of chats) {
+      expect(r.body?.max_tokens).toBeUndefined();
+      expect(r.body?.temperature).toBeUndefined();
+      expect(r.body?.max_completion_tokens).toBe(4096);
+    }
+  });
+
+  it('keeps cut compressions out of every agent request and names each failed attempt in rollout show', async () => {
+    const fake = await start(true);
+    const cwd = tempDir();
+    config(cwd, fake.url, {
+      agent: 'o4-mini',
+      obs_compressor: 'gpt-5-mini',
+      hist_compressor: 'gpt-5-mini',
+    });
+    const res = await runAcon(
+      ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'acon'].concat([
+        '--max-tasks',
+        '2',
+        '--provider',
+        'openai',
+        '--yes',
+        '--json',
+      ]),
+      { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const agent = sentBy(fake.chatRequests, 'o4-mini');
+    expect(agent.length).toBeGreaterThan(0);
+    const cutAnswers = fake.chatRequests.filter((r) => r.body?.model === 'gpt-5-mini');
+    expect(cutAnswers.length).toBeGreaterThan(1);
+    for (const r of agent) expect(r.raw).not.toContain('{\\"items\\": [{\\"id\\": 1, \\"na');
+    const env = { ...SHORT_TASKS_ENV };
+    const runs = JSON.parse((await runAcon(['runs', '--json'], { cwd, env })).stdout) as {
+      id: string;
+    }[];
+    const show = await runAcon(['runs', 'show', runs[0]!.id, '--json'], { cwd, env });
+    const rollouts = (JSON.parse(show.stdout) as { rollouts: { id: string }[] }).rollouts;
+    let named = 0;
+    for (const r of rollouts) {
+      const out = await runAcon(['rollout', 'show', r.id], { cwd, env });
+      expect(out.stderr).toBe('');
+      named += out.stdout.split('FAILED (the answer was cut off at the token limit').length - 1;
+    }
+    // Each failed compression names why its last attempt was unusable.
+    expect(named).toBeGreaterThan(0);
+  });
+
+  it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {
+    const fake = await start();
+    const cwd = tempDir();
+    config(cwd, fake.url, { analyzer: 'o3', updater: 'o3' });
+    const env = { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY };
+    const res = await runAcon(
+      ['optimize', '--bench', 'apptown', '--max-tasks', '2', '--candidates', '2'].concat([
+        '--provider',
+        'openai',
+        '--yes',
+      ]),
+      { cwd, env },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const o3 = sentBy(fake.chatRequests, 'o3');
+    expect(o3.length).toBeGreaterThan(0);
+    for (const r of o3) {
+      expect(r.body?.temperature).toBeUndefined();
+      expect(r.body?.max_completion_tokens).toBe(4096);
+    }
+    const log = await runAcon(['guidelines', 'log', '--json'], { cwd, env });
+    expect(log.code, log.stderr).toBe(0);
+    const versions = JSON.parse(log.stdout) as { id: string; parent: string | null }[];
+    // A proposal that repeats its parent's or a sibling's text gets no version (update.ts), so
+    // two versions under one parent are two different texts.
+    const children = new Map<string, number>();
+    for (const v of versions) {
+      if (v.parent !== null) children.set(v.parent, (children.get(v.parent) ?? 0) + 1);
+    }
+    expect(Math.max(0, ...children.values()), log.stdout).toBeGreaterThanOrEqual(2);
+  });
+});
