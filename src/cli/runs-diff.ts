@@ -34,7 +34,7 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
-      const { modelLabel, resultTable, runIdLine } = await import('../report/table.js');
+      const { modelLabel, resultTable } = await import('../report/table.js');
       const { terminalWidth, wrapLine } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
@@ -60,7 +60,8 @@ Examples:
         const head = [...who('A', a), ...who('B', b)].flatMap((l) => wrapLine(l, limit));
         process.stdout.write(`${head.join('\n')}\n`);
         process.stdout.write(resultTable(rows, runDiffColumns(), null, fit));
-        process.stdout.write(runIdLine(`${a.id} vs ${b.id}`, path, fit));
+        // A diff stores nothing: name where both runs were read from, not a stored run.
+        process.stdout.write(`read from ${path}: run A vs B\n`);
       } finally {
         store.close();
       }
