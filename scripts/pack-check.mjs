@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Installs acon the way a user does, from the tarball `npm pack` makes, into a fresh project, then
-// imports the public API with Node and type-checks a consumer file against the shipped
-// declarations (issue #25). Needs a built dist/ (`npm run build`). Dependencies come from the npm
-// cache when it has them (--prefer-offline); install scripts are skipped (the consumer file does
-// not open a database, so better-sqlite3 needs no native build here).
+// Installs acon the way a user does, from the tarball `npm pack` makes, into a fresh project
+// (issues #25, #59): dependencies from the npm cache first (--prefer-offline: the registry only
+// for what the cache lacks), optional dependencies omitted so
+// better-sqlite3 is absent, the adapters' frameworks added at the versions acon is developed
+// against. There it imports every entry point from ESM, `require`s the main one, type-checks a
+// consumer file with `tsc --strict`, and compresses a conversation with the `sim` compressor.
+// Needs a built dist/ (`npm run build`): `npm pack --ignore-scripts` packs what is there.
 //
 //   node scripts/pack-check.mjs            prints "pack-check: ok" or fails with the step's output
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,11 @@ function run(cmd, args, cwd) {
   }
 }
 
+function fail(message) {
+  process.stderr.write(`pack-check: ${message}\n`);
+  process.exit(1);
+}
+
 try {
   run(npm, ['pack', '--ignore-scripts', '--pack-destination', work], root);
   const tarball = join(
@@ -39,24 +46,97 @@ try {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'acon-consumer', private: true, type: 'module' }),
   );
+  // The frameworks the adapters import, at the versions of acon's own node_modules (cached).
+  const frameworks = ['ai', 'langchain', '@langchain/core', '@openai/agents'].map(
+    (name) =>
+      `${name}@${JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version}`,
+  );
   run(
     npm,
-    ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--omit=optional',
+      tarball,
+      ...frameworks,
+    ],
     consumer,
   );
+  const installed = join(consumer, 'node_modules', 'acon');
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) {
+    if (manifest.scripts?.[hook]) fail(`the package has a "${hook}" script a consumer would run`);
+  }
+  if (!existsSync(join(installed, 'dist', 'runtime', 'index.js'))) fail('dist/ is not shipped');
+  if (existsSync(join(consumer, 'node_modules', 'better-sqlite3'))) {
+    fail('better-sqlite3 was installed although optional dependencies were omitted');
+  }
 
-  const imported = run(
+  const esm = run(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      "import { createContextCompressor, loadGuidelines } from 'acon'; const g = await loadGuidelines(); console.log(typeof createContextCompressor, g.obs.id, g.hist.id);",
+      [
+        "const entries = ['acon', 'acon/ai-sdk', 'acon/langchain', 'acon/openai-agents'];",
+        'const mods = await Promise.all(entries.map((e) => import(e)));',
+        "console.log(mods.map((m, i) => entries[i] + ':' + Object.keys(m).sort().join(',')).join(' '));",
+      ].join('\n'),
     ],
     consumer,
   );
-  if (imported.trim() !== 'function obs-0000 hist-0000') {
-    process.stderr.write(`pack-check: unexpected import result: ${imported}\n`);
-    process.exit(1);
+  for (const expected of [
+    'acon:applyPlan,createContextCompressor,loadGuidelines',
+    'acon/ai-sdk:aconMiddleware,compressPrompt',
+    'acon/langchain:aconMiddleware,compressMessages',
+    'acon/openai-agents:aconInputFilter,compressInput',
+  ]) {
+    if (!esm.includes(expected)) fail(`ESM import: expected ${expected} in ${esm}`);
+  }
+  const cjs = run(
+    process.execPath,
+    ['-e', "const a = require('acon'); console.log(typeof a.createContextCompressor);"],
+    consumer,
+  );
+  if (cjs.trim() !== 'function') fail(`require('acon') gave ${cjs}`);
+
+  // The sim compressor, no server and no better-sqlite3: a large tool result is compressed.
+  const sim = run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { createContextCompressor, loadGuidelines } from 'acon';
+const reports = [];
+const c = createContextCompressor({
+  guidelines: await loadGuidelines(),
+  model: { provider: 'sim' },
+  thresholds: { obs: 200, hist: 100000, keepLast: 1 },
+  onReport: (r) => reports.push(r),
+});
+const rows = JSON.stringify(Array.from({ length: 80 }, (_, i) => ({ id: i, title: 'Record ' + i, note: 'text the task does not need' })));
+const out = await c.compress([
+  { role: 'system', content: 'You are an agent.' },
+  { role: 'user', content: 'Find record 7.' },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list', arguments: '{}' } }] },
+  { role: 'tool', tool_call_id: 'c1', content: rows },
+  { role: 'assistant', content: 'Looking.' },
+]);
+const r = reports[0];
+console.log(JSON.stringify({ simulated: r.simulated, kinds: r.events.map((e) => e.kind), before: r.tokensBefore, after: r.tokensAfter, error: r.error?.message, n: out.length }));`,
+    ],
+    consumer,
+  );
+  const simResult = JSON.parse(sim);
+  if (
+    simResult.simulated !== true ||
+    !simResult.kinds.includes('obs') ||
+    !(simResult.after < simResult.before) ||
+    simResult.error !== undefined
+  ) {
+    fail(`the sim compressor did not compress: ${sim}`);
   }
 
   writeFileSync(
@@ -77,6 +157,9 @@ try {
   writeFileSync(
     join(consumer, 'consumer.ts'),
     `import { createContextCompressor, loadGuidelines, type CompressionReport } from 'acon';
+import { aconMiddleware } from 'acon/ai-sdk';
+import { aconMiddleware as aconLangChain } from 'acon/langchain';
+import { aconInputFilter } from 'acon/openai-agents';
 
 const compressor = createContextCompressor({
   guidelines: await loadGuidelines('obs@active,hist@active'),
@@ -87,13 +170,18 @@ const compressor = createContextCompressor({
 const out = await compressor.compress([{ role: 'user', content: 'hello' }]);
 const n: number = out.length;
 void n;
+const offline = createContextCompressor({ guidelines: await loadGuidelines(), model: { provider: 'sim' } });
+void offline;
+void [aconMiddleware, aconLangChain, aconInputFilter];
 // Declarations are real: a wrong option type is an error.
 // @ts-expect-error thresholds are numbers
 createContextCompressor({ guidelines: await loadGuidelines(), model: { baseURL: 'x', model: 'm' }, thresholds: { obs: 'big' } });
 `,
   );
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer], consumer);
-  process.stdout.write('pack-check: ok (npm pack, install, import, tsc)\n');
+  process.stdout.write(
+    `pack-check: ok (npm pack, install without better-sqlite3, 4 ESM entries, require, tsc --strict, sim ${simResult.before} -> ${simResult.after} tokens)\n`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 describe('the published package', () => {
-  it('installs from the npm pack tarball, imports and type-checks as a consumer would', () => {
+  it('installs from the npm pack tarball without better-sqlite3: every entry imports, require works, tsc --strict passes, the sim compressor compresses', () => {
     const script = resolve(import.meta.dirname, '../scripts/pack-check.mjs');
     const out = execFileSync(process.execPath, [script], { encoding: 'utf8' });
-    expect(out).toContain('pack-check: ok');
-    // npm pack and a cached install take about a minute on a loaded 2-core machine.
-  }, 300_000);
+    expect(out).toMatch(/pack-check: ok .*sim \d+ -> \d+ tokens/);
+    // npm pack and a cached install took 3.5 minutes on the loaded 2-core machine (issue #59).
+  }, 480_000);
 });

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createContextCompressor,
@@ -109,5 +112,62 @@ describe('createContextCompressor', () => {
     expect(call.raw).toContain('item 0-0');
     expect(call.headers.authorization).toBe('Bearer sk-test');
     expect(SHORT(0)).toBe('{"kept":"record 0"}');
+  });
+});
+
+describe("createContextCompressor with model: { provider: 'sim' }", () => {
+  it('compresses and folds with no server, every report labelled simulated', async () => {
+    const reports: CompressionReport[] = [];
+    const c = createContextCompressor({
+      guidelines: await loadGuidelines(),
+      model: { provider: 'sim' },
+      onReport: (r) => reports.push(r),
+    });
+    const input = longConversation(12);
+    const out = await c.compress(input);
+
+    expect(server.requests).toHaveLength(0);
+    expect(pairingIntact(out)).toBe(true);
+    const kinds = new Set(reports.flatMap((r) => r.events.map((e) => e.kind)));
+    expect(kinds).toEqual(new Set(['obs', 'hist']));
+    expect(reports.every((r) => r.simulated)).toBe(true);
+    expect(reports.at(-1)!.tokensAfter).toBeLessThan(reports.at(-1)!.tokensBefore);
+  });
+
+  it('reports a real compressor as not simulated', async () => {
+    const reports: CompressionReport[] = [];
+    const c = await compressor(reports);
+    await c.compress(longConversation(2));
+    expect(reports.length).toBeGreaterThan(0);
+    expect(reports.every((r) => r.simulated === false)).toBe(true);
+  });
+});
+
+describe('createContextCompressor with cache: { sqlite }', () => {
+  it('opens the SQLite cache on the first compress (better-sqlite3 loaded lazily) and compresses the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acon-rt-'));
+    try {
+      const make = async () =>
+        createContextCompressor({
+          guidelines: await loadGuidelines(),
+          model: { baseURL: server.url, apiKey: 'sk-test', model: 'student' },
+          cache: { sqlite: join(dir, 'acon.db') },
+        });
+      const first = await make();
+      const out1 = await first.compress(longConversation(6));
+      first.close();
+      const calls = server.requests.filter(isCompressorCall).length;
+      expect(calls).toBeGreaterThan(0);
+
+      const second = await make();
+      const out2 = await second.compress(longConversation(6));
+      second.close();
+      expect(out2).toEqual(out1);
+      expect(existsSync(join(dir, 'acon.db'))).toBe(true);
+      // Not asserted: that the second compressor is answered from the file. It is not, before or
+      // after issue #59's lazy open (6 compressor calls, not 3); left for the store's owner.
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

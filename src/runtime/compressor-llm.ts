@@ -3,9 +3,21 @@ import type { CallStore } from '../llm/call-store.js';
 import { createLlmClient, type MeteredLlmClient } from '../llm/client.js';
 import type { Clock } from '../llm/clock.js';
 import { OpenAiProvider } from '../llm/openai-provider.js';
+import { createSimProvider } from '../sim/index.js';
+
+/**
+ * The compressor's model: any OpenAI-compatible endpoint, or `{ provider: 'sim' }`, acon's
+ * deterministic offline compressor (no server, no key; every report says `simulated: true`).
+ */
+export type CompressorModel = OpenAiCompressorModel | SimCompressorModel;
+
+/** acon's simulated compressor: for trying the library and its adapters with no model at all. */
+export type SimCompressorModel = { provider: 'sim' };
 
 /** The compressor's model on any OpenAI-compatible endpoint (the teacher or a distilled student). */
-export type CompressorModel = {
+export type OpenAiCompressorModel = {
+  /** @default 'openai' */
+  provider?: 'openai';
   /** @example 'http://127.0.0.1:8000/v1' (vLLM), 'https://api.openai.com/v1' */
   baseURL: string;
   /** @default process.env.OPENAI_API_KEY, else a placeholder (local servers without auth) */
@@ -38,6 +50,7 @@ export function createCompressorLlm(
   store: CallStore,
   opts: { clock?: Clock; env?: Record<string, string | undefined> } = {},
 ): MeteredLlmClient {
+  if (model.provider === 'sim') return createSimCompressorLlm(store, opts.clock);
   const role = {
     model: model.model,
     endpoint: ENDPOINT,
@@ -73,4 +86,26 @@ export function createCompressorLlm(
     store,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
+}
+
+function createSimCompressorLlm(store: CallStore, clock: Clock | undefined): MeteredLlmClient {
+  const config = ConfigSchema.parse({ provider: 'sim', prices: {} });
+  // The compressor roles never ask for a reference plan (only the simulated agent does).
+  const sim = createSimProvider({
+    seed: 0,
+    refetchLimit: 0,
+    planFor: (taskId) =>
+      Promise.reject(new Error(`the sim compressor has no agent (task ${taskId})`)),
+  });
+  return createLlmClient({
+    config,
+    providers: { sim },
+    store,
+    ...(clock ? { clock } : {}),
+  });
+}
+
+/** Whether the compressor is acon's simulation (its reports are labelled SIMULATED). */
+export function isSimulatedModel(model: CompressorModel): model is SimCompressorModel {
+  return model.provider === 'sim';
 }

@@ -38,6 +38,8 @@ export type CompressionReport = {
   tokensAfter: number;
   /** The compressor failed: the messages were returned uncompressed. */
   error?: Error;
+  /** SIMULATED: the compressor is acon's offline `sim`, not a model (`model: { provider: 'sim' }`). */
+  simulated: boolean;
 };
 
 /**
@@ -67,6 +69,8 @@ export type ContextCompressorDeps = {
    * the error); `'throw'` rejects. @default 'passthrough'
    */
   onError?: 'passthrough' | 'throw';
+  /** The compressor is acon's simulation; every report says so. @default false */
+  simulated?: boolean;
   /** Run id compressor calls are recorded under (when the LLM client records). @default 'runtime' */
   runId?: string;
   /** Conversations whose compression state is kept in memory. @default 256 */
@@ -134,13 +138,20 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
         events: events.map((e) => reportedEvent(e, cachedCalls)),
         tokensBefore,
         tokensAfter: countMessageTokens(shown),
+        simulated: deps.simulated ?? false,
       };
       deps.onReport?.(report);
       return { ...out, report };
     } catch (err) {
       if (deps.onError === 'throw') throw err;
       const error = err instanceof Error ? err : new Error(String(err));
-      const report = { events: [], tokensBefore, tokensAfter: tokensBefore, error };
+      const report = {
+        events: [],
+        tokensBefore,
+        tokensAfter: tokensBefore,
+        error,
+        simulated: deps.simulated ?? false,
+      };
       deps.onReport?.(report);
       return {
         headEnd: indexed.headEnd,

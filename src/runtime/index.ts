@@ -9,9 +9,9 @@
  * });
  * const messages = await compressor.compress(conversation);
  */
-import { openRunStore } from '../store/open-run-store.js';
+import type { CallStore } from '../llm/call-store.js';
 import { cacheOnly, MemoryCallStore } from './memory-call-store.js';
-import { createCompressorLlm, type CompressorModel } from './compressor-llm.js';
+import { createCompressorLlm, isSimulatedModel, type CompressorModel } from './compressor-llm.js';
 import {
   createContextCompressorWith,
   type CompressionReport,
@@ -23,13 +23,18 @@ import type { Guidelines } from './load-guidelines.js';
 export type ContextCompressorOptions = {
   /** From {@link loadGuidelines}. */
   guidelines: Guidelines;
-  /** The compressor model: the teacher or a distilled student, any OpenAI-compatible endpoint. */
+  /**
+   * The compressor model: the teacher or a distilled student, any OpenAI-compatible endpoint;
+   * or `{ provider: 'sim' }` to try acon offline (reports say `simulated: true`).
+   */
   model: CompressorModel;
   /** @default { obs: 1024, hist: 4096, keepLast: 1 } (ACON's T_obs, T_hist, k) */
   thresholds?: Thresholds;
   /**
    * Where compressions are cached by a hash of the compressor request: in memory, or also in
    * the call cache of an acon SQLite database (shared with `acon run` and `acon optimize`).
+   * `sqlite` needs better-sqlite3 (an optional dependency of acon): it is loaded on the first
+   * `compress`, so the library runs without it when this is not set.
    * @default { memory: 10000 } entries
    */
   cache?: { memory?: number; sqlite?: string };
@@ -53,16 +58,39 @@ export type ClosableContextCompressor = ContextCompressor & { close(): void };
  * its side.
  */
 export function createContextCompressor(opts: ContextCompressorOptions): ClosableContextCompressor {
-  const sqlite = opts.cache?.sqlite ? openRunStore(opts.cache.sqlite) : undefined;
-  const store = sqlite ? cacheOnly(sqlite) : new MemoryCallStore(opts.cache?.memory ?? 10_000);
-  const compressor = createContextCompressorWith({
-    llm: createCompressorLlm(opts.model, store),
-    guidelines: opts.guidelines,
-    ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
-    ...(opts.onReport ? { onReport: opts.onReport } : {}),
-    ...(opts.onError ? { onError: opts.onError } : {}),
-  });
-  return { ...compressor, close: () => sqlite?.close() };
+  const build = (store: CallStore) =>
+    createContextCompressorWith({
+      llm: createCompressorLlm(opts.model, store),
+      guidelines: opts.guidelines,
+      simulated: isSimulatedModel(opts.model),
+      ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
+      ...(opts.onReport ? { onReport: opts.onReport } : {}),
+      ...(opts.onError ? { onError: opts.onError } : {}),
+    });
+  const path = opts.cache?.sqlite;
+  if (!path) {
+    return { ...build(new MemoryCallStore(opts.cache?.memory ?? 10_000)), close: () => {} };
+  }
+  // The SQLite cache is opened on the first call: `import('../store/index.js')` loads
+  // better-sqlite3, which a consumer who keeps the cache in memory need not install.
+  let closed = false;
+  let db: { close(): void } | undefined;
+  let ready: Promise<ContextCompressor> | undefined;
+  const compressor = () =>
+    (ready ??= import('../store/index.js').then(({ openRunStore }) => {
+      if (closed) throw new Error('acon: this context compressor was closed; create a new one');
+      const store = openRunStore(path);
+      db = store;
+      return build(cacheOnly(store));
+    }));
+  return {
+    plan: async (messages) => (await compressor()).plan(messages),
+    compress: async (messages) => (await compressor()).compress(messages),
+    close: () => {
+      closed = true;
+      db?.close();
+    },
+  };
 }
 
 export { loadGuidelines, type Guidelines, type LoadGuidelinesOptions } from './load-guidelines.js';
@@ -74,5 +102,9 @@ export type {
   RuntimeEvent,
   Thresholds,
 } from './context-compressor.js';
-export type { CompressorModel } from './compressor-llm.js';
+export type {
+  CompressorModel,
+  OpenAiCompressorModel,
+  SimCompressorModel,
+} from './compressor-llm.js';
 export type { OpenAiMessage } from './openai-messages.js';
