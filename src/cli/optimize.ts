@@ -28,7 +28,8 @@ type RawOpts = {
   maxTasks?: string;
   trainTasks?: string;
   selectTasks?: string;
-  promote: boolean;
+  /** --promote / --no-promote; unset: promote unless the run is a trial. */
+  promote?: boolean;
   dryRun?: boolean;
   resume?: string;
   provider?: 'sim' | 'openai';
@@ -129,7 +130,11 @@ function addMethodOptions(cmd: Command): void {
       '--select-tasks <n>',
       'first N selection tasks to choose candidates on, 0 for all (default: optimize.select_tasks = 16); the evaluation split is always whole',
     )
-    .option('--no-promote', 'do not make the optimized versions active at the end');
+    .option(
+      '--promote',
+      'make the final versions active even after a trial run (default: only a full run does; a run with --max-tasks, --tasks or fewer --candidates than optimize.candidates is a trial)',
+    )
+    .option('--no-promote', 'never make the final versions active');
 }
 
 /** How the run goes: provider, budget, resume, environments, output. */
@@ -265,17 +270,21 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     selection: opts.selectSplit,
     evaluation: opts.evalSplit,
   });
+  const candidates = positiveInt(opts.candidates, '--candidates') ?? c.candidates;
+  // A trial (a few tasks, fewer candidates) must not replace what a full run made active.
+  const trial =
+    opts.maxTasks !== undefined || opts.tasks !== undefined || candidates < c.candidates;
   const given = OptimizeParamsSchema.parse({
     bench: opts.bench,
     target: opts.target,
     phases,
     rounds: positiveInt(opts.rounds, '--rounds') ?? c.rounds,
-    candidates: positiveInt(opts.candidates, '--candidates') ?? c.candidates,
+    candidates,
     trainSplit: splits.train,
     selectSplit: splits.selection,
     evalSplit: splits.evaluation,
     guidelines: opts.guidelines ?? null,
-    promote: opts.promote,
+    promote: opts.promote ?? !trial,
     maxTasks: positiveInt(opts.maxTasks, '--max-tasks') ?? null,
     trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
     selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
@@ -307,7 +316,7 @@ function refuseChangedParams(
     flag('select-split', 'selectSplit'),
     flag('eval-split', 'evalSplit'),
     flag('guidelines', 'guidelines'),
-    flag('no-promote', 'promote'),
+    flag(given.promote ? 'promote' : 'no-promote', 'promote'),
     flag('max-tasks', 'maxTasks'),
     flag('train-tasks', 'trainTasks'),
     flag('select-tasks', 'selectTasks'),

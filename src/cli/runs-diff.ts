@@ -61,7 +61,11 @@ Examples:
         process.stdout.write(`${head.join('\n')}\n`);
         process.stdout.write(resultTable(rows, runDiffColumns(), null, fit));
         // A diff stores nothing: name where both runs were read from, not a stored run.
-        process.stdout.write(`read from ${path}: run A vs B\n`);
+        const line = `read from ${path}: run A vs B`;
+        // A long database path goes on a line of its own, within the table's width.
+        process.stdout.write(
+          [...line].length <= 100 ? `${line}\n` : `read from ${path}\nrun A vs B\n`,
+        );
       } finally {
         store.close();
       }

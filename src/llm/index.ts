@@ -10,7 +10,8 @@ export {
 export { costUsd } from './cost.js';
 export { EndpointQueue, type EndpointLimits } from './endpoint-queue.js';
 export { OpenAiProvider, type OpenAiProviderOptions } from './openai-provider.js';
-export { isContextLengthError } from './openai-errors.js';
+// openai-errors.ts is not re-exported: it loads the openai SDK, which a sim run must not pay for
+// (test/cli-startup.test.ts); the OpenAI provider imports it lazily.
 export { requestHash, type HashedRequest } from './request-hash.js';
 export {
   backoffDelay,

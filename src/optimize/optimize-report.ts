@@ -63,9 +63,8 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   }
   push(PEAK_NOTE);
   if (r.tables[0]?.provenance.simulated) push(SIMULATED_NOTE);
-  push(
-    `final guidelines: ${r.final.obs.id}, ${r.final.hist.id}${r.promoted.length > 0 ? ` (now active: ${r.promoted.join(', ')})` : ''}`,
-  );
+  push(`final guidelines: ${r.final.obs.id}, ${r.final.hist.id}`);
+  push(activeLine(r), '  ');
   push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
   push(
     `review them: acon guidelines log · acon guidelines diff ${r.start.obs.id} ${r.final.obs.id}`,
@@ -99,4 +98,19 @@ function incompleteLine(s: OptimizeResult['stages'][number]): string | null {
     ? `${lacked}; rerun by --resume, the rule picks the same (${pick})${still}`
     : `${lacked}; rerun by --resume, the rule would now pick ${pick}, the run keeps ` +
         `${s.accepted ?? s.parent} as decided${still}`;
+}
+
+/** What is active after the run, and the command that undoes or does the promotion. */
+function activeLine(r: OptimizeResult): string {
+  const promote = (ids: string[]) => ids.map((id) => `acon guidelines promote ${id}`).join(' && ');
+  if (r.promoted.length > 0) {
+    const before = [r.start.obs.id, r.start.hist.id].filter((id) => !r.promoted.includes(id));
+    return `now active: ${r.promoted.join(', ')}${before.length > 0 ? `; to undo: ${promote(before)}` : ''}`;
+  }
+  const changed = [r.final.obs.id, r.final.hist.id].filter(
+    (id) => id !== r.start.obs.id && id !== r.start.hist.id,
+  );
+  return changed.length > 0
+    ? `active guidelines unchanged (a trial run, or --no-promote); to use these: ${promote(changed)}`
+    : 'active guidelines unchanged';
 }
