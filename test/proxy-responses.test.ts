@@ -139,6 +139,21 @@ describe('acon proxy: the Responses API', () => {
     expect(line).not.toMatch(/\(obs 1\b/);
   });
 
+  it('logs a compressor answer cut at the token limit as failed, with the reason', async () => {
+    compressor.setHandler(() =>
+      reply.text('# Refined Observation\n{"kept":"rec', { finishReason: 'length' }),
+    );
+    const client = await start();
+    const { response } = await client.responses
+      .create({ model: 'gpt-4.1', input: input() })
+      .withResponse();
+    expect(sentItems()[3]!.output).toBe(BIG);
+    expect(response.headers.get('x-acon-compression')).toMatch(/^obs=0 hist=0 saved=0 failed=\d$/);
+    const line = logs.find((l) => l.startsWith('POST /v1/responses'))!;
+    expect(line).toContain('compressor failed (obs: the answer was cut off at the token limit');
+    expect(line).not.toMatch(/\(obs 1\b/);
+  });
+
   it('passes a request with previous_response_id through untouched and says why', async () => {
     const client = await start();
     const items = input().slice(2);

@@ -8,19 +8,20 @@ import type { CompressionReport } from '../context-compressor.js';
 export function formatReport(report: CompressionReport): string {
   const fmt = (n: number) => n.toLocaleString('en-US');
   const counts = new Map<string, number>();
-  const failed = new Map<string, number>();
+  const failed: string[] = [];
   let cached = 0;
   for (const e of report.events) {
-    const into = e.failed ? failed : counts;
-    into.set(e.kind, (into.get(e.kind) ?? 0) + 1);
-    if (e.cached && !e.failed) cached++;
+    if (e.failed) {
+      failed.push(`${e.kind}: ${e.failureReason ?? 'no usable answer'}, text kept`);
+      continue;
+    }
+    counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
+    if (e.cached) cached++;
   }
   const parts = [...counts].map(([kind, n]) => `${kind} ${n}`);
   if (cached > 0) parts.push(`${cached} from cache`);
   if (report.error) parts.push(`compressor failed (${report.error.message})`);
-  for (const [kind, n] of failed) {
-    parts.push(`compressor failed (${kind}${n > 1 ? ` x${n}` : ''}: no usable answer, text kept)`);
-  }
+  for (const f of failed) parts.push(`compressor failed (${f})`);
   const detail = parts.length > 0 ? ` (${parts.join(', ')})` : '';
   return `${fmt(report.tokensBefore)} -> ${fmt(report.tokensAfter)} tokens${detail}`;
 }
