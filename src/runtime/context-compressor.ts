@@ -22,7 +22,14 @@ export type Thresholds = {
 /** One compression: what it replaced and by how much, and whether the call cache answered. */
 export type RuntimeEvent = Pick<
   CompressionEvent,
-  'kind' | 'inputTokens' | 'outputTokens' | 'guidelineId' | 'failed' | 'input' | 'output'
+  | 'kind'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'guidelineId'
+  | 'failed'
+  | 'failureReason'
+  | 'input'
+  | 'output'
 > & {
   /** Answered from the cache: this prefix was compressed before, no model call was made. */
   cached: boolean;
@@ -178,6 +185,7 @@ function reportedEvent(e: CompressionEvent, cachedCalls: Set<number>) {
     outputTokens: e.outputTokens,
     guidelineId: e.guidelineId,
     failed: e.failed,
+    ...(e.failureReason !== undefined ? { failureReason: e.failureReason } : {}),
     input: e.input,
     output: e.output,
     cached: e.callId !== null && cachedCalls.has(e.callId),

@@ -7,7 +7,8 @@ import {
   type ContextCompressor,
 } from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
-import { formatReport } from './format-report.js';
+import { compressionHeader, formatReport } from './format-report.js';
+import { COMPRESSION_HEADER, proxyResponses, RESPONSES_PATH } from './responses.js';
 
 /** One proxied chat completion, for `--record`: the request as sent upstream and the answer. */
 export type ProxiedExchange = {
@@ -67,8 +68,9 @@ const CHAT_PATH = /^(?:\/v1)?\/chat\/completions\/?$/;
  * and forwards it upstream, so an agent in any language gets learned compression by changing
  * its base URL. The client's headers, its `Authorization` with them, go upstream as they came and
  * are never logged or stored; the answer (a stream or not, an error or not) comes back as the
- * upstream sent it. A compressor failure sends the request uncompressed; other routes are
- * forwarded unchanged.
+ * upstream sent it, with an `x-acon-compression` header saying what was done. A compressor
+ * failure sends the request uncompressed. `POST /v1/responses` is compressed by responses.ts;
+ * other routes are forwarded unchanged.
  */
 export class ProxyServer {
   readonly server: Server;
@@ -109,6 +111,8 @@ export class ProxyServer {
       const target = `${this.upstream}${path}`;
       if (req.method === 'POST' && CHAT_PATH.test((req.url ?? '').split('?')[0]!)) {
         await this.chat(req, res, raw, target);
+      } else if (req.method === 'POST' && RESPONSES_PATH.test((req.url ?? '').split('?')[0]!)) {
+        await proxyResponses(this.responsesContext(), req, res, raw, target);
       } else {
         await this.forward(req, res, raw.length > 0 ? raw : undefined, target);
       }
@@ -143,7 +147,9 @@ export class ProxyServer {
     }
     const body = { ...parsed, messages: applyPlan(messages, plan) };
     const streamed = parsed.stream === true;
-    const answer = await this.forward(req, res, Buffer.from(JSON.stringify(body)), target);
+    const answer = await this.forward(req, res, Buffer.from(JSON.stringify(body)), target, {
+      [COMPRESSION_HEADER]: compressionHeader(report),
+    });
     this.opts.log(`POST /v1/chat/completions ${answer.status} ${formatReport(report)}`);
     this.opts.onExchange?.({
       original: messages,
@@ -155,12 +161,23 @@ export class ProxyServer {
     });
   }
 
+  /** The server's parts the Responses route (responses.ts) uses. */
+  private responsesContext() {
+    return {
+      compressor: this.opts.compressor,
+      log: this.opts.log,
+      ...(this.opts.within ? { within: this.opts.within } : {}),
+      forward: this.forward.bind(this),
+    };
+  }
+
   /** Sends the request upstream and pipes the answer back as it arrives. */
   private async forward(
     req: IncomingMessage,
     res: ServerResponse,
     body: Buffer | undefined,
     target: string,
+    extra: Record<string, string> = {},
   ): Promise<{ status: number; text: string }> {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -181,7 +198,7 @@ export class ProxyServer {
     upstream.headers.forEach((value, name) => {
       if (!DROP_RESPONSE.has(name)) out[name] = value;
     });
-    res.writeHead(upstream.status, out);
+    res.writeHead(upstream.status, { ...out, ...extra });
     const chunks: Buffer[] = [];
     if (upstream.body) {
       for await (const chunk of upstream.body) {
