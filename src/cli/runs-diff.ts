@@ -34,7 +34,7 @@ Examples:
       const { loadConfig } = await import('../config/load.js');
       const { openRunStore } = await import('../store/open-run-store.js');
       const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
-      const { modelLabel, resultTable } = await import('../report/table.js');
+      const { closingLine, modelLabel, resultTable } = await import('../report/table.js');
       const { terminalWidth, wrapLine } = await import('../report/fit-table.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
@@ -61,11 +61,7 @@ Examples:
         process.stdout.write(`${head.join('\n')}\n`);
         process.stdout.write(resultTable(rows, runDiffColumns(), null, fit));
         // A diff stores nothing: name where both runs were read from, not a stored run.
-        const line = `read from ${path}: run A vs B`;
-        // A long database path goes on a line of its own, within the table's width.
-        process.stdout.write(
-          [...line].length <= 100 ? `${line}\n` : `read from ${path}\nrun A vs B\n`,
-        );
+        process.stdout.write(closingLine(`read from ${path}`, ': ', 'run A vs B', fit));
       } finally {
         store.close();
       }

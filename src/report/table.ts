@@ -235,11 +235,16 @@ export function conditionTable(rows: ConditionMetrics[], p: Provenance, opts: Fi
   return resultTable(rows, conditionColumns(), p, { ...opts, extraNotes: [PEAK_NOTE] });
 }
 
+/** `head` and `tail` as one line joined by `joint` when it fits the width, else as two lines. */
+export function closingLine(head: string, joint: string, tail: string, opts: FitOptions = {}) {
+  const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
+  const one = `${head}${joint}${tail}`;
+  return [...one].length <= limit ? `${one}\n` : `${head}\n${tail}\n`;
+}
+
 /** The closing line of every result: where it is stored and the run id (split in two when too long). */
 export function runIdLine(runId: string, db: string, opts: FitOptions = {}): string {
-  const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
-  const one = `stored in ${db} as run ${runId}`;
-  return [...one].length <= limit ? `${one}\n` : `stored in ${db}\nas run ${runId}\n`;
+  return closingLine(`stored in ${db}`, ' ', `as run ${runId}`, opts);
 }
 
 /** `verdict dev: …` wrapped to the width, continuation lines indented. */
