@@ -2,9 +2,10 @@ import { createRaw, type ContextStrategy } from '../../agent/index.js';
 import type { CompressionEvent } from '../../domain/compression-event.js';
 import type { AssistantMessage, ChatMessage } from '../../domain/message.js';
 import type { Trace } from '../../domain/trace.js';
-import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import type { Trajectory } from '../../domain/trajectory.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { CallContext, LlmClient, ToolDef } from '../../llm/types.js';
+import { indexTrajectory } from '../../runtime/openai-messages.js';
 import { actionOf, sameAction, type Action } from './actions.js';
 import { findProbes, probesKept, type Probe } from './probes.js';
 
@@ -40,16 +41,8 @@ export type TraceReplay = {
 
 /** A recorded conversation as the trajectory the strategies read (head, then one turn per assistant message). */
 export function traceTrajectory(trace: Trace): Trajectory {
-  const first = trace.messages.findIndex((m) => m.role === 'assistant');
-  const head = trace.messages.slice(0, first < 0 ? trace.messages.length : first);
-  const system = head.filter((m) => m.role === 'system').map((m) => m.content);
-  const task = head.filter((m) => m.role === 'user').map((m) => m.content);
-  const turns: Turn[] = [];
-  for (const m of trace.messages.slice(first < 0 ? trace.messages.length : first)) {
-    if (m.role === 'assistant') turns.push({ assistant: m, observations: [] });
-    else turns.at(-1)!.observations.push(m);
-  }
-  return { system: system.join('\n\n'), task: task.join('\n\n'), turns };
+  // The proxy reads a live message list the same way (head, then a turn per assistant message).
+  return indexTrajectory(trace.messages).trajectory;
 }
 
 export type ReplayOptions = {
