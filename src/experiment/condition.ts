@@ -1,4 +1,4 @@
-import type { GuidelinePair, StrategyName } from '../agent/context/index.js';
+import type { ContextOptions, GuidelinePair, StrategyName } from '../agent/context/index.js';
 import type { GuidelineKind } from '../guidelines/schema.js';
 
 /**
@@ -39,5 +39,17 @@ export function makeCondition(
     strategy,
     guidelines,
     ...(only && strategy === 'acon' ? { only } : {}),
+  };
+}
+
+/**
+ * The context settings a condition runs with: under phase isolation, a threshold no context
+ * reaches switches the other compressor off.
+ */
+export function isolatedContext(context: ContextOptions, only?: GuidelineKind): ContextOptions {
+  return {
+    ...context,
+    ...(only === 'obs' ? { t_hist: Number.POSITIVE_INFINITY } : {}),
+    ...(only === 'hist' ? { t_obs: Number.POSITIVE_INFINITY } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { countMessageTokens } from '../llm/tokenizer.js';
 import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
 import { rolloutKey, type RunStore } from '../store/run-store.js';
-import type { Condition } from './condition.js';
+import { isolatedContext, type Condition } from './condition.js';
 import { InfraFailureLog } from '../store/index.js';
 import { isInfrastructureFailure } from './infra-failures.js';
 import { checkTaskDigests } from './task-digests.js';
@@ -255,13 +255,7 @@ async function runOne(
     condition: job.condition.label,
   });
   try {
-    const { only } = job.condition;
-    // Phase isolation: a threshold no context reaches switches the other compressor off.
-    const context = {
-      ...config.context,
-      ...(only === 'obs' ? { t_hist: Number.POSITIVE_INFINITY } : {}),
-      ...(only === 'hist' ? { t_obs: Number.POSITIVE_INFINITY } : {}),
-    };
+    const context = isolatedContext(config.context, job.condition.only);
     const strategy = createStrategy(
       job.condition.strategy,
       { ...context, guidelines: job.condition.guidelines },

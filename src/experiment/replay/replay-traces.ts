@@ -4,6 +4,7 @@ import type { Config } from '../../config/schema.js';
 import type { Trace } from '../../domain/trace.js';
 import type { TokenCounter } from '../../llm/tokenizer.js';
 import type { LlmClient } from '../../llm/types.js';
+import { isolatedContext } from '../condition.js';
 import { replayTrace, type TraceReplay } from './replay.js';
 
 /** A guideline pair replayed on traces; `only` turns the other compressor off (isolated stages). */
@@ -29,11 +30,7 @@ export type ReplayTracesOptions = {
  */
 export async function replayTraces(opts: ReplayTracesOptions): Promise<TraceReplay[]> {
   const { config, condition } = opts;
-  const context = {
-    ...config.context,
-    ...(condition.only === 'obs' ? { t_hist: Number.POSITIVE_INFINITY } : {}),
-    ...(condition.only === 'hist' ? { t_obs: Number.POSITIVE_INFINITY } : {}),
-  };
+  const context = isolatedContext(config.context, condition.only);
   const queue = new PQueue({ concurrency: opts.concurrency ?? config.run.concurrency });
   const jobs = opts.traces.map((trace) =>
     queue.add(async () => {
