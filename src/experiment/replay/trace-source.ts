@@ -59,7 +59,7 @@ export function runTraces(store: RunStore, runId: string, condition?: string): T
       ? ((JSON.parse(agent.request) as { tools?: Record<string, unknown>[] }).tools ?? [])
       : [];
     return {
-      id: `${r.task_id}`,
+      id: r.task_id,
       messages,
       tools,
       outcome: r.success ? 'success' : 'failure',
