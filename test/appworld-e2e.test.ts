@@ -217,7 +217,7 @@ describe('acon run --bench appworld', () => {
     );
     expect(res.code).toBe(2);
     expect(res.stderr.trim()).toBe(
-      'UsageError: the sim provider needs reference solutions, which appworld does not have; use --provider openai (or --bench apptown to run offline)',
+      'error: the sim provider needs reference solutions, which appworld does not have; use --provider openai (or --bench apptown to run offline)',
     );
     expect(world.count()).toBe(0);
   });

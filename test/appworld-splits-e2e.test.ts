@@ -154,7 +154,7 @@ describe('acon tasks list --bench appworld', () => {
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr.trim()).toBe(
-      'UsageError: --split: appworld has no split "test"; use one of train, dev, test_normal, test_challenge',
+      'error: --split: appworld has no split "test"; use one of train, dev, test_normal, test_challenge',
     );
   });
 });

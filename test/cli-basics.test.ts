@@ -19,7 +19,7 @@ describe('acon CLI basics', () => {
     const r = await runAcon(['runs', '--db', file], { cwd });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^DatabaseError: .*acon\.db: the database is damaged \(.+\); restore it from a backup, or use --db/,
+      /^error: .*acon\.db: the database is damaged \(.+\); restore it from a backup, or use --db/,
     );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(readFileSync(file).equals(bytes)).toBe(true);

@@ -96,7 +96,7 @@ describe.skipIf(!existsSync(FULL))('writing a report or an export to a full disk
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `OutputFileError: ${file}: cannot write it (ENOSPC: no space left on device, write); ${FIX}\n`,
+      `error: ${file}: cannot write it (ENOSPC: no space left on device, write); ${FIX}\n`,
     );
   }, 120_000);
 });

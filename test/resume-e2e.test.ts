@@ -89,12 +89,12 @@ describe('acon run --resume', () => {
     });
     expect(conflict.code).toBe(2);
     expect(conflict.stderr).toBe(
-      `UsageError: --provider sim conflicts with run ${runId}, recorded with openai; drop --provider (--resume continues a run exactly as recorded) or start a new run\n`,
+      `error: --provider sim conflicts with run ${runId}, recorded with openai; drop --provider (--resume continues a run exactly as recorded) or start a new run\n`,
     );
     const wrongKind = await runAcon(['optimize', '--resume', runId], { cwd });
     expect(wrongKind.code).toBe(2);
     expect(wrongKind.stderr).toBe(
-      `UsageError: run ${runId} was made by \`acon run\`; continue it with: acon run --resume ${runId}\n`,
+      `error: run ${runId} was made by \`acon run\`; continue it with: acon run --resume ${runId}\n`,
     );
 
     // No --provider, no OPENAI_BASE_URL: the run's own record says where to go.
@@ -140,7 +140,7 @@ describe('invalid task files', () => {
     expect(stopped.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^TaskFileError: ${broken}: \\S+: .+; or pass --skip-invalid-tasks to run without it$`,
+          `^error: ${broken}: \\S+: .+; or pass --skip-invalid-tasks to run without it$`,
         ),
       ),
     ]);
@@ -156,7 +156,7 @@ describe('invalid task files', () => {
       { cwd, env },
     );
     expect(named.code).toBe(2);
-    expect(named.stderr).toContain(`TaskFileError: ${broken}:`);
+    expect(named.stderr).toContain(`error: ${broken}:`);
   });
 });
 
@@ -183,7 +183,7 @@ describe('one-line errors that name the fix', () => {
     const runs = await runAcon(['runs'], { cwd });
     expect(runs.code).toBe(2);
     expect(runs.stderr).toBe(
-      'DatabaseError: runs/acon.db: not an SQLite database (it does not start with the SQLite header); restore it from a backup, or use --db (or ACON_DB) to point to another file\n',
+      'error: runs/acon.db: not an SQLite database (it does not start with the SQLite header); restore it from a backup, or use --db (or ACON_DB) to point to another file\n',
     );
     expect(readFileSync(db, 'utf8')).toBe('x');
 

@@ -27,7 +27,7 @@ describe('--resume after a task changed (issue #31)', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
       new RegExp(
-        `^UsageError: task ${task} changed since run ${runId} started, .*--allow-task-changes`,
+        `^error: task ${task} changed since run ${runId} started, .*--allow-task-changes`,
         'm',
       ),
     );

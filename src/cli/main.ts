@@ -75,7 +75,7 @@ async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
   const { explainDatabaseError } = await import('../store/open.js');
   const err = explainDatabaseError(thrown);
   if (err instanceof AconError) {
-    process.stderr.write(`${pc.red(`${err.name}:`)} ${err.message}\n`);
+    process.stderr.write(`${pc.red('error:')} ${err.message}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }

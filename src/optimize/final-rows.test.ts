@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalRows } from './final-rows.js';
+import { finalRows, startName } from './final-rows.js';
 
 const g = (obs: string, hist: string) => ({
   obs: { id: obs, text: obs },
@@ -40,5 +40,14 @@ describe('finalRows', () => {
     expect(rows.slice(5).map((r) => [r.version, r.condition.label, r.note ?? ''])).toEqual([
       ['v0 obs=UT obs', 'acon[obs-0000,-]', 'UT accepted nothing'],
     ]);
+  });
+});
+
+describe('the starting pair', () => {
+  it('is v0 only when it is the seed versions; a second optimize starts from "start"', () => {
+    expect(startName(start)).toBe('v0');
+    expect(startName(g('obs-0006', 'hist-0000'))).toBe('start');
+    const rows = finalRows({ target: 'obs', phases: ['ut'] }, g('obs-0006', 'hist-0004'), ut, ut);
+    expect(rows.slice(5).map((r) => r.version)).toEqual(['start obs', 'UT obs']);
   });
 });

@@ -30,7 +30,7 @@ export function finalRows(
     const only = scope === 'both' ? undefined : scope;
     const name = (v: string) => `${v} ${scope}`;
     const versions: FinalRow[] = [
-      { version: name('v0'), condition: makeCondition('acon', start, only) },
+      { version: name(startName(start)), condition: makeCondition('acon', start, only) },
     ];
     if (params.phases.includes('ut')) {
       versions.push({ version: name('UT'), condition: makeCondition('acon', ut, only) });
@@ -41,6 +41,15 @@ export function finalRows(
     rows.push(...mergeSameCondition(versions));
   }
   return rows;
+}
+
+/**
+ * What the starting pair is called in the tables: `v0` only when it is the seed versions (number
+ * 0, what `acon init` writes); a second optimize starts from the first one's winners, which are
+ * not v0 and must not read as the untrained baseline (issue #58).
+ */
+export function startName(start: GuidelinePair): 'v0' | 'start' {
+  return [start.obs.id, start.hist.id].every((id) => /-0+$/.test(id)) ? 'v0' : 'start';
 }
 
 /** The condition the final guidelines are deployed as: the targeted compressor alone, or both. */

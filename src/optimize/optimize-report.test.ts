@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConditionMetrics } from '../report/metrics.js';
-import { verdictRows } from './optimize-report.js';
+import { reviewLine, verdictRows } from './optimize-report.js';
 
 const row = (version: string, condition: string) =>
   ({ version, condition, tasks: 40 }) as ConditionMetrics & { version: string };
@@ -28,5 +28,23 @@ describe('verdictRows', () => {
       ['UT obs=UTCO obs', false],
       ['UTCO both acon[obs-0006,hist-0006]', false],
     ]);
+  });
+});
+
+describe('reviewLine', () => {
+  const v = (id: string) => ({ id, text: id });
+  it('diffs each compressor that changed, and never a version with itself', () => {
+    expect(
+      reviewLine({
+        start: { obs: v('obs-0000'), hist: v('hist-0000') },
+        final: { obs: v('obs-0006'), hist: v('hist-0000') },
+      }),
+    ).toBe('review them: acon guidelines log · acon guidelines diff obs-0000 obs-0006');
+    expect(
+      reviewLine({
+        start: { obs: v('obs-0006'), hist: v('hist-0004') },
+        final: { obs: v('obs-0006'), hist: v('hist-0004') },
+      }),
+    ).not.toMatch(/diff obs-0006 obs-0006/);
   });
 });

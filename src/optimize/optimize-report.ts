@@ -66,9 +66,7 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   push(`final guidelines: ${r.final.obs.id}, ${r.final.hist.id}`);
   push(activeLine(r), '  ');
   push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
-  push(
-    `review them: acon guidelines log · acon guidelines diff ${r.start.obs.id} ${r.final.obs.id}`,
-  );
+  push(reviewLine(r), '  ');
   return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
 }
 
@@ -81,7 +79,10 @@ export function verdictRows(rows: VersionRow[], finalLabel: string): VerdictRow[
   return rows.map((row) => ({
     ...row,
     name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
-    baseline: !row.condition.startsWith('acon[') || row.version.startsWith('v0'),
+    baseline:
+      !row.condition.startsWith('acon[') ||
+      row.version.startsWith('v0') ||
+      row.version.startsWith('start'),
   }));
 }
 
@@ -98,6 +99,16 @@ function incompleteLine(s: OptimizeResult['stages'][number]): string | null {
     ? `${lacked}; rerun by --resume, the rule picks the same (${pick})${still}`
     : `${lacked}; rerun by --resume, the rule would now pick ${pick}, the run keeps ` +
         `${s.accepted ?? s.parent} as decided${still}`;
+}
+
+/** How to review what changed: a diff per compressor whose guideline changed, never a self-diff. */
+export function reviewLine(r: Pick<OptimizeResult, 'start' | 'final'>): string {
+  const diffs = (['obs', 'hist'] as const)
+    .filter((kind) => r.start[kind].id !== r.final[kind].id)
+    .map((kind) => `acon guidelines diff ${r.start[kind].id} ${r.final[kind].id}`);
+  return diffs.length > 0
+    ? `review them: acon guidelines log · ${diffs.join(' · ')}`
+    : 'no guideline changed (no stage accepted a candidate): acon guidelines log lists the versions';
 }
 
 /** What is active after the run, and the command that undoes or does the promotion. */

@@ -75,9 +75,17 @@ export function runInfo(r: RunRow): RunInfo {
 /** Why a rollout failed, in one line: its failed checks (`answer: expected "3", got "4"`). */
 export function failureReason(r: RolloutRow): string | null {
   if (r.success) return null;
+  // A rollout cut by the step limit says so first: its checks alone ("complete_task: never
+  // called") would not tell a lost value from a run that was stopped (issue #58).
+  const stopped =
+    r.status === 'max_steps'
+      ? [`stopped at the step limit (${r.steps} steps, agent.max_steps)`]
+      : [];
   const failed = r.evaluation.details.filter((d) => !d.passed);
-  if (failed.length > 0) return failed.map((d) => `${d.name}: ${d.detail}`).join('; ');
-  if (r.error) return r.error;
+  if (failed.length > 0)
+    return [...stopped, ...failed.map((d) => `${d.name}: ${d.detail}`)].join('; ');
+  if (r.error) return [...stopped, r.error].join('; ');
+  if (stopped.length > 0) return stopped[0]!;
   return r.status === 'completed' ? 'evaluation failed' : r.status;
 }
 

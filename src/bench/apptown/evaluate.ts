@@ -116,12 +116,13 @@ export function evaluateState(
   const diffs = diffTables(initial, final, tables);
   const details: Check[] = [];
   details.push({
-    name: 'complete_task called',
+    // Read as `complete_task: <detail>` in a rollout's reason, so the detail never repeats the name.
+    name: 'complete_task',
     passed: completion !== null && completion.status === spec.status,
     detail:
       completion === null
-        ? 'the agent never called complete_task'
-        : `status "${completion.status}", expected "${spec.status}"`,
+        ? 'never called'
+        : `called with status "${completion.status}", expected "${spec.status}"`,
   });
   if (spec.answer !== undefined) {
     const given = completion?.answer ?? null;
