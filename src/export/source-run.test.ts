@@ -50,6 +50,18 @@ describe('defaultSourceRun (issue #24: export picks the right run)', () => {
     expect(choice?.note).toContain('--run');
   });
 
+  it('passes over a quick trial (--max-tasks) for a full run, and takes one only when alone', () => {
+    const trialFirst = runs(
+      { id: 'opt-trial', summary: final('obs-0007', 'hist-0007'), params: { maxTasks: 1 } },
+      { id: 'opt-full', summary: final('obs-0005', 'hist-0006'), params: { maxTasks: null } },
+    );
+    const other = { obs: 'obs-0000', hist: 'hist-0000' };
+    expect(defaultSourceRun(storeOf(trialFirst), 'obs', null, other)?.run.id).toBe('opt-full');
+    const alone = defaultSourceRun(storeOf(trialFirst.slice(0, 1)), 'obs', null, other);
+    expect(alone?.run.id).toBe('opt-trial');
+    expect(alone?.note).toContain('a trial with --max-tasks');
+  });
+
   it('never picks a run of another benchmark when one is given', () => {
     const choice = defaultSourceRun(storeOf(all), 'hist', 'apptown', {
       obs: 'obs-0009',

@@ -38,9 +38,12 @@ export function defaultSourceRun(
   bench: string | null,
   active: { obs: string; hist: string } | null,
 ): SourceRunChoice | null {
-  const runs = store
+  const finished = store
     .listRuns('optimize')
     .filter((r) => finalOf(r) !== null && (bench === null || r.bench === bench));
+  // A quick trial (`--max-tasks 1`: a handful of examples) is taken only when nothing else is
+  // there (issue #58: export used to pick the newest optimize even when it was a trial).
+  const runs = [...finished.filter((r) => !isTrial(r)), ...finished.filter(isTrial)];
   const kinds = kindsOf(role);
   const matching = runs.find((r) => active && kinds.every((k) => finalOf(r)![k] === active[k]));
   if (matching) return { run: matching, note: null };
@@ -49,13 +52,20 @@ export function defaultSourceRun(
   // Without active versions to compare with (a library caller), the newest run is the choice.
   if (!active) return { run: newest, note: null };
   const final = kinds.map((k) => finalOf(newest)![k]).join(', ');
+  const trial = isTrial(newest) ? ', a trial with --max-tasks' : '';
   const activeText = active ? kinds.map((k) => active[k]).join(', ') : 'unknown';
   return {
     run: newest,
     note:
       `no optimize run ended with the active ${role} guideline (${activeText}); exporting the newest ` +
-      `optimize run ${newest.id} (${newest.bench}, final ${final}); choose another with --run`,
+      `optimize run ${newest.id} (${newest.bench}, final ${final}${trial}); choose another with --run`,
   };
+}
+
+/** A run made on the first N tasks of each split only (`--max-tasks`). */
+function isTrial(run: RunRow): boolean {
+  const maxTasks = (run.params as { maxTasks?: unknown } | null)?.maxTasks;
+  return typeof maxTasks === 'number';
 }
 
 /** Why there is nothing to export by default, and what to do. */

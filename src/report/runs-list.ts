@@ -119,9 +119,11 @@ export function runsListTable(items: RunListItem[], opts: FitOptions = {}): stri
   return `${text}${foot.join('\n')}\n`;
 }
 
-/** `dev: raw 86.1 (36) · naive 40.0 (36); test: raw 85.0 (40)`: one group per split. */
+/** `test: raw 85.0 (40); dev: raw 86.1 (36) · naive 40.0 (36)`: one group per split. */
 function accuracyText(conditions: RunListItem['conditions']): string {
-  const splits = [...new Set(conditions.map((c) => c.split))];
+  const splits = [...new Set(conditions.map((c) => c.split))].sort(
+    (a, b) => splitRank(a) - splitRank(b),
+  );
   return splits
     .map((split) => {
       const here = conditions.filter((c) => c.split === split);
@@ -129,4 +131,15 @@ function accuracyText(conditions: RunListItem['conditions']): string {
       return `${split}: ${list.join(' · ')}`;
     })
     .join('; ');
+}
+
+/**
+ * Held-out splits lead: an optimize's result is its test table, and its train rollouts (the
+ * teacher's, or the contrastive raw runs) come last (issue #58: `runs` used to open with
+ * `train: raw 100.0 (1)`).
+ */
+function splitRank(split: string): number {
+  if (split.startsWith('test')) return 0;
+  if (split === 'train') return 2;
+  return 1;
 }
