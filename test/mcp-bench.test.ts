@@ -233,6 +233,35 @@ describe('a server that fails mid-rollout', () => {
   });
 });
 
+describe('a task that offers a tool its server does not have', () => {
+  it('is refused with every tool the server has, not the filtered list', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'acon-mcp-tools-'));
+    const fake = fileURLToPath(new URL('./fakes/fake-mcp-server.mjs', import.meta.url));
+    await writeFile(
+      join(dir, 'typo.yaml'),
+      [
+        'id: typo',
+        'split: dev',
+        'instruction: x',
+        'servers:',
+        '  fake:',
+        '    command: ${node}',
+        `    args: [${JSON.stringify(fake)}]`,
+        '    tools: [echo, no_such_tool]',
+        'evaluation:',
+        '  answer: x',
+      ].join('\n'),
+    );
+    await expect(createMcp({ tasksDir: dir }).start('typo')).rejects.toThrow(
+      'has no tool no_such_tool (it has echo, die, hang)',
+    );
+    await rm(dir, { recursive: true, force: true });
+  });
+});
+
 describe('the task file example of docs/benchmarks.md', () => {
   it('loads and its reference plan succeeds against the real servers', async () => {
     const { mkdir, mkdtemp, writeFile } = await import('node:fs/promises');

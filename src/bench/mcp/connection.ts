@@ -106,6 +106,8 @@ export class McpConnection {
     };
     client.onerror = () => {};
     const what = spec.kind === 'stdio' ? `${spec.command} ${spec.args.join(' ')}` : spec.url;
+    // Every tool the server lists, before the task's allow-list: what a bad list is checked against.
+    let offered: string[] = [];
     try {
       await conn.bounded(opts.connectTimeoutMs, 'did not start', async (signal) => {
         await client.connect(transport, { signal, timeout: opts.connectTimeoutMs });
@@ -119,6 +121,7 @@ export class McpConnection {
           tools.push(...(page.tools as McpTool[]));
           cursor = page.nextCursor;
         } while (cursor);
+        offered = tools.map((t) => t.name);
         conn.tools = opts.allow ? tools.filter((t) => opts.allow!.includes(t.name)) : tools;
       });
     } catch (err) {
@@ -140,7 +143,7 @@ export class McpConnection {
         await conn.close();
         throw new McpServerError(
           server,
-          `has no tool ${missing.join(', ')} (it has ${conn.tools.map((t) => t.name).join(', ') || 'none'}); fix the task's tools list`,
+          `has no tool ${missing.join(', ')} (it has ${offered.join(', ') || 'none'}); fix the task's tools list`,
           '',
         );
       }
