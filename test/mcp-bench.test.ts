@@ -290,6 +290,26 @@ describe('the task file example of docs/benchmarks.md', () => {
       } finally {
         await episode.close();
       }
+
+      // The simulated agent, not the plan: the filesystem server answers in plain text (a
+      // listing, then the file's text), and the agent reads the total from it (issue #58).
+      const env = makeEnv({ provider: 'sim', bench, config: { sim: { noise: 0 } } });
+      const result = await runConditions({
+        session: env,
+        kind: 'compare',
+        params: {
+          bench: 'mcp',
+          split: 'train',
+          strategies: ['raw'],
+          tasks: ['budget-summary'],
+          guidelines: null,
+        },
+        command: 'test',
+      });
+      const [row] = env.store.rollouts(result.provenance.runId);
+      expect(row!.evaluation.details.filter((d) => !d.passed)).toEqual([]);
+      expect(row!.success).toBe(true);
+      env.store.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -426,8 +426,10 @@ function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): 
     .records()
     .filter(
       (r) =>
-        (r.source.kind === 'observation' && calls.has(r.source.call)) ||
-        (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call))),
+        // Choices are computed over JSON items; a plain-text line is no item.
+        r.plain !== true &&
+        ((r.source.kind === 'observation' && calls.has(r.source.call)) ||
+          (r.source.kind === 'summary' && (r.source.call === null || calls.has(r.source.call)))),
     )
     .map((r) => withPinned(r, pinned));
 }

@@ -202,6 +202,8 @@ function readList(
     if (s.kind === 'observation' && s.call === call && sameList(s.args, listArgs)) {
       const page = pageOf(s.args);
       upTo(page);
+      // Plain text where the page was (a masking placeholder, a cut answer) is no page read.
+      if (r.plain === true) continue;
       // An error answered instead of the page (a refused token): the page was not read.
       if (r.list === undefined && r.fields.error !== undefined && Number(r.fields.status) >= 400)
         continue;
@@ -352,7 +354,7 @@ export function pagingNote(plan: ReferencePlan, index: number, seen: Seen): stri
     const ours =
       (s.kind === 'observation' && s.call === call && sameList(s.args, args)) ||
       (s.kind === 'summary' && s.call === call);
-    if (!ours || r.list !== undefined) continue;
+    if (!ours || r.list !== undefined || r.plain === true) continue;
     const at = s.kind === 'observation' ? pageOf(s.args) : Number(r.fields.page_index);
     if (r.fields.has_more === 'true' && at === page - 1) {
       note = `\`has_more\` was true on page ${page - 1}`;

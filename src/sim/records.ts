@@ -2,12 +2,14 @@ import { isShapeItem, type Item } from '../bench/choice.js';
 import type { ReferenceStep } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { parseSourcedFactLine } from './fields.js';
+import { plainTextRecords } from './plain-text-records.js';
 import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';
 
 /**
  * What the simulated agent can read in its prompt, as records (issue 22): every object in the
  * JSON of tool results (compressed or not) and user messages, every fact line of a history
- * summary, and the arguments of its own earlier calls. A value is available to the agent only as
+ * summary, the lines of a plain-text tool result (issue #58), and the arguments of its own
+ * earlier calls. A value is available to the agent only as
  * a field of one of these; a token that happens to occur somewhere else in the prompt is not.
  */
 
@@ -37,6 +39,11 @@ export type VisibleRecord = {
    * record when it looks for "the thread with Aidan Hudson" (a nested selector, refs.ts).
    */
   nested?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * A line of a plain-text tool result (plain-text-records.ts): readable text, but no page of a
+   * list and no response envelope, so a masked or cut page is still a page the agent lacks.
+   */
+  plain?: true;
 };
 
 /** `app.api` of an apptown call, else the tool name, and the API's own arguments. */
@@ -145,6 +152,7 @@ export function recordsOfText(text: string, source: RecordSource, out: VisibleRe
  */
 type TextRecord = {
   fields: Item;
+  plain?: true;
   list?: VisibleRecord['list'];
   inItem?: boolean;
   summary?: string | null;
@@ -252,7 +260,13 @@ function placeRecords(
   for (const r of records) {
     const nested = r.nested ? { nested: r.nested } : {};
     if (r.summary === undefined) {
-      out.push({ fields: r.fields, source, ...(r.list ? { list: r.list } : {}), ...nested });
+      out.push({
+        fields: r.fields,
+        source,
+        ...(r.list ? { list: r.list } : {}),
+        ...(r.plain ? { plain: true } : {}),
+        ...nested,
+      });
     } else {
       const from: RecordSource =
         source.kind === 'user' ? { kind: 'summary', call: r.summary } : source;
@@ -296,6 +310,23 @@ function messageCalls(m: ChatMessage): readonly ParsedCall[] {
   return parsed;
 }
 
+/**
+ * A tool result with neither JSON nor fact lines is read line by line (plain-text-records.ts);
+ * only tool results: a task's instruction is not a record of values the agent was given.
+ */
+const plainMemo = new WeakMap<ChatMessage, { content: string; records: readonly TextRecord[] }>();
+
+function plainRecords(m: ChatMessage & { content: string }): readonly TextRecord[] {
+  const hit = plainMemo.get(m);
+  if (hit !== undefined && hit.content === m.content) return hit.records;
+  const records = plainTextRecords(m.content).map((fields) => ({
+    fields: Object.freeze(fields),
+    plain: true as const,
+  }));
+  plainMemo.set(m, { content: m.content, records });
+  return records;
+}
+
 /** Every record of the messages, oldest first. */
 export function visibleRecords(messages: readonly ChatMessage[]): VisibleRecord[] {
   const out: VisibleRecord[] = [];
@@ -316,7 +347,8 @@ export function visibleRecords(messages: readonly ChatMessage[]): VisibleRecord[
       const source: RecordSource = c
         ? { kind: 'observation', call: c.call, args: c.args, message }
         : { kind: 'user' };
-      placeRecords(messageRecords(m), source, out);
+      const records = messageRecords(m);
+      placeRecords(records.length > 0 ? records : plainRecords(m), source, out);
       return;
     }
     placeRecords(messageRecords(m), { kind: 'user' }, out);
