@@ -66,6 +66,7 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
   let browser: Browser;
   let file: string;
   let runId: string;
+  let compareStdout: string;
 
   beforeAll(async () => {
     const cwd = tempDir();
@@ -85,6 +86,7 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     );
     expect(cmp.code, cmp.stderr).toBe(0);
     runId = /as run (\S+)/.exec(cmp.stdout)![1]!;
+    compareStdout = cmp.stdout;
     file = join(cwd, 'report.html');
     const rep = await runAcon(['report', runId, '--html', file], { cwd });
     expect(rep.code, rep.stderr).toBe(0);
@@ -131,6 +133,14 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
       await page.$$eval('[data-plot="pareto"] svg g[aria-label="line"] path', (n) => n.length),
     ).toBe(splits);
     expect(await page.textContent('#conditions-table')).toContain('★');
+    // The verdict the terminal printed, word for word, and the terminal's peak definition.
+    const cliVerdict = /^verdict .+$/m.exec(compareStdout)![0];
+    expect(await page.$$eval('#verdicts .verdict', (n) => n.map((v) => v.textContent))).toEqual([
+      cliVerdict,
+    ]);
+    expect(await page.textContent('#pareto .note')).toContain(
+      'peak = mean largest agent context of a rollout in tokens, system prompt and tools excluded',
+    );
     // Under sim the cost column is the full cost, and says so.
     expect(await page.textContent('#conditions-table')).toContain('full $/task');
     expect(await page.textContent('#conditions-table')).toMatch(
@@ -223,6 +233,24 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     }
     expect(await overlappingLabels(page, 'lineage')).toEqual([]);
     expect(await overlappingLabels(page, 'pareto')).toEqual([]);
+    // Rows are named as the terminal names them (v0/UT/UTCO), and the verdicts are its lines.
+    const cliVerdicts = opt.stdout.match(/^verdict .+$/gm) ?? [];
+    expect(cliVerdicts.length).toBeGreaterThan(0);
+    const pageVerdicts = await page.$$eval('#verdicts .verdict', (n) =>
+      n.map((v) => v.textContent ?? ''),
+    );
+    // The terminal wraps a long verdict; compare the words.
+    const words = (t: string) => t.split(/\s+/).join(' ');
+    expect(pageVerdicts.map(words)).toEqual(
+      (opt.stdout.match(/^verdict [\s\S]*?(?=\nverdict |\n[A-Za-z=]+[ :=])/gm) ?? []).map(words),
+    );
+    const plotLabels = await page.$$eval(
+      '[data-plot="pareto"] svg g[aria-label="labels"] text',
+      (n) => n.map((t) => t.textContent ?? ''),
+    );
+    expect(plotLabels.some((l) => /^(v0|UT|UTCO)\b/.test(l))).toBe(true);
+    expect(plotLabels.some((l) => l.startsWith('acon['))).toBe(false);
+    expect(await page.textContent('#conditions-table')).toMatch(/UTCO/);
     mkdirSync(ARTEFACTS, { recursive: true });
     await page.locator('#lineage').screenshot({ path: join(ARTEFACTS, 'report-lineage.png') });
     expect(errors).toEqual([]);

@@ -1,7 +1,7 @@
 import type { OptimizeResult } from './optimize.js';
 import { wrapLine, type FitOptions } from '../report/fit-table.js';
 import type { ConditionMetrics } from '../report/metrics.js';
-import { verdictLine, type VerdictRow } from '../report/verdict.js';
+import { verdictLine, versionVerdictRows, type VerdictRow } from '../report/verdict.js';
 import {
   conditionColumns,
   PEAK_NOTE,
@@ -70,20 +70,9 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
 }
 
-/**
- * The final table's rows as the verdict names them. The baselines are the strategies and the
- * untrained v0 guidelines (naive prompting); UT and UTCO are the method's own stages, never the
- * baseline the final guidelines are measured against.
- */
+/** The final table's rows as the verdict names them (report/verdict.ts). */
 export function verdictRows(rows: VersionRow[], finalLabel: string): VerdictRow[] {
-  return rows.map((row) => ({
-    ...row,
-    name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
-    baseline:
-      !row.condition.startsWith('acon[') ||
-      row.version.startsWith('v0') ||
-      row.version.startsWith('start'),
-  }));
+  return versionVerdictRows(rows, finalLabel);
 }
 
 /** What a stage's decision lacked (infrastructure failures) and what a resume found since. */

@@ -74,3 +74,23 @@ export function conditionsVerdict(split: string, rows: ConditionMetrics[]): stri
     final,
   );
 }
+
+/**
+ * An optimize table's rows as the verdict names them (`UTCO both`, `v0 obs`, `masking`). The
+ * baselines are the strategies and the starting guidelines (v0, or `start` for a later optimize);
+ * UT and UTCO are the method's own stages, never the baseline the final guidelines are measured
+ * against.
+ */
+export function versionVerdictRows<R extends Omit<VerdictRow, 'name' | 'baseline'>>(
+  rows: (R & { version: string })[],
+  finalLabel: string,
+): VerdictRow[] {
+  return rows.map((row) => ({
+    ...row,
+    name: row.condition === finalLabel ? `${row.version} ${row.condition}` : row.version,
+    baseline:
+      !row.condition.startsWith('acon[') ||
+      row.version.startsWith('v0') ||
+      row.version.startsWith('start'),
+  }));
+}

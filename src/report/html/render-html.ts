@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReportData } from './report-data.js';
-import { modelLabel } from '../table.js';
+import { modelLabel, PEAK_NOTE } from '../table.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
 // "files"); from both src/report/html and dist/report/html this is ../../../src/report/html/assets.
@@ -49,6 +49,15 @@ function pageData({ trajectories: _, ...data }: ReportData) {
   return data;
 }
 
+/** The verdict lines as the terminal printed them (report/stored-verdicts.ts), one per split. */
+function verdictsHtml(verdicts: ReportData['verdicts']): string {
+  const lines = verdicts.map(
+    (v) =>
+      `<p class="verdict" data-split="${escapeHtml(v.split)}">verdict ${escapeHtml(v.line)}</p>`,
+  );
+  return `<div id="verdicts">${lines.join('')}</div>`;
+}
+
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */
 export function renderReportHtml(data: ReportData): string {
   const r = data.run;
@@ -63,6 +72,7 @@ export function renderReportHtml(data: ReportData): string {
   const simulated = r.simulated
     ? `<div class="simulated" id="simulated">SIMULATED — produced by the offline sim provider, not a real model. Use --provider openai for real results.</div>`
     : '';
+  const verdicts = verdictsHtml(data.verdicts);
   const omitted =
     data.omittedTrajectories > 0
       ? `<p class="note">${data.omittedTrajectories} trajectories are not embedded (to keep the file small); open them with <code>acon rollout show ID</code>.</p>`
@@ -85,7 +95,8 @@ ${simulated}
 </header>
 <section id="pareto">
 <h2>Accuracy vs peak tokens</h2>
-<p class="note">One point per condition (or guideline version) and split; bars are 95% bootstrap intervals of the accuracy. Peak tokens = the largest agent prompt of a rollout, system prompt and tool definitions included, averaged over rollouts. Up and to the left is better.</p>
+${verdicts}
+<p class="note">One point per condition (or guideline version) and split; bars are 95% bootstrap intervals of the accuracy. ${escapeHtml(PEAK_NOTE)}. Up and to the left is better.</p>
 <figure class="plot" data-plot="pareto"></figure>
 <div id="conditions-table"></div>
 </section>

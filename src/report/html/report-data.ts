@@ -8,6 +8,7 @@ import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts, splitPriority } from './emb
 import { Packer, packForPage } from './pack.js';
 import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '../run-show.js';
 import { costByRole } from '../cost-by-role.js';
+import { nameKey, storedVerdicts } from '../stored-verdicts.js';
 
 /** Everything the HTML report draws, computed here (never in the page) and embedded as JSON. */
 export const ReportDataSchema = z.object({
@@ -19,8 +20,12 @@ export const ReportDataSchema = z.object({
       split: z.string(),
       /** On the split's Pareto front of accuracy vs mean peak tokens (pareto.ts). */
       pareto: z.boolean(),
+      /** What the terminal called the row (`UTCO both`, `v0 obs`); else the condition's label. */
+      name: z.string(),
     }),
   ),
+  /** The verdict line of each split the command judged, as the terminal printed it. */
+  verdicts: z.array(z.object({ split: z.string(), line: z.string() })),
   rollouts: z.array(RolloutSummarySchema),
   costByRole: z.array(
     z.object({
@@ -101,10 +106,16 @@ export async function reportData(
   }
   // Compressed on the thread pool while the tables below are computed (issue #30).
   const trajectories = packForPage({ lines: packer.lines, value: packed });
+  const conditions = conditionsBySplit(rows, seed);
+  const { names, verdicts } = storedVerdicts(run, conditions);
   return {
     run: runInfo(run),
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
-    conditions: conditionsBySplit(rows, seed),
+    conditions: conditions.map((c) => ({
+      ...c,
+      name: names.get(nameKey(c.split, c.condition)) ?? c.condition,
+    })),
+    verdicts,
     rollouts: rows.map(summarizeRollout),
     costByRole: costByRole(rows, store.usageOutsideRollouts(runId)),
     lineage: lineage(
@@ -139,7 +150,10 @@ function clipTexts(v: RolloutShow, max: number): RolloutShow {
   };
 }
 
-function conditionsBySplit(rows: RolloutRow[], seed: number): ReportData['conditions'] {
+function conditionsBySplit(
+  rows: RolloutRow[],
+  seed: number,
+): Omit<ReportData['conditions'][number], 'name'>[] {
   const groups = new Map<string, Map<string, RolloutRow[]>>();
   for (const r of rows) {
     const bySplit = groups.get(r.split) ?? new Map<string, RolloutRow[]>();
@@ -148,7 +162,7 @@ function conditionsBySplit(rows: RolloutRow[], seed: number): ReportData['condit
     bySplit.set(r.condition, list);
     groups.set(r.split, bySplit);
   }
-  const out: ReportData['conditions'] = [];
+  const out: Omit<ReportData['conditions'][number], 'name'>[] = [];
   for (const [split, byCondition] of groups) {
     const raw = byCondition.get('raw')?.map((r) => r.metrics);
     const metrics = [...byCondition].map(([condition, list]) => ({

@@ -126,12 +126,17 @@
     return unlabelled;
   }
 
+  // The name the terminal gave the row (`UTCO both`, `v0 obs`, report/stored-verdicts.ts),
+  // without the guideline pair the final row's name carries; else the shortened label.
+  const displayName = (c) =>
+    c.name === c.condition ? shortLabel(c.condition) : c.name.replace(` ${c.condition}`, '');
+
   function paretoRows(split) {
     return data.conditions
       .filter((c) => c.split === split)
       .map((c) => ({
         ...c,
-        label: shortLabel(c.condition),
+        label: displayName(c),
         acc: 100 * c.accuracy,
         lo: 100 * c.accuracyCi[0],
         hi: 100 * c.accuracyCi[1],
@@ -175,7 +180,7 @@
           fill: (d) => (d.pareto ? '#1a7f37' : '#4269d0'),
           r: 5,
           title: (d) =>
-            `${d.condition} (${d.split})${d.pareto ? ' · Pareto-optimal' : ''}\naccuracy ${d.acc.toFixed(1)}% [${d.lo.toFixed(1)}–${d.hi.toFixed(1)}]\nmean peak ${int(d.meanPeakTokens)} tokens`,
+            `${d.label} · ${d.condition} (${d.split})${d.pareto ? ' · Pareto-optimal' : ''}\naccuracy ${d.acc.toFixed(1)}% [${d.lo.toFixed(1)}–${d.hi.toFixed(1)}]\nmean peak ${int(d.meanPeakTokens)} tokens`,
         }),
       ],
     });
@@ -199,7 +204,7 @@
             'p',
             { class: 'note unlabelled' },
             `Not labelled (too close to other points; hover a dot for its name): ${unlabelled
-              .map((r) => `${r.condition} ${r.acc.toFixed(1)}% at ${int(r.meanPeakTokens)}`)
+              .map((r) => `${r.label} ${r.acc.toFixed(1)}% at ${int(r.meanPeakTokens)}`)
               .join(' · ')}`,
           ),
         );
@@ -216,6 +221,7 @@
       sim ? (c.fullCostPerTask === null ? '—' : usd(c.fullCostPerTask)) : usd(c.costPerTask);
     const rows = data.conditions.map((c) => [
       c.split,
+      displayName(c),
       c.condition,
       c.pareto ? '★' : '',
       c.tasks,
@@ -243,6 +249,7 @@
         table(
           [
             'split',
+            'name',
             'condition',
             'Pareto',
             'tasks',
@@ -253,7 +260,7 @@
             costHead,
           ],
           rows,
-          [false, false, false, true, true, true, true, true, true],
+          [false, false, false, false, true, true, true, true, true, true],
         ),
       );
   }
