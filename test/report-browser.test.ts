@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -6,6 +6,91 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, isCi } from './helpers/chromium.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 import { copyOfSharedOptimize } from './helpers/shared-optimize.js';
+import { renderReportHtml } from '../src/report/html/render-html.js';
+import { packForPage } from '../src/report/html/pack.js';
+import type { ReportData } from '../src/report/html/report-data.js';
+
+/**
+ * A report of an optimize-sized run, made by hand: 40 candidate guidelines beside raw in each of
+ * two splits, as the README optimize's dev split holds (issue #58: its labels overlapped).
+ */
+async function crowdedReport(): Promise<ReportData> {
+  const splits = ['dev', 'test'];
+  const labels = [
+    'raw',
+    ...Array.from(
+      { length: 40 },
+      (_, i) => `acon[obs-${String(i + 1).padStart(4, '0')},hist-0000]`,
+    ),
+  ];
+  const conditions = splits.flatMap((split) =>
+    labels.map((condition, i) => ({
+      condition,
+      split,
+      name: i === 1 ? `UTCO both ${condition}` : condition,
+      tasks: 8,
+      accuracy: 0.5 + (i % 5) / 10,
+      accuracyCi: [0.3, 0.9] as [number, number],
+      meanPeakTokens: 4000 + 97 * i,
+      medianPeakTokens: 4000,
+      meanPeakPromptTokens: null,
+      peakReductionVsRaw: null,
+      meanSteps: 10,
+      stepsVsRaw: null,
+      costPerTask: 0,
+      fullCostPerTask: null,
+      meanTotalTokens: 0,
+      meanDependency: null,
+      compressorCostShare: 0,
+      eventsPerTask: 0,
+      exactMatch: null,
+      f1: null,
+      pareto: i < 3,
+    })),
+  );
+  const rollouts = splits.flatMap((split) =>
+    labels.flatMap((condition, i) =>
+      Array.from({ length: 8 }, (_, t) => ({
+        id: `${split}-${i}-${t}`,
+        condition,
+        taskId: `task-${t}`,
+        split,
+        success: (i + t) % 3 !== 0,
+        score: 1,
+        status: 'completed',
+        steps: 10,
+        peakInputTokens: 4000,
+        costUsd: 0,
+        fullCostUsd: null,
+        compressionEvents: 0,
+        reason: null,
+      })),
+    ),
+  );
+  return {
+    run: {
+      id: 'run-crowded',
+      kind: 'optimize',
+      command: 'acon optimize',
+      bench: 'apptown',
+      provider: 'sim',
+      models: { agent: 'sim/gpt-4.1' },
+      simulated: true,
+      status: 'finished',
+      createdAt: '2026-12-02T00:00:00Z',
+      finishedAt: null,
+    },
+    generatedAt: '2026-12-02T00:00:00Z',
+    conditions,
+    verdicts: [{ split: 'test', line: 'test: Pareto: raw' }],
+    rollouts,
+    costByRole: [],
+    lineage: [],
+    trajectoryIds: [],
+    trajectories: await packForPage({ lines: [], value: {} }),
+    omittedTrajectories: 0,
+  };
+}
 
 /** Screenshots land here (git-ignored) so a failing CI run can be looked at. */
 const ARTEFACTS = resolve(import.meta.dirname, 'artifacts');
@@ -256,6 +341,24 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
+
+  it('labels a crowded run without two labels on top of each other, by the terminal names', async () => {
+    const crowded = join(tempDir('acon-report-crowded-'), 'crowded.html');
+    writeFileSync(crowded, renderReportHtml(await crowdedReport()));
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(pathToFileURL(crowded).href);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+    for (const plot of ['pareto', ...Object.keys(EXPECTED_MARKS)]) {
+      expect(await overlappingLabels(page, plot), `${plot} labels overlap`).toEqual([]);
+    }
+    const ticks = await page.$$eval('[data-plot="winloss"] svg text', (n) =>
+      n.map((t) => t.textContent ?? ''),
+    );
+    expect(ticks).toContain('UTCO both');
+    expect(ticks).toContain('obs-0040 hist-0000');
+    expect(await page.textContent('#verdicts')).toBe('verdict test: Pareto: raw');
+    await page.close();
+  }, 60_000);
 
   it('writes one file with every script inline', () => {
     const html = readFileSync(file, 'utf8');

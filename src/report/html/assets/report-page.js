@@ -49,6 +49,12 @@
   }
 
   const splits = [...new Set(data.conditions.map((c) => c.split))];
+  // `split\u0000condition` → the name the terminal gave the row, where it gave one.
+  const names = new Map(
+    data.conditions
+      .filter((c) => c.name !== c.condition)
+      .map((c) => [`${c.split}\u0000${c.condition}`, c.name.replace(` ${c.condition}`, '')]),
+  );
 
   // ---- Pareto view: accuracy vs mean peak tokens with 95% CI bars, one plot per split ----
   const SVG = 'http://www.w3.org/2000/svg';
@@ -286,7 +292,8 @@
               : r.success
                 ? 'both succeeded'
                 : 'both failed';
-        cells.push({ split, task: r.taskId, condition: r.condition, outcome, id: r.id });
+        const label = names.get(`${split}\u0000${r.condition}`) ?? shortLabel(r.condition);
+        cells.push({ split, task: r.taskId, condition: r.condition, label, outcome, id: r.id });
       }
     }
     const slot = document.querySelector('[data-plot="winloss"]');
@@ -297,16 +304,21 @@
       return;
     }
     const tasks = new Set(cells.map((c) => `${c.split}/${c.task}`)).size;
+    // Every facet shares the x domain: one column per label and split. Upright labels 10 px
+    // high need 16 px a column, so the plot grows with the columns and the labels never overlap
+    // (an optimize's dev split holds every candidate, issue #58); the margin fits the longest.
+    const columns = new Set(cells.map((c) => c.label)).size * splits.length;
+    const longest = Math.max(...cells.map((c) => c.label.length));
     mount(
       'winloss',
       Plot.plot({
-        width: 900,
+        width: 230 + Math.max(670, 16 * columns),
         // 18 px a task row: a 10 px label with room to spare (labels never overlap, issue #24).
-        height: 18 * tasks + 130,
+        height: 18 * tasks + 130 + 6 * longest,
         marginTop: 30,
         marginLeft: 230,
-        marginBottom: 100,
-        x: { label: null, tickRotate: -30 },
+        marginBottom: 30 + 6 * longest,
+        x: { label: null, tickRotate: -90 },
         y: { label: null },
         fx: splits.length > 1 ? { label: null } : undefined,
         color: {
@@ -316,10 +328,10 @@
         },
         marks: [
           Plot.cell(cells, {
-            x: 'condition',
+            x: 'label',
             y: (d) => `${d.split}/${d.task}`,
             fill: 'outcome',
-            title: (d) => `${d.task} · ${d.condition}: ${d.outcome} (vs raw)`,
+            title: (d) => `${d.task} · ${d.label} ${d.condition}: ${d.outcome} (vs raw)`,
             inset: 0.5,
           }),
         ],
