@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import pc from 'picocolors';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { UsageError } from '../errors.js';
+import { redactUrlCredentials } from '../url-credentials.js';
 
 type RawOpts = {
   upstream: string;
@@ -98,7 +99,8 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     opts.guidelines,
     new GuidelineStore({ dir: opts.guidelinesDir }),
   );
-  const log = (line: string) => void process.stderr.write(`${line}\n`);
+  // A log line may name the upstream or the compressor's endpoint: no URL credentials in it.
+  const log = (line: string) => void process.stderr.write(`${redactUrlCredentials(line)}\n`);
   // Loaded here: the proxy brings the openai client and the tokenizer, which every other
   // command's start would otherwise pay for (issue #28).
   const { startProxy } = await import('../runtime/proxy/start-proxy.js');
@@ -122,7 +124,7 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     );
   }
   process.stdout.write(
-    `acon proxy listening on ${proxy.url} -> ${opts.upstream} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
+    `acon proxy listening on ${proxy.url} -> ${redactUrlCredentials(opts.upstream)} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

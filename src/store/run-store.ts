@@ -18,6 +18,7 @@ import {
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { CallBatch } from './call-batch.js';
 import { JournalWriter, readJournal } from './journal.js';
+import { redactUrlCredentials } from '../url-credentials.js';
 import { openDatabase, type OpenMode } from './open.js';
 import {
   currentOwner,
@@ -173,9 +174,16 @@ export class SqliteRunStore implements RunStore {
     return this.sql(text).run(...params).changes;
   }
 
-  /** Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. */
+  /**
+   * Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. Every text
+   * cell loses the credentials of the URLs in it first: a run's config holds base URLs, and an
+   * error message names its endpoint (issue #60, case 4).
+   */
   private insert(table: string, row: Record<string, unknown>, verb = 'INSERT'): number {
-    return Number(this.sql(insertSql(table, row, verb)).run(row).lastInsertRowid);
+    const clean = Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? redactUrlCredentials(v) : v]),
+    );
+    return Number(this.sql(insertSql(table, clean, verb)).run(clean).lastInsertRowid);
   }
 
   close(): void {
@@ -252,7 +260,7 @@ export class SqliteRunStore implements RunStore {
       call.costUsd,
       call.latencyMs,
       call.cached ? 1 : 0,
-      call.error,
+      call.error === null ? null : redactUrlCredentials(call.error),
     ];
     let id: number;
     try {
@@ -503,7 +511,7 @@ export class SqliteRunStore implements RunStore {
       this.flushRun(id, true);
     }
     const finished = status === 'running' ? null : now();
-    const json = summary === undefined ? null : JSON.stringify(summary);
+    const json = summary === undefined ? null : redactUrlCredentials(JSON.stringify(summary));
     this.run(
       'UPDATE runs SET status = ?, finished_at = ?, summary = COALESCE(?, summary) WHERE id = ?',
       status,
