@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { UsageError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
+import { checked, wholeNumberIn } from './numbers.js';
 
 type RawOpts = {
   upstream: string;
@@ -25,14 +26,6 @@ Examples:
       --compressor-model acon-student --guidelines obs@active,hist@active
   $ OPENAI_BASE_URL=http://127.0.0.1:8787/v1 python my_agent.py`;
 
-function port(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
-  }
-  return n;
-}
-
 /** `acon proxy`: an OpenAI-compatible server that applies the learned guidelines (issue #25). */
 export function registerProxy(program: Command): void {
   program
@@ -44,7 +37,12 @@ export function registerProxy(program: Command): void {
       '--upstream <url>',
       'OpenAI-compatible base URL to forward to, e.g. http://127.0.0.1:8000/v1',
     )
-    .option('--port <n>', 'port to listen on (0: any free port)', '8787')
+    .option(
+      '--port <n>',
+      'port to listen on (0: any free port)',
+      checked.wholeNumberIn('--port', 0, 65535),
+      '8787',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--guidelines <spec>',
@@ -107,7 +105,7 @@ async function proxyAction(opts: RawOpts): Promise<void> {
   const proxy = await startProxy({
     config,
     upstream: opts.upstream,
-    port: port(opts.port),
+    port: wholeNumberIn(opts.port, '--port', 0, 65535)!,
     host: opts.host,
     guidelines,
     compressor: {
