@@ -198,13 +198,17 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       return undefined;
     },
     // Splits and the starting guideline versions fail before the database is touched.
-    validate: async ({ bench, guidelines }) => {
+    validate: async ({ bench, guidelines, store, db }) => {
       const { tasksOfSplit } = await import('../bench/task-filter.js');
       const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
       for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
         await tasksOfSplit(bench, split, null);
       }
-      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+      if (!opts.resume) {
+        checkGuidelinesFolder(guidelines, params.guidelines, store.learnedGuidelineIds(), db);
+        await resolveGuidelinePair(params.guidelines, guidelines);
+      }
     },
   });
   const release = onInterrupt(session.abort);

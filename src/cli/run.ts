@@ -226,8 +226,13 @@ async function runAction(
     qaData: opts.qaData,
     roles: ['agent', 'obs_compressor', 'hist_compressor'],
     // A guideline version that does not exist fails before the database is touched.
-    validate: async ({ bench, guidelines }) => {
+    validate: async ({ bench, guidelines, store, db }) => {
       await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+      if (params.strategies.includes('acon')) {
+        const given = params.guidelineVersions ?? params.guidelines;
+        const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
+        checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
+      }
       await conditionsFor(
         params.strategies,
         params.guidelineVersions ?? params.guidelines,

@@ -91,6 +91,8 @@ export interface RunStore extends CallStore {
   conditionCounts(): ConditionCount[];
   usageOutsideRollouts(runId: string): RoleUsageRow[];
   guidelineVersions(runId: string): GuidelineVersionRow[];
+  /** Ids of every learned (not seed) guideline version recorded, newest first. */
+  learnedGuidelineIds(): string[];
   deleteRun(runId: string): { rollouts: number; calls: number };
   getState<T extends z.ZodType>(runId: string, key: string, schema: T): z.infer<T> | undefined;
   setState(runId: string, key: string, value: unknown): void;
@@ -609,6 +611,11 @@ export class SqliteRunStore implements RunStore {
          GROUP BY c.role ORDER BY c.role`,
       { run: this.runNumber(runId) },
     );
+  }
+
+  learnedGuidelineIds(): string[] {
+    const sql = `SELECT id FROM guideline_versions WHERE phase != 'seed' ORDER BY created_at DESC, id DESC`;
+    return this.all<{ id: string }>(sql).map((r) => r.id);
   }
 
   /** Guideline versions created by a run (its lineage), oldest first. */
