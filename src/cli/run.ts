@@ -228,16 +228,12 @@ async function runAction(
     // A guideline version that does not exist fails before the database is touched.
     validate: async ({ bench, guidelines, store, db }) => {
       await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+      const given = params.guidelineVersions ?? params.guidelines;
       if (params.strategies.includes('acon')) {
-        const given = params.guidelineVersions ?? params.guidelines;
         const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
         checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
       }
-      await conditionsFor(
-        params.strategies,
-        params.guidelineVersions ?? params.guidelines,
-        guidelines,
-      );
+      await conditionsFor(params.strategies, given, guidelines);
     },
   });
   const release = onInterrupt(session.abort);
