@@ -69,6 +69,21 @@ const ROWS: Row[] = [
     flag: '--port',
     bad: ['-3', 'abc', '70000'],
   },
+  ...(
+    [
+      ['--max-body-mb', POSITIVE],
+      ['--max-compress-mb', POSITIVE],
+      ['--max-inflight', POSITIVE_INT],
+      ['--max-compressions', POSITIVE_INT],
+      ['--compression-deadline-s', POSITIVE],
+      ['--shutdown-grace-s', ['-3', 'abc']],
+    ] as const
+  ).map(([flag, bad]) => ({
+    command: 'proxy',
+    args: ['proxy', '--upstream', 'http://127.0.0.1:9/v1'],
+    flag,
+    bad: [...bad],
+  })),
 ];
 
 const CASES = ROWS.flatMap((row) => row.bad.map((value) => ({ ...row, value })));

@@ -54,7 +54,8 @@ export const REAL_TIMERS: ProxyTimers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** `33554432` → `32 MB`, for messages. */
+/** `33554432` → `32 MB`, `4096` → `4096 bytes`, for messages. */
 export function megabytes(bytes: number): string {
+  if (bytes < MB / 100) return `${bytes} bytes`;
   return `${Number((bytes / MB).toFixed(2))} MB`;
 }
