@@ -10,7 +10,8 @@ import { listenOnLoopback } from './helpers/loopback.js';
  * `acon proxy` for everyone (no answer within 90 s, 1.39 GB of memory), and SIGTERM did not stop
  * it. Here the proxy runs as the CLI does (`node bin/acon.js proxy`, a child of the test, on
  * loopback) in front of a fake upstream on 127.0.0.1, and gets 200 ordinary requests at once
- * plus 10 bodies of 30 MB (over its --max-body-mb 20). Every ordinary request must be answered
+ * plus 10 bodies of 30 MB (over its --max-body-mb 20) and 3 of 10 MB (under it, over
+ * --max-compress-mb: forwarded uncompressed). Every ordinary request must be answered
  * within 10 s of the moment its upstream answered, every oversized one must get a 413, the
  * proxy's resident memory must grow by less than 300 MB, and SIGTERM must end it within its
  * shutdown grace. Bounded in count (210 requests) and time (the test's timeout); the waits are
@@ -21,6 +22,9 @@ const ORDINARY = 200;
 const OVERSIZED = 10;
 const OVERSIZED_BYTES = 30 * 1024 * 1024;
 const GRACE_S = 10;
+/** Bodies under --max-body-mb but over --max-compress-mb: forwarded as they came. */
+const LARGE = 3;
+const LARGE_BYTES = 10 * 1024 * 1024;
 
 let upstream: Server | undefined;
 let child: ChildProcess | undefined;
@@ -91,6 +95,14 @@ function ordinaryBody(i: number): string {
       { role: 'tool', tool_call_id: 'call_1', content: page },
     ],
   });
+}
+
+/** A 10 MB conversation (one huge tool result): too large to compress, small enough to pass. */
+function largeBody(id: string): string {
+  const body = JSON.parse(ordinaryBody(1)) as { user: string; messages: { content: unknown }[] };
+  body.user = id;
+  body.messages[3]!.content = 'x'.repeat(LARGE_BYTES);
+  return JSON.stringify(body);
 }
 
 /** POSTs `body` and resolves with the status and when the whole answer had arrived. */
@@ -178,10 +190,17 @@ describe('acon proxy under load (issue #60)', () => {
 
     const big = Buffer.alloc(OVERSIZED_BYTES, 'a');
     const oversized = Array.from({ length: OVERSIZED }, () => post(url, big));
+    const large = Array.from({ length: LARGE }, (_, i) =>
+      post(url, Buffer.from(largeBody(`large-${i}`))),
+    );
     const ordinary = Array.from({ length: ORDINARY }, (_, i) =>
       post(url, Buffer.from(ordinaryBody(i))).then((r) => ({ ...r, id: `req-${i}` })),
     );
-    const [refused, answered] = await Promise.all([Promise.all(oversized), Promise.all(ordinary)]);
+    const [refused, answered, forwarded] = await Promise.all([
+      Promise.all(oversized),
+      Promise.all(ordinary),
+      Promise.all(large),
+    ]);
     clearInterval(sampler);
     peak = Math.max(peak, rssBytes(pid));
 
@@ -192,6 +211,8 @@ describe('acon proxy under load (issue #60)', () => {
       expect(body.error.code).toBe('request_too_large');
     }
     expect(answered.filter((r) => r.status !== 200)).toEqual([]);
+    expect(forwarded.map((r) => r.status)).toEqual(Array(LARGE).fill(200));
+    expect(forwarded.every((r, i) => r.text.includes(`ok large-${i}`))).toBe(true);
     const lateness = answered.map((r) => r.at - answeredAt.get(r.id)!);
     expect(Math.max(...lateness)).toBeLessThan(10_000);
     expect(answered.every((r) => r.text.includes(`ok ${r.id}`))).toBe(true);
