@@ -42,6 +42,7 @@ const LAYERS: Layers = {
   domain: 7,
   errors: 7,
   'seeded-random': 7,
+  'url-credentials': 7,
 };
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');

@@ -75,6 +75,22 @@ describe('bad input leaves no database behind', () => {
       stderr: /no run run-20261124-000000-abcd/,
     },
     {
+      what: 'a config path that is a folder (issue #60, case 7)',
+      setup: (cwd: string) => mkdirSync(join(cwd, 'acon.config.yaml')),
+      args: ['run', '--strategy', 'raw', '--max-tasks', '1'],
+      stderr: /acon\.config\.yaml.*is a folder, not a config file/,
+    },
+    {
+      what: 'a view in a foreign SQLite file given as --db (issue #60, case 5)',
+      setup: (cwd: string) => {
+        const db = new Database(join(cwd, 'f.db'));
+        db.exec('CREATE VIEW v AS SELECT 1');
+        db.close();
+      },
+      args: ['run', '--strategy', 'raw', '--max-tasks', '1', '--db', 'f.db'],
+      stderr: /view v/,
+    },
+    {
       what: 'an unknown optimize split',
       setup: () => {},
       args: ['optimize', '--bench', 'apptown', '--train-split', 'trian', '--max-tasks', '1'],

@@ -143,3 +143,86 @@ describe('acon proxy (CLI)', () => {
     expect(bad.stderr).toContain('--upstream must be an http(s) URL');
   });
 });
+
+describe('acon proxy shutdown (issue #60, case 2)', () => {
+  /** The proxy as a child, its URL once listening, and a promise of its end. */
+  async function startChild(upstreamUrl: string, grace: string) {
+    let stdout = '';
+    let stderr = '';
+    let ready!: (url: string) => void;
+    const listening = new Promise<string>((resolve) => (ready = resolve));
+    const stderrWaits: { text: string; resolve: () => void }[] = [];
+    const exited = runAcon(
+      ['proxy', '--upstream', upstreamUrl, '--port', '0', '--shutdown-grace-s', grace],
+      {
+        cwd: tempDir(),
+        onStdout: (d) => {
+          stdout += d;
+          const url = /listening on (\S+)/.exec(stdout)?.[1];
+          if (url) ready(url);
+        },
+        onSpawn: (c) => {
+          child = c;
+          c.stderr!.on('data', (d: Buffer | string) => {
+            stderr += String(d);
+            for (const w of stderrWaits) if (stderr.includes(w.text)) w.resolve();
+          });
+        },
+      },
+    );
+    const seen = (text: string) =>
+      new Promise<void>((resolve) =>
+        stderr.includes(text) ? resolve() : stderrWaits.push({ text, resolve }),
+      );
+    return { url: await listening, exited, seen };
+  }
+
+  /** An upstream that never answers: the request stays in flight. */
+  async function silentUpstream(): Promise<{ url: string; received: Promise<void> }> {
+    upstream = await FakeOpenAiServer.start({});
+    let got!: () => void;
+    const received = new Promise<void>((resolve) => (got = resolve));
+    upstream.setHandler(() => {
+      got();
+      return new Promise(() => {});
+    });
+    return { url: upstream.url, received };
+  }
+
+  it('aborts a request still in flight when --shutdown-grace-s ends, then exits 0', async () => {
+    const up = await silentUpstream();
+    const proxy = await startChild(up.url, '0.5');
+    const client = new OpenAI({ baseURL: proxy.url, apiKey: KEY, maxRetries: 0 });
+    const pending = client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => 'answered',
+        (err: Error) => err.constructor.name,
+      );
+    await up.received;
+    child!.kill('SIGTERM');
+    const result = await proxy.exited;
+    child = undefined;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('SIGTERM: not accepting new requests');
+    expect(result.stderr).toContain('aborted 1 requests still in flight after 0.5 s');
+    expect(await pending).not.toBe('answered');
+  });
+
+  it('exits at once on a second signal while waiting for the requests in flight', async () => {
+    const up = await silentUpstream();
+    const proxy = await startChild(up.url, '600');
+    const client = new OpenAI({ baseURL: proxy.url, apiKey: KEY, maxRetries: 0 });
+    void client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      .catch(() => undefined);
+    await up.received;
+    child!.kill('SIGTERM');
+    await proxy.seen('not accepting new requests');
+    child!.kill('SIGINT');
+    const result = await proxy.exited;
+    child = undefined;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('SIGINT again, exiting now');
+  });
+});

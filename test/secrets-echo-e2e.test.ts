@@ -148,3 +148,75 @@ describe('a key shaped like a variable name (issue #60)', () => {
     expect(readdirSync(cwd)).toEqual(['acon.config.yaml']);
   });
 });
+
+describe('credentials inside a base URL (issue #60, case 4)', () => {
+  const PASS = 'sk-proj-URLPASS-5e4d3c2b1a';
+  const QUERY_KEY = 'AIzaQUERYKEY0987654321';
+
+  it('are in no stored field (runs, rollouts, calls, run state), no printed line and no export', async () => {
+    const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
+    const sim = simBackedHandler({
+      taskOf: await taskResolver(bench),
+      planFor: (id) => bench.referencePlan(id),
+    });
+    // The answers repeat the URL they were sent to, as a debugging proxy might.
+    const echoed = () => `http://user:${PASS}@127.0.0.1/v1?api_key=${QUERY_KEY}`;
+    server = await FakeOpenAiServer.start({
+      handler: async (req) => {
+        const answer = await sim(req);
+        if (answer.kind !== 'completion') return answer;
+        return { ...answer, content: `${answer.content ?? ''} [called at ${echoed()}]` };
+      },
+    });
+    const cwd = tempDir();
+    const baseUrl = server.url.replace('http://', `http://user:${PASS}@`);
+    writeFileSync(
+      join(cwd, 'acon.config.yaml'),
+      [
+        'provider: openai',
+        'endpoints:',
+        '  default:',
+        `    base_url: ${baseUrl}`,
+        // An unreachable second URL with a key in its query: its calls fail, and their errors
+        // (stored and printed) name the endpoint.
+        `    extra_base_urls: ["http://127.0.0.1:9/v1?api_key=${QUERY_KEY}"]`,
+        '',
+      ].join('\n'),
+    );
+    const env = {
+      ACON_APPTOWN__TASKS_DIR: SHORT_TASKS_DIR,
+      ACON_SIM__NOISE: '0',
+      OPENAI_API_KEY: 'sk-test-other-0011223344',
+    };
+    const run = await runAcon(
+      ['run', '--strategy', 'acon', '--split', 'train', '--max-tasks', '2'],
+      {
+        cwd,
+        env,
+      },
+    );
+    expect(server.chatRequests.length).toBeGreaterThan(0);
+    const runId = /run (\S+)/.exec(run.stdout + run.stderr)![1]!;
+    const show = await runAcon(['runs', 'show', runId, '--json'], { cwd, env });
+    const list = await runAcon(['runs', '--json'], { cwd, env });
+    const exported = await runAcon(
+      ['export', '--run', runId, '--role', 'agent', '--format', 'openai', '--out', 'agent.jsonl'],
+      { cwd, env },
+    );
+    for (const out of [run, show, list, exported]) {
+      expect(out.stdout + out.stderr).not.toContain(PASS);
+      expect(out.stdout + out.stderr).not.toContain(QUERY_KEY);
+    }
+    const db = join(cwd, 'runs', 'acon.db');
+    expect(existsSync(db)).toBe(true);
+    // The run's config is kept, with the URL's credentials replaced.
+    expect(show.stdout + readFileSync(db).toString('latin1')).toContain('[REDACTED]@127.0.0.1');
+    const found = (secret: string) =>
+      readdirSync(cwd, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && e.name !== 'acon.config.yaml')
+        .map((e) => join(e.parentPath, e.name))
+        .filter((p) => readFileSync(p).toString('latin1').includes(secret));
+    expect(found(PASS)).toEqual([]);
+    expect(found(QUERY_KEY)).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../errors.js';
-import { positiveNumber } from './numbers.js';
+import { checked, positiveNumber } from './numbers.js';
 
 /** What asking needs from the terminal; tests pass a fake. */
 export type ConfirmIo = {
@@ -63,6 +63,7 @@ export function addConfirmOptions(cmd: Command): Command {
     .option(
       '--confirm-above <usd>',
       `with a paid provider, ask before starting a run estimated above this (default: ${DEFAULT_CONFIRM_ABOVE_USD}); without a terminal such a run is refused`,
+      checked.positiveNumber('--confirm-above'),
     )
     .option(
       '--yes',

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { DiffOpts, GuidelinesIo, LogOpts, ShowOpts } from './guidelines-actions.js';
 import { registerGuidelinesExport } from './guidelines-export.js';
+import { checked } from './numbers.js';
 
 const DEFAULT_DIR = 'guidelines';
 
@@ -89,7 +90,12 @@ function registerDiff(group: Command, io: GuidelinesIo): void {
     .argument('<a>', 'the old version')
     .argument('[b]', 'the new version; with one version, compares its parent with it')
     .option('--word', 'word-level diff, changes marked inline')
-    .option('-U, --unified <lines>', 'context lines around each change', '3')
+    .option(
+      '-U, --unified <lines>',
+      'context lines around each change',
+      checked.wholeNumberIn('--unified', 0),
+      '3',
+    )
     .option('--dir <dir>', 'guideline directory', DEFAULT_DIR)
     .option('--no-color', 'no colours (also off when NO_COLOR is set or stdout is not a terminal)')
     .addHelpText(

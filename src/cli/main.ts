@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { AconError } from '../errors.js';
+import { redactUrlCredentials } from '../url-credentials.js';
 import { registerExport, registerLint } from './export.js';
 import { registerGuidelines } from './guidelines.js';
 import { registerInit } from './init.js';
@@ -75,13 +76,14 @@ async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
   const { explainDatabaseError } = await import('../store/open.js');
   const err = explainDatabaseError(thrown);
   if (err instanceof AconError) {
-    process.stderr.write(`${pc.red('error:')} ${err.message}\n`);
-    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    process.stderr.write(`${pc.red('error:')} ${redactUrlCredentials(err.message)}\n`);
+    if (verbose && err.stack) process.stderr.write(`${redactUrlCredentials(err.stack)}\n`);
     return err.exitCode;
   }
   const e = err instanceof Error ? err : new Error(String(err));
-  process.stderr.write(`${pc.red('error:')} ${e.message}\n`);
-  if (verbose) process.stderr.write(`${e.stack ?? ''}\n`);
+  // Every message printed here may name an endpoint: its URL's credentials stay out (issue #60).
+  process.stderr.write(`${pc.red('error:')} ${redactUrlCredentials(e.message)}\n`);
+  if (verbose) process.stderr.write(`${redactUrlCredentials(e.stack ?? '')}\n`);
   else process.stderr.write('(run again with --verbose for details)\n');
   return 1;
 }

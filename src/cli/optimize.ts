@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
-import { positiveInt, positiveNumber } from './numbers.js';
+import { checked, positiveInt, positiveNumber, wholeNumberIn } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags } from './confirm.js';
 import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
@@ -14,6 +14,9 @@ import {
   SKIP_INVALID_TASKS_OPTION,
   WIDE_OPTION,
 } from './shared-options.js';
+
+/** What 0 means for a task-subset flag, in its message. */
+const ALL_TASKS = ' (0 for all tasks)';
 
 type RawOpts = {
   bench: string;
@@ -97,8 +100,12 @@ function addMethodOptions(cmd: Command): void {
         .default('both'),
     )
     .option('--phases <list>', 'phases to run, in order: ut, co', 'ut,co')
-    .option('--rounds <n>', 'rounds per phase', '1')
-    .option('--candidates <k>', 'candidates per update (default: optimize.candidates)')
+    .option('--rounds <n>', 'rounds per phase', checked.positiveInt('--rounds'), '1')
+    .option(
+      '--candidates <k>',
+      'candidates per update (default: optimize.candidates)',
+      checked.positiveInt('--candidates'),
+    )
     .option(
       '--train-split <name>',
       'split for rollouts and analyses (default: optimize.train_split, else train)',
@@ -121,14 +128,20 @@ function addMethodOptions(cmd: Command): void {
       ).choices(['heldout', 'reference']),
     )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
-    .option('--max-tasks <n>', 'use only the first N tasks of each split (quick trials)')
+    .option(
+      '--max-tasks <n>',
+      'use only the first N tasks of each split (quick trials)',
+      checked.positiveInt('--max-tasks'),
+    )
     .option(
       '--train-tasks <n>',
       'first N training tasks to use, 0 for all (default: optimize.train_tasks = 0, all)',
+      checked.wholeNumberIn('--train-tasks', 0, undefined, ALL_TASKS),
     )
     .option(
       '--select-tasks <n>',
       'first N selection tasks to choose candidates on, 0 for all (default: optimize.select_tasks = 16); the evaluation split is always whole',
+      checked.wholeNumberIn('--select-tasks', 0, undefined, ALL_TASKS),
     )
     .option(
       '--promote',
@@ -141,7 +154,11 @@ function addMethodOptions(cmd: Command): void {
 function addRunOptions(cmd: Command): void {
   addConfirmOptions(cmd)
     .option('--dry-run', 'print the plan and cost estimate, run nothing')
-    .option('--budget-usd <usd>', 'stop cleanly once this much is spent (resume with a higher one)')
+    .option(
+      '--budget-usd <usd>',
+      'stop cleanly once this much is spent (resume with a higher one)',
+      checked.positiveNumber('--budget-usd'),
+    )
     .addOption(
       new Option('--provider <name>', 'LLM provider for every role').choices(['sim', 'openai']),
     )
@@ -181,13 +198,17 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       return undefined;
     },
     // Splits and the starting guideline versions fail before the database is touched.
-    validate: async ({ bench, guidelines }) => {
+    validate: async ({ bench, guidelines, store, db }) => {
       const { tasksOfSplit } = await import('../bench/task-filter.js');
       const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
       for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
         await tasksOfSplit(bench, split, null);
       }
-      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+      if (!opts.resume) {
+        checkGuidelinesFolder(guidelines, params.guidelines, store.learnedGuidelineIds(), db);
+        await resolveGuidelinePair(params.guidelines, guidelines);
+      }
     },
   });
   const release = onInterrupt(session.abort);
@@ -242,13 +263,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
 
 /** A task-subset flag: N ≥ 1 tasks, or 0 for the whole split; the config default when absent. */
 function subset(value: string | undefined, flag: string, fallback: number): number | null {
-  let n = fallback;
-  if (value !== undefined) {
-    n = Number(value);
-    if (!Number.isInteger(n) || n < 0) {
-      throw new UsageError(`${flag} must be a whole number (0 for all tasks), got "${value}"`);
-    }
-  }
+  const n = wholeNumberIn(value, flag, 0, undefined, ALL_TASKS) ?? fallback;
   return n === 0 ? null : n;
 }
 

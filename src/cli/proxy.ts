@@ -2,6 +2,15 @@ import { Option, type Command } from 'commander';
 import pc from 'picocolors';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { UsageError } from '../errors.js';
+import { redactUrlCredentials } from '../url-credentials.js';
+import { DEFAULT_SHUTDOWN_GRACE_S, PROXY_LIMIT_DEFAULTS } from '../runtime/proxy/limits.js';
+import {
+  checked,
+  nonNegativeNumber,
+  positiveInt,
+  positiveNumber,
+  wholeNumberIn,
+} from './numbers.js';
 
 type RawOpts = {
   upstream: string;
@@ -13,7 +22,15 @@ type RawOpts = {
   record?: boolean;
   db?: string;
   config?: string;
+  maxBodyMb: string;
+  maxCompressMb: string;
+  maxInflight: string;
+  maxCompressions: string;
+  compressionDeadlineS: string;
+  shutdownGraceS: string;
 } & CompressorFlags;
+
+const MB = 1024 * 1024;
 
 const EXAMPLES = `
 Point the agent's OpenAI base URL at the proxy; its API key goes upstream untouched.
@@ -24,17 +41,9 @@ Examples:
       --compressor-model acon-student --guidelines obs@active,hist@active
   $ OPENAI_BASE_URL=http://127.0.0.1:8787/v1 python my_agent.py`;
 
-function port(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
-  }
-  return n;
-}
-
 /** `acon proxy`: an OpenAI-compatible server that applies the learned guidelines (issue #25). */
 export function registerProxy(program: Command): void {
-  program
+  const cmd = program
     .command('proxy')
     .description(
       'OpenAI-compatible proxy that compresses every chat-completions request with the guidelines',
@@ -43,7 +52,12 @@ export function registerProxy(program: Command): void {
       '--upstream <url>',
       'OpenAI-compatible base URL to forward to, e.g. http://127.0.0.1:8000/v1',
     )
-    .option('--port <n>', 'port to listen on (0: any free port)', '8787')
+    .option(
+      '--port <n>',
+      'port to listen on (0: any free port)',
+      checked.wholeNumberIn('--port', 0, 65535),
+      '8787',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--guidelines <spec>',
@@ -72,9 +86,51 @@ export function registerProxy(program: Command): void {
       '--record',
       'store each conversation as a rollout (steps, compressions, calls) in the run database',
     )
-    .option('--db <file>', "SQLite database for --record (default: the config's run.db)")
+    .option('--db <file>', "SQLite database for --record (default: the config's run.db)");
+  limitOptions(cmd)
     .addHelpText('after', EXAMPLES)
-    .action((_raw, cmd: Command) => proxyAction(cmd.optsWithGlobals<RawOpts>()));
+    .action((_raw, c: Command) => proxyAction(c.optsWithGlobals<RawOpts>()));
+}
+
+/** The proxy's limits (runtime/proxy/limits.ts), their defaults in --help. */
+function limitOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--max-body-mb <mb>',
+      'largest request body; over it: 413, the rest not read',
+      checked.positiveNumber('--max-body-mb'),
+      String(PROXY_LIMIT_DEFAULTS.maxBodyBytes / MB),
+    )
+    .option(
+      '--max-compress-mb <mb>',
+      'largest body compressed; a larger one goes upstream uncompressed',
+      checked.positiveNumber('--max-compress-mb'),
+      String(PROXY_LIMIT_DEFAULTS.maxCompressBytes / MB),
+    )
+    .option(
+      '--max-inflight <n>',
+      'requests in flight; one more: 503 with Retry-After',
+      checked.positiveInt('--max-inflight'),
+      String(PROXY_LIMIT_DEFAULTS.maxInflight),
+    )
+    .option(
+      '--max-compressions <n>',
+      'compressions running at once; the others wait (within the deadline)',
+      checked.positiveInt('--max-compressions'),
+      String(PROXY_LIMIT_DEFAULTS.maxCompressions),
+    )
+    .option(
+      '--compression-deadline-s <s>',
+      'after this the request goes upstream uncompressed, with a log line',
+      checked.positiveNumber('--compression-deadline-s'),
+      String(PROXY_LIMIT_DEFAULTS.compressionDeadlineMs / 1000),
+    )
+    .option(
+      '--shutdown-grace-s <s>',
+      'on SIGTERM/SIGINT: time the requests in flight get before they are aborted (a second signal exits at once)',
+      checked.nonNegativeNumber('--shutdown-grace-s'),
+      String(DEFAULT_SHUTDOWN_GRACE_S),
+    );
 }
 
 /** Starts the proxy and serves until SIGINT or SIGTERM. */
@@ -98,14 +154,15 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     opts.guidelines,
     new GuidelineStore({ dir: opts.guidelinesDir }),
   );
-  const log = (line: string) => void process.stderr.write(`${line}\n`);
+  // A log line may name the upstream or the compressor's endpoint: no URL credentials in it.
+  const log = (line: string) => void process.stderr.write(`${redactUrlCredentials(line)}\n`);
   // Loaded here: the proxy brings the openai client and the tokenizer, which every other
   // command's start would otherwise pay for (issue #28).
   const { startProxy } = await import('../runtime/proxy/start-proxy.js');
   const proxy = await startProxy({
     config,
     upstream: opts.upstream,
-    port: port(opts.port),
+    port: wholeNumberIn(opts.port, '--port', 0, 65535)!,
     host: opts.host,
     guidelines,
     compressor: {
@@ -115,6 +172,14 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     },
     ...(opts.record ? { record: opts.db ?? config.run.db } : {}),
     log,
+    limits: {
+      maxBodyBytes: Math.floor(positiveNumber(opts.maxBodyMb, '--max-body-mb')! * MB),
+      maxCompressBytes: Math.floor(positiveNumber(opts.maxCompressMb, '--max-compress-mb')! * MB),
+      maxInflight: positiveInt(opts.maxInflight, '--max-inflight')!,
+      maxCompressions: positiveInt(opts.maxCompressions, '--max-compressions')!,
+      compressionDeadlineMs:
+        positiveNumber(opts.compressionDeadlineS, '--compression-deadline-s')! * 1000,
+    },
   });
   if (proxy.simulated) {
     log(
@@ -122,16 +187,41 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     );
   }
   process.stdout.write(
-    `acon proxy listening on ${proxy.url} -> ${opts.upstream} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
+    `acon proxy listening on ${proxy.url} -> ${redactUrlCredentials(opts.upstream)} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
   );
+  await untilStopped(proxy, nonNegativeNumber(opts.shutdownGraceS, '--shutdown-grace-s')!, log);
+}
+
+/**
+ * Serves until SIGTERM or SIGINT, then stops accepting at once, gives the requests in flight
+ * `graceS` seconds and aborts the rest (issue #60). A second signal exits at once. Then the
+ * process ends even if a compressor call is still under way (it has no request left to serve).
+ */
+async function untilStopped(
+  proxy: { close(graceMs?: number): Promise<{ aborted: number }> },
+  graceS: number,
+  log: (line: string) => void,
+): Promise<void> {
   await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      log('acon proxy: shutting down after the requests in flight');
-      void proxy.close().then(resolve);
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log(`acon proxy: ${signal} again, exiting now`);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      }
+      stopping = true;
+      log(
+        `acon proxy: ${signal}: not accepting new requests; those in flight have ${graceS} s (--shutdown-grace-s), a second signal exits at once`,
+      );
+      void proxy.close(graceS * 1000).then(({ aborted }) => {
+        if (aborted > 0)
+          log(`acon proxy: aborted ${aborted} requests still in flight after ${graceS} s`);
+        log('acon proxy: stopped');
+        resolve();
+      });
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  setTimeout(() => process.exit(), 200).unref();
 }

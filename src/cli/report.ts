@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_MAX_TRAJECTORIES } from '../report/html/embedded-rollouts.js';
-import { positiveInt } from './numbers.js';
+import { checked, positiveInt } from './numbers.js';
 import { DB_OPTION } from './shared-options.js';
 
 type ReportOpts = { config?: string; db?: string; html: string; maxTrajectories?: string };
@@ -17,6 +17,7 @@ export function registerReport(program: Command): void {
     .option(
       '--max-trajectories <n>',
       `trajectories embedded for the viewer: failures first (an optimize's evaluation split first), every condition in turn (default: ${DEFAULT_MAX_TRAJECTORIES})`,
+      checked.positiveInt('--max-trajectories'),
     )
     .option(...DB_OPTION)
     .addHelpText(

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import type { RunConditionsResult, RunParams } from '../experiment/index.js';
 import type { CompressorFlags } from '../config/compressor-flags.js';
 import { nameList } from './lists.js';
-import { positiveInt, positiveNumber } from './numbers.js';
+import { checked, positiveInt, positiveNumber } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags, mustConfirm, type ConfirmFlags } from './confirm.js';
 import {
   ALLOW_TASK_CHANGES_OPTION,
@@ -61,15 +61,27 @@ function commonOptions(cmd: Command): Command {
     )
     .option('--split <name>', 'task split', 'dev')
     .option('--tasks <ids>', 'only these task ids, comma-separated')
-    .option('--max-tasks <n>', 'only the first N tasks of the split (quick trials)')
+    .option(
+      '--max-tasks <n>',
+      'only the first N tasks of the split (quick trials)',
+      checked.positiveInt('--max-tasks'),
+    )
     .option('--task-file <file>', 'task ids, one per line (AppWorld)')
-    .option('--concurrency <n>', 'rollouts in flight (default: run.concurrency)')
+    .option(
+      '--concurrency <n>',
+      'rollouts in flight (default: run.concurrency)',
+      checked.positiveInt('--concurrency'),
+    )
     .option('--guidelines <spec>', 'guideline versions for acon, e.g. obs@3,hist@active')
     .addOption(
       new Option('--provider <name>', 'LLM provider for every role').choices(['sim', 'openai']),
     )
     .option('--no-cache', 'do not answer from the LLM call cache')
-    .option('--budget-usd <usd>', 'stop cleanly once this much is spent')
+    .option(
+      '--budget-usd <usd>',
+      'stop cleanly once this much is spent',
+      checked.positiveNumber('--budget-usd'),
+    )
     .option('--appworld-url <url...>', 'AppWorld environment server(s); several run in parallel')
     .option(
       '--compressor-model <model>',
@@ -214,13 +226,14 @@ async function runAction(
     qaData: opts.qaData,
     roles: ['agent', 'obs_compressor', 'hist_compressor'],
     // A guideline version that does not exist fails before the database is touched.
-    validate: async ({ bench, guidelines }) => {
+    validate: async ({ bench, guidelines, store, db }) => {
       await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
-      await conditionsFor(
-        params.strategies,
-        params.guidelineVersions ?? params.guidelines,
-        guidelines,
-      );
+      const given = params.guidelineVersions ?? params.guidelines;
+      if (params.strategies.includes('acon')) {
+        const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
+        checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
+      }
+      await conditionsFor(params.strategies, given, guidelines);
     },
   });
   const release = onInterrupt(session.abort);

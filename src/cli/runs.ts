@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { RunBusyError, UsageError } from '../errors.js';
-import { positiveInt } from './numbers.js';
+import { checked, positiveInt } from './numbers.js';
 import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
 
 type StoreOpts = { config?: string; db?: string };
@@ -187,7 +187,11 @@ function registerRunsPrune(runs: Command): void {
   runs
     .command('prune')
     .description('delete all but the newest N runs (runs still marked running are kept)')
-    .requiredOption('--keep <n>', 'how many of the newest runs to keep')
+    .requiredOption(
+      '--keep <n>',
+      'how many of the newest runs to keep',
+      checked.positiveInt('--keep'),
+    )
     .option('--dry-run', 'only list what would be deleted')
     .option(...DB_OPTION)
     .addHelpText(

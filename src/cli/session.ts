@@ -48,6 +48,9 @@ export type SessionOptions = {
     config: Config;
     bench: Benchmark;
     guidelines: GuidelineStore;
+    /** The database, still read-only (an empty store when the file does not exist yet). */
+    store: RunStore;
+    db: string;
   }) => Promise<void>;
   /** Run the valid tasks when some task files are invalid (instead of stopping). */
   skipInvalidTasks?: boolean;
@@ -112,7 +115,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     const providers = sessionProviders(config, opened, simulated);
     const guidelines = new GuidelineStore();
     if (!opts.planOnly) checkEndpointKeys(config, providers.openai, opts.roles ?? LLM_ROLES);
-    await opts.validate?.({ config, bench: opened, guidelines });
+    await opts.validate?.({ config, bench: opened, guidelines, store, db });
     if (!opts.dryRun) {
       store.close();
       store = openRunStore(db, { mode: 'write', groupCommit: true });

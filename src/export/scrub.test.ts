@@ -53,3 +53,13 @@ describe('scrubMessages / scrubTools', () => {
     expect(t.count).toBe(2);
   });
 });
+
+describe('scrubText and URLs (issue #60)', () => {
+  it('redacts credentials in URLs and counts each URL', () => {
+    const r = scrubText('GET https://u:p4ssw0rd@h.test/x then https://h.test/y?api_key=K123&q=1');
+    expect(r.value).toBe(
+      'GET https://[REDACTED]@h.test/x then https://h.test/y?api_key=[REDACTED]&q=1',
+    );
+    expect(r.count).toBe(2);
+  });
+});

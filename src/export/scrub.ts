@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolDef } from '../llm/types.js';
+import { redactUrl, URL_IN_TEXT } from '../url-credentials.js';
 
 /**
  * Defensive secret scrubbing for exports (ARCHITECTURE §7: keys never reach an export). The store
@@ -21,7 +22,14 @@ export type Scrubbed<T> = { value: T; count: number };
 /** The text with every secret-looking span replaced, and how many spans were replaced. */
 export function scrubText(text: string): Scrubbed<string> {
   let count = 0;
-  let out = text;
+  // Credentials in URLs (user info, ?api_key=…) by the same rule as the store and the terminal.
+  let out = text.includes('://')
+    ? text.replace(URL_IN_TEXT, (url) => {
+        const clean = redactUrl(url);
+        if (clean !== url) count++;
+        return clean;
+      })
+    : text;
   for (const re of PATTERNS) {
     out = out.replace(re, () => {
       count++;

@@ -4,6 +4,7 @@ import type { Endpoint } from '../config/schema.js';
 import { ConfigError, ProviderError } from '../errors.js';
 import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';
+import { urlCredentials, redactUrlCredentials } from '../url-credentials.js';
 import { redact, redactMessage } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
 import { BodyPool } from './body-pool.js';
@@ -80,7 +81,7 @@ export class OpenAiProvider implements LlmProvider {
     const { default: OpenAIClient } = await loadSdk();
     const state = this.endpointState(req.endpoint ?? DEFAULT_ENDPOINT);
     const backend = this.pickBackend(state);
-    const where = `endpoint "${state.name}" (${backend.baseURL})`;
+    const where = `endpoint "${state.name}" (${redactUrlCredentials(backend.baseURL)})`;
     const client = (backend.client ??= new OpenAIClient(backend.options));
     backend.inFlight++;
     let raw: unknown;
@@ -99,7 +100,7 @@ export class OpenAiProvider implements LlmProvider {
       this.bodies?.give(body);
     } catch (err) {
       const { mapOpenAiError } = await import('./openai-errors.js');
-      throw mapOpenAiError(err, where, state.endpoint.timeout_ms, [state.key]);
+      throw mapOpenAiError(err, where, state.endpoint.timeout_ms, this.keys());
     } finally {
       backend.inFlight--;
     }
@@ -113,13 +114,19 @@ export class OpenAiProvider implements LlmProvider {
       };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      throw new ProviderError(redact(`${where}: malformed response: ${text}`, [state.key]));
+      throw new ProviderError(redact(`${where}: malformed response: ${text}`, this.keys()));
     }
   }
 
-  /** The keys of the endpoints used so far: what an answer must never carry onwards. */
+  /**
+   * The keys of the endpoints used so far, and the credentials written in their base URLs: what
+   * an answer or an error must never carry onwards.
+   */
   private keys(): string[] {
-    return [...this.states.values()].map((s) => s.key);
+    return [...this.states.values()].flatMap((s) => [
+      s.key,
+      ...s.backends.flatMap((b) => urlCredentials(b.baseURL)),
+    ]);
   }
 
   /** Requests in flight per base URL (for load balancing and tests). */

@@ -18,6 +18,7 @@ import {
 import { exportCalls, exportTasks, type CallRow, type RolloutFilter } from './export-queries.js';
 import { CallBatch } from './call-batch.js';
 import { JournalWriter, readJournal } from './journal.js';
+import { redactUrlCredentials } from '../url-credentials.js';
 import { openDatabase, type OpenMode } from './open.js';
 import {
   currentOwner,
@@ -90,6 +91,8 @@ export interface RunStore extends CallStore {
   conditionCounts(): ConditionCount[];
   usageOutsideRollouts(runId: string): RoleUsageRow[];
   guidelineVersions(runId: string): GuidelineVersionRow[];
+  /** Ids of every learned (not seed) guideline version recorded, newest first. */
+  learnedGuidelineIds(): string[];
   deleteRun(runId: string): { rollouts: number; calls: number };
   getState<T extends z.ZodType>(runId: string, key: string, schema: T): z.infer<T> | undefined;
   setState(runId: string, key: string, value: unknown): void;
@@ -173,9 +176,16 @@ export class SqliteRunStore implements RunStore {
     return this.sql(text).run(...params).changes;
   }
 
-  /** Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. */
+  /**
+   * Inserts a row given by its columns (`verb`: INSERT OR REPLACE…); returns its rowid. Every text
+   * cell loses the credentials of the URLs in it first: a run's config holds base URLs, and an
+   * error message names its endpoint (issue #60, case 4).
+   */
   private insert(table: string, row: Record<string, unknown>, verb = 'INSERT'): number {
-    return Number(this.sql(insertSql(table, row, verb)).run(row).lastInsertRowid);
+    const clean = Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? redactUrlCredentials(v) : v]),
+    );
+    return Number(this.sql(insertSql(table, clean, verb)).run(clean).lastInsertRowid);
   }
 
   close(): void {
@@ -252,7 +262,7 @@ export class SqliteRunStore implements RunStore {
       call.costUsd,
       call.latencyMs,
       call.cached ? 1 : 0,
-      call.error,
+      call.error === null ? null : redactUrlCredentials(call.error),
     ];
     let id: number;
     try {
@@ -503,7 +513,7 @@ export class SqliteRunStore implements RunStore {
       this.flushRun(id, true);
     }
     const finished = status === 'running' ? null : now();
-    const json = summary === undefined ? null : JSON.stringify(summary);
+    const json = summary === undefined ? null : redactUrlCredentials(JSON.stringify(summary));
     this.run(
       'UPDATE runs SET status = ?, finished_at = ?, summary = COALESCE(?, summary) WHERE id = ?',
       status,
@@ -601,6 +611,11 @@ export class SqliteRunStore implements RunStore {
          GROUP BY c.role ORDER BY c.role`,
       { run: this.runNumber(runId) },
     );
+  }
+
+  learnedGuidelineIds(): string[] {
+    const sql = `SELECT id FROM guideline_versions WHERE phase != 'seed' ORDER BY created_at DESC, id DESC`;
+    return this.all<{ id: string }>(sql).map((r) => r.id);
   }
 
   /** Guideline versions created by a run (its lineage), oldest first. */

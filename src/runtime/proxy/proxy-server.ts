@@ -7,7 +7,16 @@ import {
   type ContextCompressor,
 } from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
-import { compressionHeader, formatReport } from './format-report.js';
+import { CompressionGate, isSkipped, type Skipped } from './compression-gate.js';
+import { compressionHeader, formatReport, passthroughHeader } from './format-report.js';
+import {
+  megabytes,
+  PROXY_LIMIT_DEFAULTS,
+  REAL_TIMERS,
+  type ProxyLimits,
+  type ProxyTimers,
+} from './limits.js';
+import { readBodyWithin } from './read-body.js';
 import { COMPRESSION_HEADER, proxyResponses, RESPONSES_PATH } from './responses.js';
 
 /** One proxied chat completion, for `--record`: the request as sent upstream and the answer. */
@@ -36,6 +45,10 @@ export type ProxyOptions = {
   within?: <T>(messages: OpenAiMessage[], compress: () => Promise<T>) => Promise<T>;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Body size, requests and compressions in flight, compression deadline. @default PROXY_LIMIT_DEFAULTS */
+  limits?: Partial<ProxyLimits>;
+  /** @default the real setTimeout/clearTimeout */
+  timers?: ProxyTimers;
 };
 
 /** The fields of a chat-completions body the proxy reads; everything else passes as it is. */
@@ -61,6 +74,9 @@ const DROP_RESPONSE = new Set([
   'content-encoding',
 ]);
 
+/** How long a refused upload's connection stays open for its client to read the 413. */
+const REFUSED_LINGER_MS = 1_000;
+
 const CHAT_PATH = /^(?:\/v1)?\/chat\/completions\/?$/;
 
 /**
@@ -78,11 +94,26 @@ export class ProxyServer {
   private readonly fetch: typeof fetch;
   private inFlight = 0;
   private idle: (() => void)[] = [];
+  private readonly limits: ProxyLimits;
+  private readonly timers: ProxyTimers;
+  private readonly gate: CompressionGate;
+  /** Set by close(): new requests are refused, answers close their connection. */
+  private closing = false;
+  /** Aborts the upstream requests in flight when the shutdown grace runs out. */
+  private readonly stopAll = new AbortController();
 
   constructor(private readonly opts: ProxyOptions) {
     this.upstream = opts.upstream.replace(/\/+$/, '');
     this.fetch = opts.fetch ?? globalThis.fetch;
+    this.limits = { ...PROXY_LIMIT_DEFAULTS, ...opts.limits };
+    this.timers = opts.timers ?? REAL_TIMERS;
+    this.gate = new CompressionGate(this.limits, this.timers);
     this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** Requests being answered now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
   }
 
   async listen(port: number, host: string): Promise<string> {
@@ -94,19 +125,71 @@ export class ProxyServer {
     return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/v1`;
   }
 
-  /** Stops accepting connections and resolves once the requests in flight are answered. */
-  async close(): Promise<void> {
+  /**
+   * Stops accepting at once (the listening socket and idle keep-alive connections are closed, a
+   * request arriving on a busy connection is answered 503), lets the requests in flight finish
+   * for `graceMs`, then aborts the ones left and closes every connection. Resolves with how many
+   * were aborted.
+   * @default graceMs no limit: wait for every answer
+   */
+  async close(graceMs = Number.POSITIVE_INFINITY): Promise<{ aborted: number }> {
+    this.closing = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    let aborted = 0;
+    if (this.inFlight > 0) {
+      let timer: unknown;
+      const drained = new Promise<boolean>((resolve) => this.idle.push(() => resolve(true)));
+      const expired = Number.isFinite(graceMs)
+        ? new Promise<boolean>(
+            (resolve) => (timer = this.timers.setTimeout(() => resolve(false), graceMs)),
+          )
+        : new Promise<boolean>(() => {});
+      const finished = await Promise.race([drained, expired]);
+      this.timers.clearTimeout(timer);
+      if (!finished) {
+        aborted = this.inFlight;
+        this.stopAll.abort();
+      }
+    }
     this.server.closeAllConnections();
     await closed;
+    return { aborted };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.closing) {
+      this.refuse(
+        res,
+        503,
+        'acon proxy is shutting down; retry against its restart',
+        'unavailable',
+      );
+      return;
+    }
+    if (this.inFlight >= this.limits.maxInflight) {
+      this.refuse(
+        res,
+        503,
+        `acon proxy has ${this.limits.maxInflight} requests in flight (--max-inflight); retry after the Retry-After seconds`,
+        'overloaded',
+      );
+      return;
+    }
     this.inFlight++;
     try {
-      const raw = await readBody(req);
+      const read = await readBodyWithin(req, this.limits.maxBodyBytes);
+      if (!read.ok) {
+        this.opts.log(
+          `${req.method ?? 'GET'} ${req.url ?? '/'} 413 body over ${megabytes(this.limits.maxBodyBytes)} (--max-body-mb), not read`,
+        );
+        this.refuseUnread(
+          req,
+          `request body is larger than the ${megabytes(this.limits.maxBodyBytes)} acon proxy accepts (--max-body-mb)`,
+        );
+        return;
+      }
+      const raw = read.body;
       const path = (req.url ?? '/').replace(/^\/v1(?=\/|$)/, '') || '/';
       const target = `${this.upstream}${path}`;
       if (req.method === 'POST' && CHAT_PATH.test((req.url ?? '').split('?')[0]!)) {
@@ -129,7 +212,62 @@ export class ProxyServer {
     }
   }
 
+  /**
+   * An OpenAI-style error answer (`{"error":{"message","type","param","code"}}`) that closes its
+   * connection: the body may be unread, and a closing proxy keeps no connection open.
+   */
+  private refuse(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    code: string,
+    type = 'server_error',
+  ): void {
+    res.shouldKeepAlive = false;
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      connection: 'close',
+      ...(status === 503 ? { 'retry-after': '1' } : {}),
+    });
+    res.end(JSON.stringify({ error: { message, type, param: null, code } }));
+  }
+
+  /**
+   * The 413 of a body that is not read: written on the socket, which then sends no more and is
+   * closed after a short linger. Node's own answer path would read (and drop) the rest of the
+   * body to keep the connection, or reset it at once; a reset while the client still uploads
+   * loses the answer on its side (EPIPE before the 413 is read). Not reading stops the upload
+   * by TCP flow control, so the body costs neither memory nor time, and the client reads the
+   * 413 before the connection goes.
+   */
+  private refuseUnread(req: IncomingMessage, message: string): void {
+    const body = JSON.stringify({
+      error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' },
+    });
+    const socket = req.socket;
+    socket.end(
+      `HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    const timer = this.timers.setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+    socket.once('close', () => this.timers.clearTimeout(timer));
+  }
+
+  /** The plan for `messages`, through the compression bounds (compression-gate.ts). */
+  private async compress<T>(
+    messages: OpenAiMessage[],
+    plan: () => Promise<T>,
+  ): Promise<T | Skipped> {
+    const within = this.opts.within;
+    return this.gate.run(() => (within ? within(messages, plan) : plan()));
+  }
+
   private async chat(req: IncomingMessage, res: ServerResponse, raw: Buffer, target: string) {
+    const tooLarge = this.gate.tooLarge(raw.length);
+    if (tooLarge) {
+      await this.passThrough(req, res, raw, target, tooLarge);
+      return;
+    }
     let parsed: z.infer<typeof ChatBodySchema>;
     try {
       parsed = ChatBodySchema.parse(JSON.parse(raw.toString('utf8')));
@@ -139,8 +277,11 @@ export class ProxyServer {
       return;
     }
     const messages = parsed.messages as unknown as OpenAiMessage[];
-    const compress = () => this.opts.compressor.plan(messages);
-    const plan = await (this.opts.within ? this.opts.within(messages, compress) : compress());
+    const plan = await this.compress(messages, () => this.opts.compressor.plan(messages));
+    if (isSkipped(plan)) {
+      await this.passThrough(req, res, raw, target, plan);
+      return;
+    }
     const { report } = plan;
     if (report.error) {
       this.opts.log(`compressor failed, request sent uncompressed: ${report.error.message}`);
@@ -161,12 +302,27 @@ export class ProxyServer {
     });
   }
 
+  /** A chat request sent upstream as it came, with the log line that says why. */
+  private async passThrough(
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Buffer,
+    target: string,
+    why: Skipped,
+  ): Promise<void> {
+    const answer = await this.forward(req, res, raw, target, {
+      [COMPRESSION_HEADER]: passthroughHeader(why.code),
+    });
+    this.opts.log(`POST /v1/chat/completions ${answer.status} sent uncompressed: ${why.text}`);
+  }
+
   /** The server's parts the Responses route (responses.ts) uses. */
   private responsesContext() {
     return {
       compressor: this.opts.compressor,
       log: this.opts.log,
-      ...(this.opts.within ? { within: this.opts.within } : {}),
+      compress: this.compress.bind(this),
+      tooLarge: (bytes: number) => this.gate.tooLarge(bytes),
       forward: this.forward.bind(this),
     };
   }
@@ -188,16 +344,19 @@ export class ProxyServer {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    const signal = AbortSignal.any([abort.signal, this.stopAll.signal]);
     const upstream = await this.fetch(target, {
       method: req.method ?? 'GET',
       headers,
-      signal: abort.signal,
+      signal,
       ...(body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
     });
     const out: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {
       if (!DROP_RESPONSE.has(name)) out[name] = value;
     });
+    // A closing proxy keeps no connection open after this answer.
+    if (this.closing) res.shouldKeepAlive = false;
     res.writeHead(upstream.status, { ...out, ...extra });
     const chunks: Buffer[] = [];
     if (upstream.body) {
@@ -210,12 +369,6 @@ export class ProxyServer {
     res.end();
     return { status: upstream.status, text: Buffer.concat(chunks).toString('utf8') };
   }
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { CompressionReport, ContextCompressor } from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
+import { isSkipped, type Skipped } from './compression-gate.js';
 import { compressionHeader, formatReport, passthroughHeader } from './format-report.js';
 import {
   applyPlanToItems,
@@ -14,7 +15,10 @@ import {
 export type ResponsesContext = {
   compressor: ContextCompressor;
   log: (line: string) => void;
-  within?: <T>(messages: OpenAiMessage[], compress: () => Promise<T>) => Promise<T>;
+  /** Runs a compression through the proxy's bounds (and `--record`'s attribution). */
+  compress<T>(messages: OpenAiMessage[], plan: () => Promise<T>): Promise<T | Skipped>;
+  /** Why a body of this many bytes is not compressed at all, or null. */
+  tooLarge(bytes: number): Skipped | null;
   /** Sends the body upstream and pipes the answer back with the extra headers. */
   forward(
     req: IncomingMessage,
@@ -54,6 +58,14 @@ export async function proxyResponses(
   target: string,
 ): Promise<void> {
   const line = (status: number, what: string) => ctx.log(`POST /v1/responses ${status} ${what}`);
+  const tooLarge = ctx.tooLarge(raw.length);
+  if (tooLarge) {
+    const answer = await ctx.forward(req, res, raw, target, {
+      [COMPRESSION_HEADER]: passthroughHeader(tooLarge.code),
+    });
+    line(answer.status, `sent uncompressed: ${tooLarge.text}`);
+    return;
+  }
   let parsed: z.infer<typeof ResponsesBodySchema>;
   try {
     parsed = ResponsesBodySchema.parse(JSON.parse(raw.toString('utf8')));
@@ -75,8 +87,14 @@ export async function proxyResponses(
   }
   const input = parsed.input as z.infer<typeof InputItemSchema>[];
   const chat = itemsAsChat(parsed.instructions ?? null, input);
-  const compress = () => ctx.compressor.plan(chat.messages);
-  const plan = await (ctx.within ? ctx.within(chat.messages, compress) : compress());
+  const plan = await ctx.compress(chat.messages, () => ctx.compressor.plan(chat.messages));
+  if (isSkipped(plan)) {
+    const answer = await ctx.forward(req, res, raw, target, {
+      [COMPRESSION_HEADER]: passthroughHeader(plan.code),
+    });
+    line(answer.status, `sent uncompressed: ${plan.text}`);
+    return;
+  }
   const report: CompressionReport = plan.report;
   if (report.error) {
     ctx.log(`compressor failed, request sent uncompressed: ${report.error.message}`);

@@ -10,6 +10,7 @@ import { openRunStore } from '../../store/open-run-store.js';
 import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
 import { MemoryCallStore } from '../memory-call-store.js';
+import type { ProxyLimits } from './limits.js';
 import { ProxyServer } from './proxy-server.js';
 import { ProxyRecorder } from './record.js';
 
@@ -25,6 +26,8 @@ export type StartProxyOptions = {
   /** Record each conversation as a rollout (record.ts) in this SQLite database. */
   record?: string;
   log: (line: string) => void;
+  /** Body size, in-flight bounds and the compression deadline (limits.ts). */
+  limits?: Partial<ProxyLimits>;
 };
 
 export type RunningProxy = {
@@ -34,8 +37,11 @@ export type RunningProxy = {
   runId: string | null;
   /** The compressors run on the simulated provider (no model behind them). */
   simulated: boolean;
-  /** Stops accepting, answers what is in flight, closes the store. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets what is in flight finish for `graceMs` and aborts the rest, closes
+   * the store. @default graceMs no limit
+   */
+  close(graceMs?: number): Promise<{ aborted: number }>;
 };
 
 /**
@@ -79,6 +85,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     upstream: opts.upstream,
     compressor,
     log: opts.log,
+    ...(opts.limits ? { limits: opts.limits } : {}),
     ...(recorder
       ? {
           onExchange: (x) => recorder.exchange(x),
@@ -92,11 +99,12 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
       url,
       runId,
       simulated,
-      async close() {
-        await server.close();
+      async close(graceMs) {
+        const closed = await server.close(graceMs);
         recorder?.close();
         if (store && runId) store.setRunStatus(runId, 'finished');
         store?.close();
+        return closed;
       },
     };
   } catch (err) {
