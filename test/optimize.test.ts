@@ -6,7 +6,17 @@ import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-s
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
 import { lossyEnv, makeEnv, optimizeParams, taskResolver } from './helpers/env.js';
 
-const PARAMS = optimizeParams({ candidates: 3, promote: true, maxTasks: 12 });
+/**
+ * 12 selection tasks: a 2-task UT gain has sign-test p = 1/4, which the default alpha 0.1
+ * rejects (paired-selection.test.ts). These tests check the phases' plumbing and resume, so they
+ * state a looser level; the rule itself is tested with its defaults.
+ */
+const PARAMS = optimizeParams({
+  candidates: 3,
+  promote: true,
+  maxTasks: 12,
+  decision: { alpha: 0.3, margin: 0.025, tieTokenCut: 0.1 },
+});
 
 async function run(env: ReturnType<typeof makeEnv>, params: OptimizeParams, resume?: string) {
   const out = await optimize(env, params, { command: 'test', resume });

@@ -179,6 +179,8 @@ async function runStages(run: OptimizeRun) {
     select: run.tasks.select,
     candidates: params.candidates,
     selection: params.selection,
+    decision: params.decision,
+    racing: params.racing,
     log: run.log,
     progress: run.progress,
   };
