@@ -61,9 +61,20 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
     push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
   }
+  const pc = r.pairCheck;
+  if (pc) {
+    push(`pair checked together on ${pc.split} (${pc.tasks} tasks), against the v0 pair:`);
+    for (const o of pc.options) {
+      const acc = `${(100 * o.accuracy).toFixed(1)}%, peak ${Math.round(o.peakTokens)}`;
+      push(`  ${o.name} ${o.label}: ${acc}${o.name === 'v0' ? '' : `: ${o.reason}`}`, '  ');
+    }
+    push(`verdict pair: ${pc.verdict}`, '  ');
+  }
   push(PEAK_NOTE);
   if (r.tables[0]?.provenance.simulated) push(SIMULATED_NOTE);
   push(`final guidelines: ${r.final.obs.id}, ${r.final.hist.id}`);
+  if (r.chosen && (r.chosen.obs.id !== r.final.obs.id || r.chosen.hist.id !== r.final.hist.id))
+    push(`chosen by the pair check: ${r.chosen.obs.id}, ${r.chosen.hist.id}`);
   push(activeLine(r), '  ');
   push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
   push(
@@ -107,7 +118,10 @@ function activeLine(r: OptimizeResult): string {
     const before = [r.start.obs.id, r.start.hist.id].filter((id) => !r.promoted.includes(id));
     return `now active: ${r.promoted.join(', ')}${before.length > 0 ? `; to undo: ${promote(before)}` : ''}`;
   }
-  const changed = [r.final.obs.id, r.final.hist.id].filter(
+  const chosen = r.chosen ?? r.final;
+  if (r.pairCheck?.chosen === 'v0')
+    return 'active guidelines unchanged (no guideline beat v0 on selection)';
+  const changed = [chosen.obs.id, chosen.hist.id].filter(
     (id) => id !== r.start.obs.id && id !== r.start.hist.id,
   );
   return changed.length > 0

@@ -19,6 +19,8 @@ import {
   type OptimizePlan,
 } from './plan.js';
 import { finalCondition, finalRows } from './final-rows.js';
+import { PairCheckSchema } from './pair-check.js';
+import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
@@ -51,7 +53,13 @@ export const OptimizeResultSchema = z.object({
       ),
     }),
   ),
-  /** Versions made active at the end (empty with --no-promote). */
+  /**
+   * The pair checked together on the selection split (stage-pair.ts) and the pair it chose: what
+   * a full run makes active. Runs recorded before the check: absent.
+   */
+  pairCheck: PairCheckSchema.optional(),
+  chosen: PairSchema.optional(),
+  /** Versions made active at the end (empty with --no-promote, or when v0 stays). */
   promoted: z.array(z.string()),
   files: z.array(z.string()),
 });
@@ -106,6 +114,7 @@ export async function optimize(
       progress: opts.progress ?? (() => {}),
     };
     const { start, ut, pair, stages } = await runStages(run);
+    const { check, chosen } = await checkPair({ ...run, select: run.tasks.select }, start, pair);
     const tables = await finalTables(run, finalRows(params, start, ut, pair));
     const teacher = await teacherRollouts(run, pair);
     const result: OptimizeResult = {
@@ -117,7 +126,9 @@ export async function optimize(
       final: pair,
       finalCondition: teacher.label,
       tables,
-      promoted: promoteFinal(run, pair),
+      pairCheck: check,
+      chosen,
+      promoted: promoteFinal(run, start, chosen),
       files: env.guidelines
         .list()
         .filter((g) => g.run === runId)
@@ -128,6 +139,8 @@ export async function optimize(
       tables,
       ut: { obs: ut.obs.id, hist: ut.hist.id },
       final: { obs: pair.obs.id, hist: pair.hist.id },
+      pairCheck: check,
+      chosen: { obs: chosen.obs.id, hist: chosen.hist.id },
     });
     return result;
   } catch (err) {
@@ -269,9 +282,13 @@ async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
   return teacher;
 }
 
-/** Makes the final versions active (once: recorded in the run), unless --no-promote. */
-function promoteFinal(run: OptimizeRun, pair: GuidelinePair): string[] {
+/**
+ * Makes the chosen pair active (once: recorded in the run), unless --no-promote or the pair check
+ * kept v0: then nothing is promoted.
+ */
+function promoteFinal(run: OptimizeRun, start: GuidelinePair, pair: GuidelinePair): string[] {
   if (!run.params.promote) return [];
+  if (pair.obs.id === start.obs.id && pair.hist.id === start.hist.id) return [];
   const { store } = run.env;
   return promotePair(
     run.env.guidelines,
