@@ -49,6 +49,7 @@ type RawOpts = {
   allowTaskChanges?: boolean;
   selection?: 'heldout' | 'reference' | 'reference-paired';
   racing?: boolean;
+  selectFrom?: 'split' | 'grouped';
 };
 
 const OPTIMIZE_HELP = `
@@ -127,6 +128,14 @@ function addMethodOptions(cmd: Command): void {
       'drop a candidate as soon as no outcome of its remaining selection tasks could get it accepted (default)',
     )
     .option('--no-racing', 'run every candidate on every selection task')
+    .addOption(
+      new Option(
+        '--select-from <source>',
+        'selection tasks: split (the selection split as it is) or grouped (the train and ' +
+          'selection splits pooled, whole task patterns held out for selection, seeded, as the ' +
+          'test split holds them out) (default: optimize.select_from = split)',
+      ).choices(['split', 'grouped']),
+    )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option('--max-tasks <n>', 'use only the first N tasks of each split (quick trials)')
     .option(
@@ -300,6 +309,7 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     // The paired rule (docs/method.md): a UT tie needs 10% fewer peak tokens, a stated constant.
     decision: { alpha: c.alpha, margin: c.margin, tieTokenCut: DEFAULT_DECISION.tieTokenCut },
     racing: opts.racing ?? true,
+    selectFrom: opts.selectFrom ?? c.select_from,
   });
   return given;
 }
@@ -333,6 +343,7 @@ function refuseChangedParams(
     flag('select-tasks', 'selectTasks'),
     flag('selection', 'selection'),
     flag(given.racing ? 'racing' : 'no-racing', 'racing'),
+    flag('select-from', 'selectFrom'),
   ]);
 }
 

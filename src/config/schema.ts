@@ -310,6 +310,14 @@ export const ConfigSchema = z.strictObject({
          * it); the evaluation split is always whole.
          */
         train_tasks: z.number().int().min(0).default(0),
+        /**
+         * Where the selection tasks come from. `split` (default): the selection split as it is
+         * (apptown's dev shares every task pattern with train). `grouped`: the train and
+         * selection splits pooled, whole task patterns (a task's template parts, else its app
+         * mix) held out for selection by a seeded draw, so selection sees patterns training never
+         * used, as the built-in test splits do (docs/method.md).
+         */
+        select_from: z.enum(['split', 'grouped']).default('split'),
         select_tasks: z.number().int().min(0).default(16),
       }),
     )

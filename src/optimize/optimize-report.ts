@@ -61,6 +61,15 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
     push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
   }
+  if (r.evalUnseen) {
+    const { unseen, total } = r.evalUnseen;
+    const evalSplit = r.tables.at(-1)?.split ?? 'evaluation';
+    push(
+      unseen > 0
+        ? `${evalSplit} holds out task patterns: ${unseen} of ${total} tasks use one that no selection task uses`
+        : `${evalSplit} holds out no task pattern from selection: every one of its ${total} tasks uses patterns selection saw`,
+    );
+  }
   const pc = r.pairCheck;
   if (pc) {
     push(`pair checked together on ${pc.split} (${pc.tasks} tasks), against the v0 pair:`);

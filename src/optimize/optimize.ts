@@ -8,7 +8,8 @@ import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
 import type { RunEnv } from '../experiment/index.js';
-import type { OptimizeParams } from './params.js';
+import { selectionName, type OptimizeParams } from './params.js';
+import { groupedSelection, unseenPatterns } from './grouped-split.js';
 import { runPhase } from './phase.js';
 import { StageResultSchema, type StageResult } from './stage.js';
 import {
@@ -58,6 +59,8 @@ export const OptimizeResultSchema = z.object({
    * a full run makes active. Runs recorded before the check: absent.
    */
   pairCheck: PairCheckSchema.optional(),
+  /** Evaluation tasks that use a task pattern no selection task uses (grouped-split.ts). */
+  evalUnseen: z.object({ unseen: z.number().int(), total: z.number().int() }).optional(),
   chosen: PairSchema.optional(),
   /** Versions made active at the end (empty with --no-promote, or when v0 stays). */
   promoted: z.array(z.string()),
@@ -128,6 +131,7 @@ export async function optimize(
       tables,
       pairCheck: check,
       chosen,
+      evalUnseen: unseenPatterns(tasks.eval, tasks.select),
       promoted: promoteFinal(run, start, chosen),
       files: env.guidelines
         .list()
@@ -166,9 +170,17 @@ async function optimizeTasks(env: RunEnv, params: OptimizeParams) {
     const max = Math.min(params.maxTasks ?? Infinity, n ?? Infinity);
     return Number.isFinite(max) ? xs.slice(0, max) : xs;
   };
+  let train = await selectTasks(env, params.trainSplit, null);
+  let select = await selectTasks(env, params.selectSplit, null);
+  if (params.selectFrom === 'grouped') {
+    const ids = new Set(train.map((t) => t.id));
+    const pool = [...train, ...select.filter((t) => !ids.has(t.id))];
+    const size = Math.min(params.maxTasks ?? Infinity, params.selectTasks ?? select.length);
+    ({ train, select } = groupedSelection(pool, size, env.config.seed));
+  }
   return {
-    train: limit(await selectTasks(env, params.trainSplit, null), params.trainTasks),
-    select: limit(await selectTasks(env, params.selectSplit, null), params.selectTasks),
+    train: limit(train, params.trainTasks),
+    select: limit(select, params.selectTasks),
     eval: limit(await selectTasks(env, params.evalSplit, null)),
   };
 }
@@ -219,7 +231,7 @@ async function finalTables(
   const conditions = rows.map((r) => r.condition);
   const tables: OptimizeResult['tables'] = [];
   for (const [split, list] of [
-    [params.selectSplit, run.tasks.select],
+    [selectionName(params), run.tasks.select],
     [params.evalSplit, run.tasks.eval],
   ] as const) {
     run.log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);

@@ -31,7 +31,7 @@ describe('choosePaired, utility phase', () => {
     const s = choosePaired('ut', [{ id: 'c1', pairs: pairs(16, 3, 3) }], DEFAULT_DECISION);
     expect(s.winner).toBeNull();
     expect(s.decisions.c1!.pValue).toBeCloseTo(tail(3, 3), 12);
-    expect(s.reasons.c1).toMatch(/^rejected: tie/);
+    expect(s.reasons.c1).toMatch(/^tie/);
   });
   it('does not accept a one-task win at alpha 0.1 (p = 1/2)', () => {
     const s = choosePaired('ut', [{ id: 'c1', pairs: pairs(16, 1, 0) }], DEFAULT_DECISION);
@@ -109,13 +109,13 @@ describe('choosePaired, compression phase', () => {
     expect(s.decisions.c1!.dropUpper).toBeCloseTo(bound, 9);
     expect(bound).toBeGreaterThan(0.025);
     expect(s.winner).toBeNull();
-    expect(s.reasons.c1).toMatch(/^rejected: drop beyond margin/);
+    expect(s.reasons.c1).toMatch(/^drop beyond margin/);
     const wide = choosePaired('co', cands, { ...DEFAULT_DECISION, margin: bound + 0.001 });
     expect(wide.winner).toBe('c1');
   });
   it('rejects a candidate within the margin that cuts no tokens', () => {
     const s = choosePaired('co', [{ id: 'c1', pairs: pairs(16, 0, 0) }], DEFAULT_DECISION);
     expect(s.winner).toBeNull();
-    expect(s.reasons.c1).toMatch(/^rejected: no token cut/);
+    expect(s.reasons.c1).toMatch(/^no token cut/);
   });
 });

@@ -52,7 +52,8 @@ export function choosePaired(
         ? `selected: ${d.reason}`
         : d.accepted
           ? `passed the rule but ${winner} did better (${decisions[winner!]!.reason.replace(/^accepted: /, '')}): ${d.reason.replace(/^accepted: /, '')}`
-          : d.reason;
+          : // The report line says "rejected" already.
+            d.reason.replace(/^rejected: /, '');
   }
   return { winner, decisions, reasons };
 }

@@ -43,10 +43,21 @@ export const OptimizeParamsSchema = z.object({
    * whose stages keep the rule they were decided by (selection.ts).
    */
   decision: DecisionParamsSchema.nullable().default(null),
+  /**
+   * Where the selection tasks come from: `split`, the selection split as it is; `grouped`, the
+   * pooled train and selection splits with whole task patterns held out for selection
+   * (grouped-split.ts). Runs recorded before it: `split`.
+   */
+  selectFrom: z.enum(['split', 'grouped']).default('split'),
   /** Drop a candidate once no outcome of its remaining selection tasks could get it accepted. */
   racing: z.boolean().default(false),
 });
 export type OptimizeParams = z.infer<typeof OptimizeParamsSchema>;
+
+/** The name the selection tasks go by in logs and tables. */
+export function selectionName(params: Pick<OptimizeParams, 'selectFrom' | 'selectSplit'>): string {
+  return params.selectFrom === 'grouped' ? 'selection' : params.selectSplit;
+}
 
 /** The guideline kinds an optimize of this target tunes, obs first. */
 export function kindsOf(target: OptimizeParams['target']): ('obs' | 'hist')[] {

@@ -6,7 +6,7 @@ import type { TaskInfo } from '../bench/types.js';
 import { DEFAULT_DECISION } from './decision-rule.js';
 import { finalCondition } from './final-rows.js';
 import { choosePair, PairCheckSchema, V0_PAIR, type PairCheck } from './pair-check.js';
-import type { OptimizeParams } from './params.js';
+import { selectionName, type OptimizeParams } from './params.js';
 
 /**
  * The stage after the phases (pair-check.ts): the learned pair, each learned guideline with the
@@ -36,7 +36,7 @@ export async function checkPair(
   });
   if (recorded) return pick(recorded);
   const conditions = options.map((o) => finalCondition(params, o.pair));
-  run.log(`pair: ${options.map((o) => o.name).join(', ')} together on ${params.selectSplit}`);
+  run.log(`pair: ${options.map((o) => o.name).join(', ')} together on ${selectionName(params)}`);
   await runRollouts({
     runId,
     bench: env.bench,
@@ -45,7 +45,7 @@ export async function checkPair(
     store: env.store,
     config: env.config,
     signal: env.abort.signal,
-    onRollout: (o, done, total) => run.progress(`pair ${params.selectSplit}`, done, total, o),
+    onRollout: (o, done, total) => run.progress(`pair ${selectionName(params)}`, done, total, o),
   });
   const ids = new Set(run.select.map((t) => t.id));
   const rowsOf = (c: Condition) =>
@@ -59,7 +59,7 @@ export async function checkPair(
     params.decision ?? DEFAULT_DECISION,
   );
   const check: PairCheck = {
-    split: params.selectSplit,
+    split: selectionName(params),
     tasks: v0.size,
     options: options.map((o, i) => {
       const m = conditionMetrics(

@@ -35,7 +35,12 @@ export function judgeCandidates(
   for (const c of ev.candidates) {
     if (c.tally.dropped) {
       reports.push(
-        unscored(c.slot, `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`),
+        unscored(
+          c.slot,
+          pairedRule(pc)
+            ? `dropped by racing after ${c.tally.tasks}/${n} tasks: no outcome of the rest could get it accepted`
+            : `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
+        ),
       );
     } else {
       finished.push(toScore(c.slot.id!, c.tally));

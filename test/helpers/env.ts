@@ -175,6 +175,7 @@ export function optimizeParams(overrides: Partial<OptimizeParams>): OptimizePara
     selection: 'heldout',
     decision: { alpha: 0.1, margin: 0.025, tieTokenCut: 0.1 },
     racing: true,
+    selectFrom: 'split',
     ...overrides,
   };
 }
