@@ -37,6 +37,9 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     );
     for (const c of s.candidates)
       push(`    ${c.id ?? `candidate ${c.index + 1}`} ${c.status}: ${c.reason}`, '  ');
+    const sr = s.selectionRollouts;
+    if (sr && sr.saved > 0)
+      push(`    selection rollouts: ${sr.ran} run, ${sr.saved} saved by racing`, '  ');
     const lacked = incompleteLine(s);
     if (lacked) push(`    ${lacked}`, '  ');
   }

@@ -38,7 +38,7 @@ export function judgeCandidates(
         unscored(
           c.slot,
           pairedRule(pc)
-            ? `dropped by racing after ${c.tally.tasks}/${n} tasks: no outcome of the rest could get it accepted`
+            ? `dropped by racing after ${c.tally.tasks}/${n} tasks (${n - c.tally.tasks} rollouts saved): no outcome of the rest could get it accepted`
             : `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
         ),
       );

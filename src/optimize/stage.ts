@@ -116,6 +116,11 @@ export const StageResultSchema = z.object({
   selectionTasks: z.number().int().default(0),
   candidates: z.array(CandidateReportSchema),
   /**
+   * The candidates' selection rollouts: stored (`ran`, cache hits included) and skipped because
+   * the candidate had been dropped (`saved`). Runs recorded before racing: absent.
+   */
+  selectionRollouts: z.object({ ran: z.number().int(), saved: z.number().int() }).optional(),
+  /**
    * Rollouts of the stage (train or selection) the infrastructure lost before the decision was
    * made (issue #31): the decision was made without them. Kept as recorded.
    */
