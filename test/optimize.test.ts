@@ -308,6 +308,13 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     expect(env.store.getRun(runId).status).toBe('budget');
     const spent = env.store.callStats(runId).costUsd;
     expect(spent).toBeGreaterThanOrEqual(0.05);
+    // It stops within one rollout's cost of the budget (issue 56): the most any rollout of the
+    // run cost, its calls summed, counted independently of the budget check.
+    const perRollout = new Map<string, number>();
+    for (const c of env.store.calls({ runId }))
+      if (c.rolloutId) perRollout.set(c.rolloutId, (perRollout.get(c.rolloutId) ?? 0) + c.costUsd);
+    const oneRollout = Math.max(...perRollout.values());
+    expect(spent - 0.05).toBeLessThanOrEqual(oneRollout);
     env.store.close();
 
     const again = makeEnv({
