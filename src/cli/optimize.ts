@@ -50,7 +50,9 @@ type RawOpts = {
   config?: string;
   skipInvalidTasks?: boolean;
   allowTaskChanges?: boolean;
-  selection?: 'heldout' | 'reference';
+  selection?: 'heldout' | 'reference' | 'reference-paired';
+  racing?: boolean;
+  selectFrom?: 'split' | 'grouped';
 };
 
 const OPTIMIZE_HELP = `
@@ -122,10 +124,24 @@ function addMethodOptions(cmd: Command): void {
     .addOption(
       new Option(
         '--selection <mode>',
-        'how candidates are chosen: heldout (selection split, vs the parent) or reference ' +
-          '(the paper: UT on D_cont, CO on D_succ of the train split, best accuracy, ties to ' +
-          'fewest input tokens) (default: optimize.selection = heldout)',
-      ).choices(['heldout', 'reference']),
+        'how candidates are chosen: heldout (selection split, the parent run there too, by the ' +
+          'paired rule), reference (the paper: UT on D_cont, CO on D_succ of the train split, ' +
+          'best accuracy, ties to fewest input tokens, the parent scored by its train rollouts) ' +
+          'or reference-paired (those tasks, by the paired rule) (default: optimize.selection = heldout)',
+      ).choices(['heldout', 'reference', 'reference-paired']),
+    )
+    .option(
+      '--racing',
+      'drop a candidate as soon as no outcome of its remaining selection tasks could get it accepted (default)',
+    )
+    .option('--no-racing', 'run every candidate on every selection task')
+    .addOption(
+      new Option(
+        '--select-from <source>',
+        'selection tasks: split (the selection split as it is) or grouped (the train and ' +
+          'selection splits pooled, whole task patterns held out for selection, seeded, as the ' +
+          'test split holds them out) (default: optimize.select_from = split)',
+      ).choices(['split', 'grouped']),
     )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option(
@@ -271,6 +287,7 @@ function subset(value: string | undefined, flag: string, fallback: number): numb
 async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
   const { loadConfig } = await import('../config/load.js');
   const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
+  const { DEFAULT_DECISION } = await import('../optimize/decision-rule.js');
   const { resolveSplits } = await import('../bench/registry.js');
   const phases = opts.phases.split(',').map((p) => {
     const r = PhaseSchema.safeParse(p.trim());
@@ -304,6 +321,10 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     trainTasks: subset(opts.trainTasks, '--train-tasks', c.train_tasks),
     selectTasks: subset(opts.selectTasks, '--select-tasks', c.select_tasks),
     selection: opts.selection ?? c.selection,
+    // The paired rule (docs/method.md): a UT tie needs 10% fewer peak tokens, a stated constant.
+    decision: { alpha: c.alpha, margin: c.margin, tieTokenCut: DEFAULT_DECISION.tieTokenCut },
+    racing: opts.racing ?? true,
+    selectFrom: opts.selectFrom ?? c.select_from,
   });
   return given;
 }
@@ -336,6 +357,8 @@ function refuseChangedParams(
     flag('train-tasks', 'trainTasks'),
     flag('select-tasks', 'selectTasks'),
     flag('selection', 'selection'),
+    flag(given.racing ? 'racing' : 'no-racing', 'racing'),
+    flag('select-from', 'selectFrom'),
   ]);
 }
 

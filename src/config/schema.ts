@@ -272,15 +272,27 @@ export const ConfigSchema = z.strictObject({
         /** The step ratio of an elongation pair (with `include_elongation`). */
         steps_ratio: z.number().min(1).default(1.5),
         /**
-         * How candidates are selected. `heldout` (default): on the selection split, against the
-         * parent (UT: not less accurate; CO: non-inferior accuracy with fewer tokens), so no number
-         * used to choose comes from the tasks the analyses saw. `reference`: as the paper and its
-         * code do, on train tasks: UT on D_cont (full context succeeded, compression failed), CO on
-         * D_succ (compression succeeded); best accuracy, ties to the fewest total input tokens.
+         * How candidates are selected. `heldout` (default): on the selection split, the parent
+         * run there too, by the paired rule (`alpha`, `margin`), so no number used to choose comes
+         * from the tasks the analyses saw. `reference`: as the paper and its code do, on train
+         * tasks: UT on D_cont (full context succeeded, compression failed), CO on D_succ
+         * (compression succeeded); best accuracy, ties to the fewest total input tokens, the
+         * parent scored by its own train rollouts. `reference-paired`: the same tasks, judged by
+         * the paired rule against the parent's outcome on each.
          */
-        selection: z.enum(['heldout', 'reference']).default('heldout'),
-        /** Compression phase: accuracy may drop at most this much (absolute) for a token cut. */
-        tolerance: z.number().min(0).max(1).default(0.0),
+        selection: z.enum(['heldout', 'reference', 'reference-paired']).default('heldout'),
+        /**
+         * The paired rule's one-sided level (docs/method.md): a UT candidate is accepted when the
+         * exact sign test on the tasks it and its parent disagree on gives p ≤ alpha; CO uses the
+         * (1 − alpha) upper bound of the accuracy drop. @default 0.1
+         */
+        alpha: z.number().gt(0).lt(1).default(0.1),
+        /**
+         * Compression phase: the largest accuracy drop (a fraction: 0.025 is 2.5 points) whose
+         * (1 − alpha) upper bound a candidate may have while it cuts tokens. Replaces
+         * `tolerance`, which compared two point estimates. @default 0.025
+         */
+        margin: z.number().min(0).max(1).default(0.025),
         /**
          * Phase isolation (issue 11): while the obs guideline is tuned, train and selection
          * rollouts run with observation compression only; for hist, history compression only.
@@ -298,6 +310,14 @@ export const ConfigSchema = z.strictObject({
          * it); the evaluation split is always whole.
          */
         train_tasks: z.number().int().min(0).default(0),
+        /**
+         * Where the selection tasks come from. `split` (default): the selection split as it is
+         * (apptown's dev shares every task pattern with train). `grouped`: the train and
+         * selection splits pooled, whole task patterns (a task's template parts, else its app
+         * mix) held out for selection by a seeded draw, so selection sees patterns training never
+         * used, as the built-in test splits do (docs/method.md).
+         */
+        select_from: z.enum(['split', 'grouped']).default('split'),
         select_tasks: z.number().int().min(0).default(16),
       }),
     )
@@ -357,7 +377,16 @@ export type Config = z.infer<typeof ConfigSchema>;
  * true`, so a resumed run continues as it was recorded.
  */
 function upgradeOptimize(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || !('max_analyses' in value)) return value;
-  const { max_analyses, ...rest } = value as Record<string, unknown>;
-  return { feedback_sample: max_analyses, include_elongation: true, ...rest };
+  if (value === null || typeof value !== 'object') return value;
+  let out = value as Record<string, unknown>;
+  if ('max_analyses' in out) {
+    const { max_analyses, ...rest } = out;
+    out = { feedback_sample: max_analyses, include_elongation: true, ...rest };
+  }
+  // `tolerance` (a drop of the point estimate) became `margin` (a drop of its upper bound).
+  if ('tolerance' in out) {
+    const { tolerance, ...rest } = out;
+    out = { margin: tolerance, ...rest };
+  }
+  return out;
 }

@@ -37,6 +37,9 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
     );
     for (const c of s.candidates)
       push(`    ${c.id ?? `candidate ${c.index + 1}`} ${c.status}: ${c.reason}`, '  ');
+    const sr = s.selectionRollouts;
+    if (sr && sr.saved > 0)
+      push(`    selection rollouts: ${sr.ran} run, ${sr.saved} saved by racing`, '  ');
     const lacked = incompleteLine(s);
     if (lacked) push(`    ${lacked}`, '  ');
   }
@@ -61,9 +64,29 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
     push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
   }
+  if (r.evalUnseen) {
+    const { unseen, total } = r.evalUnseen;
+    const evalSplit = r.tables.at(-1)?.split ?? 'evaluation';
+    push(
+      unseen > 0
+        ? `${evalSplit} holds out task patterns: ${unseen} of ${total} tasks use one that no selection task uses`
+        : `${evalSplit} holds out no task pattern from selection: every one of its ${total} tasks uses patterns selection saw`,
+    );
+  }
+  const pc = r.pairCheck;
+  if (pc) {
+    push(`pair checked together on ${pc.split} (${pc.tasks} tasks), against the v0 pair:`);
+    for (const o of pc.options) {
+      const acc = `${(100 * o.accuracy).toFixed(1)}%, peak ${Math.round(o.peakTokens)}`;
+      push(`  ${o.name} ${o.label}: ${acc}${o.name === 'v0' ? '' : `: ${o.reason}`}`, '  ');
+    }
+    push(`verdict pair: ${pc.verdict}`, '  ');
+  }
   push(PEAK_NOTE);
   if (r.tables[0]?.provenance.simulated) push(SIMULATED_NOTE);
   push(`final guidelines: ${r.final.obs.id}, ${r.final.hist.id}`);
+  if (r.chosen && (r.chosen.obs.id !== r.final.obs.id || r.chosen.hist.id !== r.final.hist.id))
+    push(`chosen by the pair check: ${r.chosen.obs.id}, ${r.chosen.hist.id}`);
   push(activeLine(r), '  ');
   push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
   push(reviewLine(r), '  ');
@@ -107,7 +130,10 @@ function activeLine(r: OptimizeResult): string {
     const before = [r.start.obs.id, r.start.hist.id].filter((id) => !r.promoted.includes(id));
     return `now active: ${r.promoted.join(', ')}${before.length > 0 ? `; to undo: ${promote(before)}` : ''}`;
   }
-  const changed = [r.final.obs.id, r.final.hist.id].filter(
+  const chosen = r.chosen ?? r.final;
+  if (r.pairCheck?.chosen === 'v0')
+    return 'active guidelines unchanged (no guideline beat v0 on selection)';
+  const changed = [chosen.obs.id, chosen.hist.id].filter(
     (id) => id !== r.start.obs.id && id !== r.start.hist.id,
   );
   return changed.length > 0

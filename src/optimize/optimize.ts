@@ -8,7 +8,8 @@ import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
 import { resolveGuidelinePair } from '../guidelines/resolve.js';
 import { hasScenarios } from '../bench/registry.js';
 import type { RunEnv } from '../experiment/index.js';
-import type { OptimizeParams } from './params.js';
+import { selectionName, type OptimizeParams } from './params.js';
+import { groupedSelection, unseenPatterns } from './grouped-split.js';
 import { runPhase } from './phase.js';
 import { StageResultSchema, type StageResult } from './stage.js';
 import {
@@ -19,6 +20,8 @@ import {
   type OptimizePlan,
 } from './plan.js';
 import { finalCondition, finalRows } from './final-rows.js';
+import { PairCheckSchema } from './pair-check.js';
+import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
@@ -51,7 +54,15 @@ export const OptimizeResultSchema = z.object({
       ),
     }),
   ),
-  /** Versions made active at the end (empty with --no-promote). */
+  /**
+   * The pair checked together on the selection split (stage-pair.ts) and the pair it chose: what
+   * a full run makes active. Runs recorded before the check: absent.
+   */
+  pairCheck: PairCheckSchema.optional(),
+  /** Evaluation tasks that use a task pattern no selection task uses (grouped-split.ts). */
+  evalUnseen: z.object({ unseen: z.number().int(), total: z.number().int() }).optional(),
+  chosen: PairSchema.optional(),
+  /** Versions made active at the end (empty with --no-promote, or when v0 stays). */
   promoted: z.array(z.string()),
   files: z.array(z.string()),
 });
@@ -106,6 +117,7 @@ export async function optimize(
       progress: opts.progress ?? (() => {}),
     };
     const { start, ut, pair, stages } = await runStages(run);
+    const { check, chosen } = await checkPair({ ...run, select: run.tasks.select }, start, pair);
     const tables = await finalTables(run, finalRows(params, start, ut, pair));
     const teacher = await teacherRollouts(run, pair);
     const result: OptimizeResult = {
@@ -117,7 +129,10 @@ export async function optimize(
       final: pair,
       finalCondition: teacher.label,
       tables,
-      promoted: promoteFinal(run, pair),
+      pairCheck: check,
+      chosen,
+      evalUnseen: unseenPatterns(tasks.eval, tasks.select),
+      promoted: promoteFinal(run, start, chosen),
       files: env.guidelines
         .list()
         .filter((g) => g.run === runId)
@@ -128,6 +143,8 @@ export async function optimize(
       tables,
       ut: { obs: ut.obs.id, hist: ut.hist.id },
       final: { obs: pair.obs.id, hist: pair.hist.id },
+      pairCheck: check,
+      chosen: { obs: chosen.obs.id, hist: chosen.hist.id },
     });
     return result;
   } catch (err) {
@@ -153,9 +170,17 @@ async function optimizeTasks(env: RunEnv, params: OptimizeParams) {
     const max = Math.min(params.maxTasks ?? Infinity, n ?? Infinity);
     return Number.isFinite(max) ? xs.slice(0, max) : xs;
   };
+  let train = await selectTasks(env, params.trainSplit, null);
+  let select = await selectTasks(env, params.selectSplit, null);
+  if (params.selectFrom === 'grouped') {
+    const ids = new Set(train.map((t) => t.id));
+    const pool = [...train, ...select.filter((t) => !ids.has(t.id))];
+    const size = Math.min(params.maxTasks ?? Infinity, params.selectTasks ?? select.length);
+    ({ train, select } = groupedSelection(pool, size, env.config.seed));
+  }
   return {
-    train: limit(await selectTasks(env, params.trainSplit, null), params.trainTasks),
-    select: limit(await selectTasks(env, params.selectSplit, null), params.selectTasks),
+    train: limit(train, params.trainTasks),
+    select: limit(select, params.selectTasks),
     eval: limit(await selectTasks(env, params.evalSplit, null)),
   };
 }
@@ -179,6 +204,8 @@ async function runStages(run: OptimizeRun) {
     select: run.tasks.select,
     candidates: params.candidates,
     selection: params.selection,
+    decision: params.decision,
+    racing: params.racing,
     log: run.log,
     progress: run.progress,
   };
@@ -204,7 +231,7 @@ async function finalTables(
   const conditions = rows.map((r) => r.condition);
   const tables: OptimizeResult['tables'] = [];
   for (const [split, list] of [
-    [params.selectSplit, run.tasks.select],
+    [selectionName(params), run.tasks.select],
     [params.evalSplit, run.tasks.eval],
   ] as const) {
     run.log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
@@ -267,9 +294,13 @@ async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
   return teacher;
 }
 
-/** Makes the final versions active (once: recorded in the run), unless --no-promote. */
-function promoteFinal(run: OptimizeRun, pair: GuidelinePair): string[] {
+/**
+ * Makes the chosen pair active (once: recorded in the run), unless --no-promote or the pair check
+ * kept v0: then nothing is promoted.
+ */
+function promoteFinal(run: OptimizeRun, start: GuidelinePair, pair: GuidelinePair): string[] {
   if (!run.params.promote) return [];
+  if (pair.obs.id === start.obs.id && pair.hist.id === start.hist.id) return [];
   const { store } = run.env;
   return promotePair(
     run.env.guidelines,

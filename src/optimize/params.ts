@@ -4,8 +4,15 @@ export const PhaseSchema = z.enum(['ut', 'co']);
 export type Phase = z.infer<typeof PhaseSchema>;
 
 /** How candidates are chosen (config `optimize.selection`, flag `--selection`). */
-export const SelectionModeSchema = z.enum(['heldout', 'reference']);
+export const SelectionModeSchema = z.enum(['heldout', 'reference', 'reference-paired']);
 export type SelectionMode = z.infer<typeof SelectionModeSchema>;
+
+/** The paired acceptance rule's settings (decision-rule.ts), stored with the run. */
+export const DecisionParamsSchema = z.object({
+  alpha: z.number().gt(0).lt(1),
+  margin: z.number().min(0).max(1),
+  tieTokenCut: z.number().min(0).max(1),
+});
 
 /** What `acon optimize` runs with; stored with the run so --resume continues it exactly. */
 export const OptimizeParamsSchema = z.object({
@@ -31,8 +38,26 @@ export const OptimizeParamsSchema = z.object({
   selectTasks: z.number().int().min(1).nullable().default(null),
   /** Candidate selection; runs recorded before it existed selected `heldout`. */
   selection: SelectionModeSchema.default('heldout'),
+  /**
+   * The paired rule candidates are accepted by (issue 56). null: a run recorded before it existed,
+   * whose stages keep the rule they were decided by (selection.ts).
+   */
+  decision: DecisionParamsSchema.nullable().default(null),
+  /**
+   * Where the selection tasks come from: `split`, the selection split as it is; `grouped`, the
+   * pooled train and selection splits with whole task patterns held out for selection
+   * (grouped-split.ts). Runs recorded before it: `split`.
+   */
+  selectFrom: z.enum(['split', 'grouped']).default('split'),
+  /** Drop a candidate once no outcome of its remaining selection tasks could get it accepted. */
+  racing: z.boolean().default(false),
 });
 export type OptimizeParams = z.infer<typeof OptimizeParamsSchema>;
+
+/** The name the selection tasks go by in logs and tables. */
+export function selectionName(params: Pick<OptimizeParams, 'selectFrom' | 'selectSplit'>): string {
+  return params.selectFrom === 'grouped' ? 'selection' : params.selectSplit;
+}
 
 /** The guideline kinds an optimize of this target tunes, obs first. */
 export function kindsOf(target: OptimizeParams['target']): ('obs' | 'hist')[] {

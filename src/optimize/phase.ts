@@ -82,13 +82,25 @@ export async function runPhase(
   const evaluation = await evaluateCandidates(pc, stage, slots);
   const { accepted, reports } = selectWinner(pc, stage, slots, evaluation);
   const selectionTasks = evaluation.tasks.length;
+  const n = selectionTasks + evaluation.lost.length;
+  const selectionRollouts = {
+    ran: evaluation.candidates.reduce((a, c) => a + c.tally.tasks, 0),
+    saved: evaluation.candidates.reduce((a, c) => a + (c.tally.dropped ? n - c.tally.tasks : 0), 0),
+  };
   pc.log(
     accepted
       ? `${stage.name}: ${accepted} accepted (${reports.find((r) => r.id === accepted)?.reason})`
       : `${stage.name}: no candidate accepted; ${stage.parent.id} stays`,
   );
   const incomplete = lostRollouts(pc, stage, slots);
-  return finish(pc, stage, { ...base, selectionTasks, accepted, candidates: reports, incomplete });
+  return finish(pc, stage, {
+    ...base,
+    selectionTasks,
+    accepted,
+    candidates: reports,
+    selectionRollouts,
+    incomplete,
+  });
 }
 
 function finish(pc: PhaseContext, stage: Stage, result: StageResult) {

@@ -20,6 +20,8 @@ export const OptimizePlanSchema = z.object({
   costUsd: z.number(),
   simulated: z.boolean(),
   tasks: z.object({ train: z.number().int(), select: z.number().int(), eval: z.number().int() }),
+  /** How candidates are accepted, in words (decisionRuleLine); runs planned before it: none. */
+  rule: z.string().default(''),
 });
 export type OptimizePlan = z.infer<typeof OptimizePlanSchema>;
 
@@ -101,7 +103,24 @@ export function planOptimize(
     costUsd: simulated ? 0 : estimateCostUsd(calls, config),
     simulated,
     tasks: { train, select, eval: evalN },
+    rule: decisionRuleLine(params),
   };
+}
+
+/** The acceptance rule a run's stages use, as the plan prints it. */
+export function decisionRuleLine(
+  params: Pick<OptimizeParams, 'selection' | 'decision' | 'racing'>,
+): string {
+  const d = params.decision;
+  if (params.selection === 'reference' || d === null)
+    return `selection ${params.selection}: the paper's rule (best accuracy; UT must beat the parent's train score, CO match it with fewer input tokens)`;
+  const pct = (x: number) => `${+(100 * x).toFixed(2)}`;
+  return (
+    `selection ${params.selection}, paired against the parent: UT exact sign test p ≤ ${d.alpha} ` +
+    `(a tie only with ≥ ${pct(d.tieTokenCut)}% fewer peak tokens); CO accuracy drop's ` +
+    `${pct(1 - d.alpha)}% upper bound ≤ ${pct(d.margin)} points with fewer peak tokens; ` +
+    `racing ${params.racing ? 'on' : 'off'}`
+  );
 }
 
 export function formatPlan(plan: OptimizePlan): string {
@@ -112,6 +131,7 @@ export function formatPlan(plan: OptimizePlan): string {
   return [
     `plan: ${plan.stages.join(' → ')} then the final comparison and the teacher's train rollouts`,
     `  tasks: ${plan.tasks.train} train, ${plan.tasks.select} selection, ${plan.tasks.eval} evaluation`,
+    ...(plan.rule ? [`  rule: ${plan.rule}`] : []),
     `  rollouts: up to ${plan.rollouts}`,
     `  LLM calls (estimate): agent ${c.agent}, compressors ${c.compressor}, analyzer ${c.analyzer}, updater ${c.updater}`,
     `  cost (estimate): ${cost}`,

@@ -1,5 +1,7 @@
 /**
- * Candidate selection and early dropping (seed 003). Pure: they see only per-condition tallies.
+ * Candidate selection by per-condition tallies (seed 003): the paper's `reference` rule, and the
+ * rule of runs recorded before the paired rule (paired-selection.ts) decided `heldout`, kept so
+ * their `--resume` rechecks by the rule they were decided by. Pure: they see only tallies.
  * - utility phase (UT): the best accuracy wins, ties go to fewer peak tokens; it becomes the
  *   version when it is not less accurate than its parent (non-inferiority). A tie is accepted
  *   although the candidate usually keeps more: UT's objective is accuracy, the candidate answers

@@ -6,6 +6,10 @@ import type { SelectionMode } from './params.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from '../experiment/index.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
+import type { DecisionParams } from './decision-rule.js';
+import { pairOutcomes } from './paired-selection.js';
+import { canStillBeAccepted } from './racing.js';
+import { seededRandom } from '../seeded-random.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
 import { trainRows } from './stage-rollouts.js';
@@ -24,7 +28,10 @@ export type Tally = {
   cost: number;
 };
 
-type Live = EvalProgress & { dropped: boolean };
+/** A task's outcome in one condition: what the paired rule reads. */
+export type TaskOutcome = { success: boolean; tokens: number };
+
+type Live = EvalProgress & { dropped: boolean; byTask: Map<string, TaskOutcome> };
 
 /**
  * Decides, before each candidate rollout, whether the candidate can still win (false: it is
@@ -45,8 +52,10 @@ export type StageEvaluation = {
 /**
  * The tasks candidates are evaluated on, and what the stage log says about them.
  * - `heldout`: the selection split (the parent is run on it too).
- * - `reference`: train tasks (paper v3 and its code): UT on D_cont, CO on D_succ, built from the
- *   stage's train rollouts; the parent's tally is those rollouts (nothing is run again).
+ * - `reference`, `reference-paired`: train tasks (paper v3 and its code): UT on D_cont, CO on
+ *   D_succ, built from the stage's train rollouts; the parent's tally is those rollouts (the
+ *   parent under the same condition on the same tasks: a rerun would send the same requests,
+ *   which the call cache answers the same way).
  */
 export function selectionTasks(pc: PhaseContext, stage: Stage): { tasks: TaskInfo[]; log: string } {
   if (pc.selection === 'heldout') {
@@ -74,7 +83,7 @@ export function selectionTasks(pc: PhaseContext, stage: Stage): { tasks: TaskInf
         : 'D_cont (no pair: every compressed failure)';
   return {
     tasks,
-    log: `${stage.name}: selection reference: ${set}: ${tasks.length} of ${pc.train.length} train tasks`,
+    log: `${stage.name}: selection ${pc.selection}: ${set}: ${tasks.length} of ${pc.train.length} train tasks`,
   };
 }
 
@@ -96,22 +105,16 @@ export async function evaluateCandidates(
   const valid = validSlots(slots);
   const conditions = candidateConditions(pc, stage, slots);
   const n = tasks.length;
-  const rule: DropRule =
-    pc.selection === 'reference'
-      ? // UT must beat the parent (ties among candidates go to tokens); CO must keep its accuracy.
-        (self, live) =>
-          utCanStillWin(
-            self,
-            n,
-            stage.phase === 'ut'
-              ? Math.max(parent.successes + 1, bestFinishedSuccesses(live, n))
-              : parent.successes,
-          )
-      : stage.phase === 'ut'
-        ? (self, live) =>
-            utCanStillWin(self, n, Math.max(parent.successes, bestFinishedSuccesses(live, n)))
-        : coDropRule(parent, pc.env.config.optimize.tolerance, n);
-  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, tasks, rule);
+  const paired = pairedRule(pc);
+  const rule = paired
+    ? pc.racing
+      ? racingRule(stage, byTaskOf(pc, stage.compressed, tasks), paired)
+      : undefined
+    : legacyDropRule(pc, stage, parent, n);
+  // Racing runs the candidates' tasks in a seeded order (the same for every candidate, so they
+  // are compared on the same tasks at every point), so a drop does not depend on the file order.
+  const order = paired && pc.racing ? seededOrder(tasks, pc.env.config.seed, stage.name) : tasks;
+  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, order, rule);
   const ev: StageEvaluation = {
     mode: pc.selection,
     tasks,
@@ -124,6 +127,82 @@ export async function evaluateCandidates(
     })),
   };
   return onCommonTasks(pc, stage, ev);
+}
+
+/**
+ * The paired rule's settings when it decides this run's stages: null for `reference` (the
+ * paper's rule, selection.ts) and for runs recorded before the rule existed.
+ */
+export function pairedRule(pc: PhaseContext): DecisionParams | null {
+  return pc.selection === 'reference' ? null : pc.decision;
+}
+
+/** The seeded racing order of the selection tasks (a stage's own, reproducible). */
+function seededOrder(tasks: TaskInfo[], seed: number, stageName: string): TaskInfo[] {
+  const random = seededRandom(seed, 'racing', stageName);
+  const out = [...tasks];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** A condition's stored outcome on each of `tasks` (peak input tokens: the rule's token measure). */
+export function byTaskOf(
+  pc: PhaseContext,
+  c: Condition,
+  tasks: TaskInfo[],
+): Map<string, TaskOutcome> {
+  const ids = new Set(tasks.map((t) => t.id));
+  return new Map(
+    pc.env.store
+      .rollouts(pc.runId, c.label)
+      .filter((r) => ids.has(r.task_id))
+      .map((r) => [r.task_id, { success: r.success, tokens: r.peak_input_tokens }]),
+  );
+}
+
+/**
+ * Racing (racing.ts): before each of its rollouts, a candidate is dropped when no outcome of its
+ * remaining tasks could get it accepted against the parent's outcomes on them.
+ */
+function racingRule(
+  stage: Stage,
+  parent: Map<string, TaskOutcome>,
+  decision: DecisionParams,
+): DropRule {
+  return (self) => {
+    const remaining = [...parent]
+      .filter(([id]) => !self.byTask.has(id))
+      .map(([, p]) => ({ parentSuccess: p.success, parentTokens: p.tokens }));
+    return canStillBeAccepted(
+      stage.phase,
+      { done: pairOutcomes(parent, self.byTask), remaining },
+      decision,
+    );
+  };
+}
+
+/**
+ * The early dropping of `reference` and of runs recorded before the paired rule (selection.ts);
+ * those runs' CO tolerance was the old `optimize.tolerance` default, 0.
+ */
+function legacyDropRule(pc: PhaseContext, stage: Stage, parent: Tally, n: number): DropRule {
+  return pc.selection === 'reference'
+    ? // UT must beat the parent (ties among candidates go to tokens); CO must keep its accuracy.
+      (self, live) =>
+        utCanStillWin(
+          self,
+          n,
+          stage.phase === 'ut'
+            ? Math.max(parent.successes + 1, bestFinishedSuccesses(live, n))
+            : parent.successes,
+        )
+    : stage.phase === 'ut'
+      ? (self, live) =>
+          utCanStillWin(self, n, Math.max(parent.successes, bestFinishedSuccesses(live, n)))
+      : coDropRule(parent, 0, n);
 }
 
 /**
@@ -222,6 +301,9 @@ async function evaluate(
       done: stored.length,
       peakSum: stored.reduce((a, r) => a + r.peak_input_tokens, 0),
       dropped: false,
+      byTask: new Map(
+        stored.map((r) => [r.task_id, { success: r.success, tokens: r.peak_input_tokens }]),
+      ),
     });
   }
   const jobs = tasks.flatMap((task) => conditions.map((condition) => ({ condition, task })));
@@ -250,6 +332,7 @@ async function evaluate(
         t.done += 1;
         t.peakSum += o.peakInputTokens;
         if (o.success) t.successes += 1;
+        t.byTask.set(o.job.task.id, { success: o.success, tokens: o.peakInputTokens });
       }
       pc.progress(label, done, total, o);
     },

@@ -39,9 +39,13 @@ export async function rerunDecided(
   const { store } = pc.env;
   const slots = store.getState(pc.runId, `${stage.name}:candidates`, CandidateSlotsSchema) ?? [];
   const lost = lostRollouts(pc, stage, slots);
-  if (lost.length === 0) return done;
+  // Nothing lost now, but the decision lacked rollouts: an earlier stage's resume ran them (a
+  // stage whose parent is the previous one's shares its selection rollouts). Recheck all the same.
+  if (lost.length === 0 && (done.incomplete.length === 0 || done.recheck)) return done;
   pc.log(
-    `${stage.name}: decided without ${lost.length} rollout(s) the infrastructure lost; running them again`,
+    lost.length > 0
+      ? `${stage.name}: decided without ${lost.length} rollout(s) the infrastructure lost; running them again`
+      : `${stage.name}: decided without ${done.incomplete.length} rollout(s) the infrastructure lost; an earlier stage ran them again`,
   );
   await trainRollouts(pc, stage);
   let accepted: string | null = null;

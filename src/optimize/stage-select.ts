@@ -2,7 +2,9 @@ import { toVersionRow } from '../guidelines/store.js';
 import { selectCompression, selectReference, selectUtility, type Score } from './selection.js';
 import type { CandidateReport, PhaseContext, Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
-import type { StageEvaluation, Tally } from './stage-evaluate.js';
+import { byTaskOf, pairedRule, type StageEvaluation, type Tally } from './stage-evaluate.js';
+import type { DecisionParams } from './decision-rule.js';
+import { choosePaired, pairOutcomes } from './paired-selection.js';
 
 /**
  * Stage 5, selection: the phase's rule (selection.ts) picks the winner among the candidates
@@ -33,19 +35,27 @@ export function judgeCandidates(
   for (const c of ev.candidates) {
     if (c.tally.dropped) {
       reports.push(
-        unscored(c.slot, `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`),
+        unscored(
+          c.slot,
+          pairedRule(pc)
+            ? `dropped by racing after ${c.tally.tasks}/${n} tasks (${n - c.tally.tasks} rollouts saved): no outcome of the rest could get it accepted`
+            : `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
+        ),
       );
     } else {
       finished.push(toScore(c.slot.id!, c.tally));
     }
   }
   const parent = toScore(stage.parent.id, ev.parent);
-  const selection =
-    ev.mode === 'reference'
+  const paired = pairedRule(pc);
+  const selection = paired
+    ? pairedSelection(pc, stage, ev, finished, paired)
+    : ev.mode === 'reference'
       ? selectReference(stage.phase, parent, finished)
       : stage.phase === 'ut'
         ? selectUtility(parent, finished)
-        : selectCompression(parent, finished, pc.env.config.optimize.tolerance);
+        : // Runs recorded before the paired rule: their tolerance was the old default, 0.
+          selectCompression(parent, finished, 0);
   for (const s of finished) {
     reports.push({
       id: s.id,
@@ -79,7 +89,7 @@ function recordVerdicts(
           ? { accuracy: t.accuracy, peakTokens: t.meanPeak, steps: t.meanSteps, costUsd: t.cost }
           : {}),
         split:
-          ev.mode === 'reference'
+          ev.mode !== 'heldout'
             ? `${ev.tasks[0]?.split ?? 'train'} (${stage.phase === 'ut' ? 'D_cont' : 'D_succ'})`
             : (ev.tasks[0]?.split ?? ''),
         tasks: t?.tasks ?? 0,
@@ -88,6 +98,26 @@ function recordVerdicts(
     });
     pc.env.store.saveGuidelineVersion(toVersionRow(pc.guidelines.get(r.id)));
   }
+}
+
+/**
+ * The paired rule (paired-selection.ts): each finished candidate against the parent's outcome on
+ * every compared task (ev.tasks: the same for all, lost ones left out).
+ */
+function pairedSelection(
+  pc: PhaseContext,
+  stage: Stage,
+  ev: StageEvaluation,
+  finished: Score[],
+  decision: DecisionParams,
+): { winner: { id: string } | null; reasons: Record<string, string> } {
+  const parent = byTaskOf(pc, stage.compressed, ev.tasks);
+  const candidates = finished.map((s) => {
+    const c = ev.candidates.find((x) => x.slot.id === s.id)!;
+    return { id: s.id, pairs: pairOutcomes(parent, byTaskOf(pc, c.condition, ev.tasks)) };
+  });
+  const chosen = choosePaired(stage.phase, candidates, decision);
+  return { winner: chosen.winner ? { id: chosen.winner } : null, reasons: chosen.reasons };
 }
 
 function toScore(id: string, t: Tally): Score {

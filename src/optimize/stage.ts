@@ -7,6 +7,7 @@ import type { GuidelineKind } from '../guidelines/schema.js';
 import { makeCondition, type Condition } from '../experiment/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import type { Phase, SelectionMode } from './params.js';
+import type { DecisionParams } from './decision-rule.js';
 
 /** What every stage of a phase needs: the run, its splits, and where to report. */
 export type PhaseContext = {
@@ -18,6 +19,9 @@ export type PhaseContext = {
   candidates: number;
   /** `heldout`: candidates run on `select`; `reference`: on D_cont / D_succ of `train`. */
   selection: SelectionMode;
+  /** The paired rule (null: a run recorded before it, decided by selection.ts). */
+  decision: DecisionParams | null;
+  racing: boolean;
   log: (line: string) => void;
   /** `outcome` is the rollout just stored (null when it was skipped or already stored). */
   progress: (
@@ -107,10 +111,15 @@ export const StageResultSchema = z.object({
   /** Only this kind's compressor was on in the stage's train and selection rollouts. */
   isolated: z.boolean().default(false),
   /** How candidates were selected (runs recorded before the choice existed: heldout). */
-  selection: z.enum(['heldout', 'reference']).default('heldout'),
+  selection: z.enum(['heldout', 'reference', 'reference-paired']).default('heldout'),
   /** Tasks candidates were evaluated on (the selection split, or D_cont / D_succ). */
   selectionTasks: z.number().int().default(0),
   candidates: z.array(CandidateReportSchema),
+  /**
+   * The candidates' selection rollouts: stored (`ran`, cache hits included) and skipped because
+   * the candidate had been dropped (`saved`). Runs recorded before racing: absent.
+   */
+  selectionRollouts: z.object({ ran: z.number().int(), saved: z.number().int() }).optional(),
   /**
    * Rollouts of the stage (train or selection) the infrastructure lost before the decision was
    * made (issue #31): the decision was made without them. Kept as recorded.

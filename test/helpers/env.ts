@@ -173,6 +173,9 @@ export function optimizeParams(overrides: Partial<OptimizeParams>): OptimizePara
     trainTasks: null,
     selectTasks: null,
     selection: 'heldout',
+    decision: { alpha: 0.1, margin: 0.025, tieTokenCut: 0.1 },
+    racing: true,
+    selectFrom: 'split',
     ...overrides,
   };
 }

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DECISION, type PairedOutcome } from './decision-rule.js';
+import { canStillBeAccepted } from './racing.js';
+
+const outcome = (parentSuccess: boolean, candidateSuccess: boolean, tokens = [1000, 1000]) => ({
+  taskId: 'x',
+  parentSuccess,
+  candidateSuccess,
+  parentTokens: tokens[0]!,
+  candidateTokens: tokens[1]!,
+});
+const times = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
+const left = (parentSuccess: boolean, n: number) => times(n, { parentSuccess, parentTokens: 1000 });
+
+/** P(X ≥ w) for X ~ Binomial(w + l, 1/2): the sum of C(d, i) for i ≥ w, Pascal's rule. */
+function tail(w: number, l: number): number {
+  const d = w + l;
+  let row = [1];
+  for (let i = 0; i < d; i++) row = [1, ...row.slice(1).map((c, j) => c + row[j]!), 1];
+  return row.slice(w).reduce((a, b) => a + b, 0) / 2 ** d;
+}
+
+describe('canStillBeAccepted, utility phase', () => {
+  it('drops a candidate that could not reach significance even winning every remaining task', () => {
+    // 3 tasks lost, the parent failed only 2 of the 13 left: at best 2 wins against 3 losses,
+    // and no tie is reachable once the losses outnumber every possible win.
+    const done: PairedOutcome[] = [...times(3, outcome(true, false))];
+    const s = { done, remaining: [...left(false, 2), ...left(true, 11)] };
+    expect(canStillBeAccepted('ut', s, DEFAULT_DECISION)).toBe(false);
+  });
+  it('keeps a candidate that still can: winning the 4 parent failures left gives p = 1/16', () => {
+    expect(tail(4, 0)).toBe(1 / 16);
+    const s = {
+      done: times(4, outcome(true, true)),
+      remaining: [...left(false, 4), ...left(true, 8)],
+    };
+    expect(canStillBeAccepted('ut', s, DEFAULT_DECISION)).toBe(true);
+  });
+  it('drops at 3 parent failures left and 1 loss: 3 wins to 1 loses at p = 5/16 > 0.1, no tie with fewer tokens', () => {
+    expect(tail(3, 1)).toBe(5 / 16);
+    // A tie (1 win, 1 loss) stays reachable, and with the remaining tokens unknown it could cut
+    // 10%: the candidate is kept. With the finished tasks already far above the parent's tokens
+    // even free remaining tasks cannot bring the mean 10% under it.
+    const cheap = {
+      done: [outcome(true, false)],
+      remaining: [...left(false, 3), ...left(true, 12)],
+    };
+    expect(canStillBeAccepted('ut', cheap, DEFAULT_DECISION)).toBe(true);
+    const costly = {
+      done: [outcome(true, false, [1000, 20_000])],
+      remaining: [...left(false, 3), ...left(true, 12)],
+    };
+    // Mean candidate tokens ≥ 20000/16 = 1250 > 0.9 × 1000.
+    expect(canStillBeAccepted('ut', costly, DEFAULT_DECISION)).toBe(false);
+  });
+  it('never drops a candidate that finishes accepted (every completion of an accepted run)', () => {
+    const done = times(5, outcome(false, true));
+    expect(canStillBeAccepted('ut', { done, remaining: [] }, DEFAULT_DECISION)).toBe(true);
+    expect(
+      canStillBeAccepted(
+        'ut',
+        { done: done.slice(0, 1), remaining: left(false, 4) },
+        DEFAULT_DECISION,
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('canStillBeAccepted, compression phase', () => {
+  it('drops a candidate whose drop bound stays beyond the margin with every remaining win', () => {
+    // 1 loss, 1 parent failure left: the best completion is 1 won / 1 lost of 16, π solves
+    // P(X ≤ 1 | 2, π) = 1 − π² = 0.1, drop bound 2(2π − 1)/16 = 0.112 > 0.025.
+    const pi = Math.sqrt(0.9);
+    expect((2 * (2 * pi - 1)) / 16).toBeGreaterThan(0.025);
+    const s = {
+      done: [outcome(true, false, [1000, 500])],
+      remaining: [...left(false, 1), ...left(true, 14)],
+    };
+    expect(canStillBeAccepted('co', s, DEFAULT_DECISION)).toBe(false);
+  });
+  it('keeps one that ties so far with fewer tokens', () => {
+    const s = { done: times(4, outcome(true, true, [1000, 500])), remaining: left(true, 12) };
+    expect(canStillBeAccepted('co', s, DEFAULT_DECISION)).toBe(true);
+  });
+  it('drops one whose tokens so far already exceed the parent mean over all tasks', () => {
+    const s = { done: [outcome(true, true, [1000, 17_000])], remaining: left(true, 15) };
+    expect(canStillBeAccepted('co', s, DEFAULT_DECISION)).toBe(false);
+  });
+});
