@@ -97,7 +97,6 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
         '--provider',
         'openai',
         '--yes',
-        '--json',
       ]),
       { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
     );
@@ -121,6 +120,15 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     }
     // Each failed compression names why its last attempt was unusable.
     expect(named).toBeGreaterThan(0);
+    // The result table counts them (failed / all compressions), and the verdict says so.
+    const header = res.stdout.split('\n').find((l) => l.startsWith('condition'))!;
+    expect(header).toContain('comp fail');
+    const row = res.stdout.split('\n').find((l) => l.startsWith('acon'))!;
+    const cell = row.slice(header.indexOf('comp fail')).trim().split(/\s+/)[0];
+    expect(cell).toMatch(new RegExp(`^${named}/\\d+$`));
+    expect(res.stdout).toMatch(
+      new RegExp(`peak inflated by\\s+${named}/\\d+\\s+failed compressions`),
+    );
   });
 
   it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {

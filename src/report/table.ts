@@ -208,6 +208,32 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
       align: 'right',
       priority: 3,
     },
+    ...failureColumns<R>(),
+  ];
+}
+
+/**
+ * What went wrong without stopping a rollout (issue #54): shown only where it happened (a column
+ * empty in every row is hidden) and never dropped for width, because a peak or an accuracy read
+ * without them can mislead.
+ */
+function failureColumns<R extends ConditionMetrics>(): Column<R>[] {
+  return [
+    {
+      key: 'failedCompressions',
+      label: 'comp fail',
+      note: 'failed compressions / compressions: the compressor answer was unusable after its retries (cut at the token limit, filtered, malformed), so the uncompressed text was kept and counts in the peak',
+      value: (r) =>
+        r.failedCompressions > 0 ? `${r.failedCompressions}/${r.compressionEvents}` : undefined,
+      align: 'right',
+    },
+    {
+      key: 'contextFallbacks',
+      label: 'ctx limit',
+      note: "rollouts / tasks that hit the model's context limit and went on with a cut-down prompt (raw: oldest turns dropped, as FIFO; acon: history folded)",
+      value: (r) => (r.contextFallbacks > 0 ? `${r.contextFallbacks}/${r.tasks}` : undefined),
+      align: 'right',
+    },
   ];
 }
 

@@ -132,6 +132,7 @@ function rollout(id: string, t: Trajectory, callIds: number[]): FinishedRollout 
       dependency: null,
       compressionEvents: 1,
       failedCompressions: 0,
+      reactiveEvents: 0,
       tokensSaved: 10,
       wallMs: 5,
     },
