@@ -10,6 +10,8 @@ export const ProvenanceSchema = z.object({
   provider: z.string(),
   models: z.record(z.string(), z.string()),
   simulated: z.boolean(),
+  /** The encoding peaks and thresholds were counted in; absent in runs stored before it was named. */
+  tokenizer: z.string().optional(),
 });
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
@@ -32,7 +34,8 @@ export function provenanceLine(p: Provenance): string {
   const comp = modelLabel(p.models.obs_compressor ?? '?');
   const tag = p.simulated ? 'SIMULATED — ' : '';
   // The run id is printed after the table, so the same command twice prints the same table.
-  return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}`;
+  const tokens = p.tokenizer ? ` · tokens ${p.tokenizer}` : '';
+  return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}${tokens}`;
 }
 
 export const PEAK_NOTE =
