@@ -136,6 +136,7 @@ export function buildFixture(opts: { dir?: string; mixed?: boolean } = {}): Fixt
         dependency: null,
         compressionEvents: events.length,
         failedCompressions: events.filter((e) => e.failed).length,
+        reactiveEvents: 0,
         tokensSaved: 0,
         wallMs: 1,
       },

@@ -66,7 +66,7 @@ describe('acon export: the clean teacher set by default', () => {
     expect(cand.meta.sources.guidelines).toEqual({ 'hist-0002': 1 });
   });
 
-  it('exports the UT versions with --from ut (the paper distils UT), the final ones by default', async () => {
+  it('exports the UT versions with --from ut, the final ones by default', async () => {
     const f = mixed();
     // As optimize records it: hist-0002 after the utility phase, hist-0001 at the end.
     f.store.setRunStatus(RUN_ID, 'finished', {

@@ -15,9 +15,32 @@ let server: FakeOpenAiServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  billedLog = [];
 });
 
 const KEY = 'sk-test-contracts-9f8e';
+
+/**
+ * Billed like a reasoning model behind a prompt cache: 96 reasoning tokens an answer (part of
+ * completion_tokens, as OpenAI reports them) and the first half of every prompt cached.
+ */
+type Billed = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  cached_tokens: number;
+};
+let billedLog: { role: string; usage: Billed }[] = [];
+const billed = (role: string, c: { prompt_tokens: number; completion_tokens: number }) => {
+  const usage = {
+    prompt_tokens: c.prompt_tokens,
+    completion_tokens: c.completion_tokens + 96,
+    reasoning_tokens: 96,
+    cached_tokens: Math.floor(c.prompt_tokens / 2),
+  };
+  billedLog.push({ role, usage });
+  return usage;
+};
 
 async function start(cutEveryOtherCompression = false) {
   const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
@@ -36,14 +59,23 @@ async function start(cutEveryOtherCompression = false) {
         finishReason: 'length',
       });
     },
+    usage: billed,
   });
   server = await FakeOpenAiServer.start({ modelRules: true, handler });
   return server;
 }
 
+/** USD per 1M tokens of the models these tests run (made up: only the arithmetic is checked). */
+const PRICE = { input: 2, cached_input: 0.5, output: 8 };
+
 function config(cwd: string, url: string, roles: Record<string, string>) {
   // Thresholds low enough that the short tasks' observations and histories get compressed.
-  const lines = [`context:`, `  t_obs: 64`, `  t_hist: 400`];
+  const lines = [`context:`, `  t_obs: 64`, `  t_hist: 400`, `prices:`];
+  for (const model of new Set(Object.values(roles))) {
+    lines.push(
+      `  ${model}: { input: ${PRICE.input}, cached_input: ${PRICE.cached_input}, output: ${PRICE.output} }`,
+    );
+  }
   lines.push(`endpoints:`, `  default:`, `    base_url: ${url}`, `roles:`);
   for (const [role, model] of Object.entries(roles))
     lines.push(`  ${role}:`, `    model: ${model}`);
@@ -82,6 +114,54 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     }
   });
 
+  it('bills reasoning tokens as output and cached prompt tokens at their price, by role in runs show', async () => {
+    const fake = await start();
+    const cwd = tempDir();
+    config(cwd, fake.url, {
+      agent: 'o4-mini',
+      obs_compressor: 'gpt-5-mini',
+      hist_compressor: 'gpt-5-mini',
+    });
+    const env = { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY };
+    const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'acon'];
+    const res = await runAcon([...args, '--max-tasks', '1', '--provider', 'openai', '--yes'], {
+      cwd,
+      env,
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const runs = JSON.parse((await runAcon(['runs', '--json'], { cwd, env })).stdout) as {
+      id: string;
+    }[];
+    const show = await runAcon(['runs', 'show', runs[0]!.id, '--json'], { cwd, env });
+    const costs = (
+      JSON.parse(show.stdout) as {
+        costByRole: { role: string; cachedTokens: number; outputTokens: number; costUsd: number }[];
+      }
+    ).costByRole;
+    // What the fake billed the agent's calls, as it sent them.
+    const agent = billedLog.filter((b) => b.role === 'agent').map((b) => b.usage);
+    const row = costs.find((c) => c.role === 'agent')!;
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(agent.length).toBeGreaterThan(0);
+    // Reasoning tokens are in completion_tokens, so output counts them.
+    expect(row.outputTokens).toBe(sum(agent.map((u) => u.completion_tokens)));
+    expect(row.cachedTokens).toBe(sum(agent.map((u) => u.cached_tokens)));
+    expect(row.cachedTokens).toBeGreaterThan(0);
+    const usd = sum(
+      agent.map(
+        (u) =>
+          ((u.prompt_tokens - u.cached_tokens) * PRICE.input +
+            u.cached_tokens * PRICE.cached_input +
+            u.completion_tokens * PRICE.output) /
+          1e6,
+      ),
+    );
+    expect(row.costUsd).toBeCloseTo(usd, 9);
+    const table = await runAcon(['runs', 'show', runs[0]!.id, '--wide'], { cwd, env });
+    expect(table.stdout).toMatch(/cost by role[\s\S]*role +calls +input +cached +output +billed\$/);
+    expect(table.stdout).toContain("a reasoning model's reasoning tokens included");
+  });
+
   it('keeps cut compressions out of every agent request and names each failed attempt in rollout show', async () => {
     const fake = await start(true);
     const cwd = tempDir();
@@ -97,7 +177,6 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
         '--provider',
         'openai',
         '--yes',
-        '--json',
       ]),
       { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
     );
@@ -121,6 +200,15 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     }
     // Each failed compression names why its last attempt was unusable.
     expect(named).toBeGreaterThan(0);
+    // The result table counts them (failed / all compressions), and the verdict says so.
+    const header = res.stdout.split('\n').find((l) => l.startsWith('condition'))!;
+    expect(header).toContain('comp fail');
+    const row = res.stdout.split('\n').find((l) => l.startsWith('acon'))!;
+    const cell = row.slice(header.indexOf('comp fail')).trim().split(/\s+/)[0];
+    expect(cell).toMatch(new RegExp(`^${named}/\\d+$`));
+    expect(res.stdout).toMatch(
+      new RegExp(`peak inflated by\\s+${named}/\\d+\\s+failed compressions`),
+    );
   });
 
   it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {

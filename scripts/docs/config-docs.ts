@@ -2,6 +2,7 @@ import { isMap, isNode, isScalar, parseDocument, type Pair, type YAMLMap } from 
 import { z } from 'zod';
 import { configTemplate } from '../../src/config/init.js';
 import { ConfigSchema } from '../../src/config/schema.js';
+import { REASONING_PREFIXES, samplingFor } from '../../src/llm/model-family.js';
 
 /**
  * docs/configuration.md, generated from the zod config schema (keys, types, defaults and any
@@ -337,5 +338,76 @@ export function renderConfigDocs(templateText = configTemplate()): string {
       );
     }
   }
+  parts.push(paperFaithful(), familyTable());
   return parts.join('');
+}
+
+/** The paper's roles as a config that runs (test/docs.test.ts runs the block). */
+function paperFaithful(): string {
+  return `
+## A paper-faithful run
+
+ACON paper v3 runs gpt-4.1 as the agent and both compressors and o3 as its optimizer (the
+analyzer and the updater). gpt-4.1 is every role's default, so only the optimizer changes:
+
+\`\`\`yaml
+provider: openai
+roles:
+  analyzer: { model: o3 }
+  updater: { model: o3 }
+\`\`\`
+
+o3 is a reasoning model, so acon sends it \`max_completion_tokens\` and no temperature (the table
+below). Written to a file of its own and checked with a dry run, which prints the plan and the
+cost estimate without calling a model:
+
+\`\`\`sh runnable
+printf 'provider: openai\\nroles:\\n  analyzer: { model: o3 }\\n  updater: { model: o3 }\\n' > paper.yaml
+npx acon optimize --bench apptown --config paper.yaml --dry-run
+\`\`\`
+`;
+}
+
+/**
+ * Which parameters each model family gets, computed with the function every request goes
+ * through (src/llm/model-family.ts), so the page cannot drift from what acon sends.
+ */
+function familyTable(): string {
+  const input = { temperature: 0, maxTokens: 4096, reasoningEffort: 'low' as const };
+  const rows = [
+    {
+      family: 'reasoning',
+      names: REASONING_PREFIXES.map((p) => `\`${p}*\``).join(', '),
+      model: 'o3',
+    },
+    {
+      family: 'chat',
+      names: 'every other name (gpt-4.1, gpt-4o, Qwen, Llama, …)',
+      model: 'gpt-4.1',
+    },
+  ];
+  const lines = rows.map((r) => {
+    const s = samplingFor({ ...input, model: r.model });
+    const temperature =
+      s.temperature === undefined
+        ? 'none sent (only the default 1 is accepted)'
+        : '`roles.<role>.temperature`';
+    const effort =
+      s.reasoningEffort === undefined ? 'never sent' : '`roles.<role>.reasoning_effort` when set';
+    return `| ${r.family} | ${r.names} | \`${s.limitParam}\` = \`roles.<role>.max_tokens\` | ${temperature} | ${effort} |`;
+  });
+  return `
+## Which parameters each model family gets
+
+acon decides per call, from the role's model name (an \`org/\` prefix is skipped), what it sends:
+
+| family | models (by name) | limit | temperature | \`reasoning_effort\` |
+| --- | --- | --- | --- | --- |
+${lines.join('\n')}
+
+\`roles.<role>.reasoning: true|false\` overrides the detection; \`endpoints.<name>.limit_param\`
+names the limit parameter a server understands when it differs from the family's (some local
+servers know only \`max_tokens\`). Tokens for thresholds and peaks are counted in the agent's
+\`tokenizer\` (\`roles.agent.tokenizer\`, else its endpoint's, else o200k).
+`;
 }

@@ -42,7 +42,7 @@ export function registerExport(program: Command): void {
   cmd.addOption(
     new Option(
       '--from <versions>',
-      'which versions of the optimize run: final (after the compression phase) or ut (after the utility phase; the paper distils the UT guidelines)',
+      'which guideline versions of the optimize run: final (after both phases: the guidelines a deployment runs, so the student learns the compressor it replaces; paper v3 distils "the optimized compressor") or ut (after the utility phase only: compressions that keep more)',
     )
       .choices(['ut', 'final'])
       .default('final'),

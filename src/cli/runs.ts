@@ -114,19 +114,22 @@ Examples:
     .action(async (runId: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
       const { runShow, runShowTable } = await import('../report/run-show.js');
+      const { costByRole } = await import('../report/cost-by-role.js');
       const { infraFailures } = await import('../store/index.js');
       const { store } = await openStore(opts, 'read');
       try {
         const run = store.getRun(runId);
+        const rows = store.rollouts(runId);
         const show = runShow(
           run,
-          store.rollouts(runId),
+          rows,
           {
             failed: opts.failed === true,
             condition: opts.condition ?? null,
             task: opts.task ?? null,
           },
           infraFailures(store, runId),
+          costByRole(rows, store.usageOutsideRollouts(runId)),
         );
         if (opts.json) process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
         else process.stdout.write(runShowTable(show, { width: await width(), wide: opts.wide }));

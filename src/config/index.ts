@@ -3,6 +3,7 @@ export {
   LimitParamSchema,
   ProviderNameSchema,
   ReasoningEffortSchema,
+  TokenizerNameSchema,
 } from './schema.js';
 export type {
   Config,
@@ -12,6 +13,7 @@ export type {
   ProviderName,
   ReasoningEffort,
   RoleConfig,
+  TokenizerName,
 } from './schema.js';
 export { loadConfig } from './load.js';
 export { DEFAULT_CONFIG_FILE } from './default-file.js';

@@ -17,6 +17,14 @@ export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const LimitParamSchema = z.enum(['max_tokens', 'max_completion_tokens']);
 export type LimitParam = z.infer<typeof LimitParamSchema>;
 
+/**
+ * The encodings acon counts tokens with (gpt-tokenizer's): `o200k` for GPT-4o/4.1, o-series and
+ * gpt-5; `cl100k` for GPT-4/3.5 and models trained on it. Thresholds (T_obs, T_hist) and peaks
+ * are counted in the agent's.
+ */
+export const TokenizerNameSchema = z.enum(['o200k', 'cl100k']);
+export type TokenizerName = z.infer<typeof TokenizerNameSchema>;
+
 /** The values of `reasoning_effort` a role may set (a subset of the package's `ReasoningEffort`). */
 export const ReasoningEffortSchema = z.enum(['minimal', 'low', 'medium', 'high']);
 export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
@@ -47,6 +55,9 @@ export const EndpointSchema = z.strictObject({
   limit_param: LimitParamSchema.optional().describe(
     "the limit parameter this server understands (default by the model's family; some local servers know only max_tokens)",
   ),
+  tokenizer: TokenizerNameSchema.optional().describe(
+    "the encoding of this server's models, for thresholds and peaks (o200k: GPT-4o/4.1, o-series, gpt-5; cl100k: GPT-4/3.5); unset: o200k",
+  ),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
@@ -68,6 +79,9 @@ export const RoleConfigSchema = z.strictObject({
     ),
   reasoning_effort: ReasoningEffortSchema.optional().describe(
     'reasoning_effort sent to a reasoning model; unset: the provider default',
+  ),
+  tokenizer: TokenizerNameSchema.optional().describe(
+    "this role's encoding instead of its endpoint's; the agent's counts T_obs, T_hist and peaks",
   ),
 });
 export type RoleConfig = z.infer<typeof RoleConfigSchema>;

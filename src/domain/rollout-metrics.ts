@@ -46,6 +46,12 @@ export const RolloutMetricsSchema = z.object({
   dependency: z.number().nullable().default(null),
   compressionEvents: z.number().int(),
   failedCompressions: z.number().int(),
+  /**
+   * Times the provider refused a prompt as longer than the model's context and the strategy cut
+   * it down before the step was sent again (`reactive` events: raw drops the oldest turns, FIFO
+   * style; acon folds the history; seed 002). 0 for rollouts stored before it was counted.
+   */
+  reactiveEvents: z.number().int().default(0),
   /** Tokens removed by compression events (input minus output, successful events only). */
   tokensSaved: z.number().int(),
   wallMs: z.number(),

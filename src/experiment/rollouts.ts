@@ -5,7 +5,8 @@ import { runEpisode, type EpisodeResult } from '../agent/loop.js';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import type { Config } from '../config/schema.js';
 import { InterruptedError } from '../errors.js';
-import { countMessageTokens } from '../llm/tokenizer.js';
+import { roleTokenizer } from '../llm/tokenizer-choice.js';
+import { tokenCounterFor, type TokenCounter } from '../llm/tokenizer.js';
 import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
 import { rolloutMetrics } from '../report/metrics.js';
 import { rolloutKey, type RunStore } from '../store/run-store.js';
@@ -43,7 +44,12 @@ export type RunRolloutsOptions = {
   warn?: (line: string) => void;
   /** Called after each stored (or skipped, already stored) rollout. */
   onRollout?: (outcome: RolloutOutcome | null, done: number, total: number) => void;
+  /** What thresholds and peaks are counted with. @default the agent's tokenizer (roleTokenizer) */
+  tokens?: TokenCounter;
 };
+
+/** The options with the run's token counter resolved. */
+type Resolved = RunRolloutsOptions & { tokens: TokenCounter };
 
 /**
  * Runs every job not already stored for this run, concurrently through p-queue, and commits
@@ -53,7 +59,11 @@ export type RunRolloutsOptions = {
  * A rollout's slot is freed when its episode ends, before it is committed: the commit waits in
  * a Committer until the rollouts that start meanwhile have sent their first request.
  */
-export async function runRollouts(opts: RunRolloutsOptions): Promise<void> {
+export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
+  const opts: Resolved = {
+    ...given,
+    tokens: given.tokens ?? tokenCounterFor(roleTokenizer(given.config, 'agent')),
+  };
   const { store, runId } = opts;
   await checkTaskDigests({
     store,
@@ -242,11 +252,7 @@ type EndedRollout = {
   finishedAt: Date;
 };
 
-async function runOne(
-  job: RolloutJob,
-  rolloutId: string,
-  opts: RunRolloutsOptions,
-): Promise<EndedRollout> {
+async function runOne(job: RolloutJob, rolloutId: string, opts: Resolved): Promise<EndedRollout> {
   const { config, runId } = opts;
   const callCtx = { runId, rolloutId, taskId: job.task.id };
   const startedAt = new Date();
@@ -259,7 +265,12 @@ async function runOne(
     const strategy = createStrategy(
       job.condition.strategy,
       { ...context, guidelines: job.condition.guidelines },
-      { llm: opts.llm, callCtx, maxOutputRetries: config.agent.max_output_retries },
+      {
+        llm: opts.llm,
+        callCtx,
+        maxOutputRetries: config.agent.max_output_retries,
+        tokens: opts.tokens,
+      },
     );
     const result = await runEpisode({
       episode,
@@ -269,6 +280,7 @@ async function runOne(
       maxSteps: config.agent.max_steps,
       maxOutputRetries: config.agent.max_output_retries,
       signal: opts.signal,
+      tokens: opts.tokens,
     });
     if (opts.signal?.aborted) throw new InterruptedError('interrupted');
     const finishedAt = new Date();
@@ -280,7 +292,7 @@ async function runOne(
 }
 
 /** Stores a finished rollout (steps, events, metrics) in one transaction. */
-function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOutcome {
+function commitRollout(ended: EndedRollout, opts: Resolved): RolloutOutcome {
   const { config, store, runId } = opts;
   const { job, rolloutId, result, startedAt, finishedAt } = ended;
   const { only } = job.condition;
@@ -288,12 +300,12 @@ function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOu
     success: result.evaluation.success,
     score: result.evaluation.score,
     stepPromptTokens: result.steps.map((s) => s.promptTokens),
-    systemTokens: systemTokens(result.trajectory.system, ended.tools),
+    systemTokens: systemTokens(result.trajectory.system, ended.tools, opts.tokens),
     events: result.events,
     calls: store.callsOfRollout(rolloutId),
     wallMs: finishedAt.getTime() - startedAt.getTime(),
     prices: config.prices,
-    sharedPrefixTokens: sharedPrefixTokens(result.steps, ended.tools),
+    sharedPrefixTokens: sharedPrefixTokens(result.steps, ended.tools, opts.tokens),
     qa: result.evaluation.qa,
   });
   store.saveRollout({
@@ -328,7 +340,12 @@ function commitRollout(ended: EndedRollout, opts: RunRolloutsOptions): RolloutOu
  * Tokens the system prompt and the tool definitions add to every agent prompt: what the paper's
  * peak and dependency (v3, Eq. 12) leave out.
  */
-export function systemTokens(system: string, tools: ToolDef[]): number {
+export function systemTokens(
+  system: string,
+  tools: ToolDef[],
+  tokens: TokenCounter = tokenCounterFor('o200k'),
+): number {
+  const { countMessageTokens } = tokens;
   return countMessageTokens([{ role: 'system', content: system }], tools) - countMessageTokens([]);
 }
 
@@ -340,7 +357,9 @@ export function systemTokens(system: string, tools: ToolDef[]): number {
 export function sharedPrefixTokens(
   steps: readonly { prompt: ChatMessage[]; callId: number }[],
   tools: ToolDef[],
+  tokens: TokenCounter = tokenCounterFor('o200k'),
 ): Map<number, number> {
+  const { countMessageTokens } = tokens;
   const out = new Map<number, number>();
   for (let i = 1; i < steps.length; i++) {
     const prev = steps[i - 1]!.prompt;

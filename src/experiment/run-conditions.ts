@@ -17,6 +17,7 @@ import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/infra-failure.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from './rollouts.js';
+import { roleTokenizer } from '../llm/tokenizer-choice.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
 /** What `acon run`/`compare` ran with; stored with the run so --resume can continue it. */
@@ -224,6 +225,7 @@ function finishConditions(
     provider: session.provider,
     models: session.models,
     simulated: session.simulated,
+    tokenizer: roleTokenizer(session.config, 'agent'),
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
   return {

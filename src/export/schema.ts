@@ -65,7 +65,8 @@ export const ExportOptionsSchema = z
       .optional(),
     /**
      * Which versions of an optimize run are exported by default: `final` (after the compression
-     * phase) or `ut` (after the utility phase: the paper distils the UT guidelines).
+     * phase: the guidelines a deployment runs, which paper v3's "optimized compressor" is run
+     * under) or `ut` (after the utility phase).
      * @default 'final'
      */
     from: z.enum(['ut', 'final']).default('final'),

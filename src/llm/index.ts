@@ -25,5 +25,7 @@ export {
   countMessageTokens,
   countTokens,
   createTokenCounter,
+  tokenCounterFor,
   type TokenCounter,
 } from './tokenizer.js';
+export { roleTokenizer } from './tokenizer-choice.js';

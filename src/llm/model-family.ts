@@ -10,7 +10,7 @@ import type { LimitParam, ReasoningEffort } from '../config/index.js';
 export type ModelFamily = 'reasoning' | 'chat';
 
 /** Name prefixes of reasoning models; an optional `provider/` prefix (e.g. `openai/o3`) is skipped. */
-const REASONING_PREFIXES = ['o1', 'o3', 'o4', 'gpt-5'];
+export const REASONING_PREFIXES = ['o1', 'o3', 'o4', 'gpt-5'];
 
 /** The family a model name belongs to; `reasoning` overrides the detection when set. */
 export function modelFamily(model: string, reasoning?: boolean): ModelFamily {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { countMessageTokens, countTokens, createTokenCounter } from './tokenizer.js';
+import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import {
+  countMessageTokens,
+  countTokens,
+  createTokenCounter,
+  tokenCounterFor,
+} from './tokenizer.js';
 import type { ChatMessage, ToolDef } from './types.js';
 import { seededRandom } from '../seeded-random.js';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
@@ -158,6 +164,19 @@ describe('counting a text line by line', () => {
     }
   });
 
+  it('gives the count of the whole text in cl100k too, cut at the same lines (issue #54)', () => {
+    const random = seededRandom('tokenizer line cuts cl100k', 54);
+    const counter = createTokenCounter(8, 200, 1, 'cl100k');
+    for (let i = 0; i < 3000; i++) {
+      const parts: string[] = [];
+      const n = 1 + Math.floor(random() * 60);
+      for (let j = 0; j < n; j++) parts.push(ALPHABET[Math.floor(random() * ALPHABET.length)]!);
+      const text = parts.join('');
+      const expected = cl100k.countTokens(text, { disallowedSpecial: new Set() });
+      expect({ text, n: counter.countTokens(text) }).toEqual({ text, n: expected });
+    }
+  });
+
   it('counts pretty-printed JSON, prose and a repeated history the same as in one piece', () => {
     const record = (i: number) =>
       JSON.stringify(
@@ -178,5 +197,18 @@ describe('counting a text line by line', () => {
       // The second time its lines come from the cache.
       expect(counter.countTokens(text)).toBe(whole.countTokens(text));
     }
+  });
+});
+
+describe('tokenCounterFor (issue #54)', () => {
+  it('counts in the named encoding and says which it is', () => {
+    const text = 'Übersicht der Zahlungen: 12.345,67 € an Zoë — 中文的说明 🙂\n'.repeat(20);
+    const o = tokenCounterFor('o200k');
+    const c = tokenCounterFor('cl100k');
+    expect(o.tokenizer).toBe('o200k');
+    expect(c.tokenizer).toBe('cl100k');
+    expect(o.countTokens(text)).toBe(o200k.countTokens(text));
+    expect(c.countTokens(text)).toBe(cl100k.countTokens(text));
+    expect(c.countTokens(text)).not.toBe(o.countTokens(text));
   });
 });

@@ -1,27 +1,33 @@
 import { createRequire } from 'node:module';
 import type * as O200kModule from 'gpt-tokenizer/encoding/o200k_base';
+import type { TokenizerName } from '../config/index.js';
 import type { ChatMessage, ToolDef } from './types.js';
 
-type O200k = typeof O200kModule;
-type EncodeOptions = Parameters<O200k['countTokens']>[1];
+type Encoding = typeof O200kModule;
 
-let o200k: O200k['countTokens'] | undefined;
+/** gpt-tokenizer's module of each encoding acon counts with. */
+const ENCODING_MODULES: Record<TokenizerName, string> = {
+  o200k: 'gpt-tokenizer/encoding/o200k_base',
+  cl100k: 'gpt-tokenizer/encoding/cl100k_base',
+};
 
 /**
- * The o200k_base encoding, loaded when the first text is counted: its 2.3 MB of rank tables cost
+ * Each encoding, loaded when its first text is counted: o200k_base's 2.3 MB of rank tables cost
  * 0.2 s of CPU, which commands that count nothing (`tasks`, `runs`, `report`, `guidelines`) need
  * not pay (issue #28). Loaded synchronously (its CommonJS build), so counting stays synchronous.
+ * An encoding is immutable data, shared by every counter of the process like a module.
  */
-function countO200k(text: string, options: EncodeOptions): number {
-  if (o200k === undefined) {
-    const encoding = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as O200k;
-    // gpt-tokenizer remembers the merges of up to 100,000 text chunks by default, and ids, tokens
-    // and amounts make most chunks of tool output new: an export of 16,000 history compressions
-    // grew the heap by 25 MB with it (issue #16). 10,000 counts AppWorld-like JSON as fast.
-    encoding.setMergeCacheSize(10_000);
-    o200k = encoding.countTokens;
-  }
-  return o200k(text, options);
+const encodings: Partial<Record<TokenizerName, Encoding['countTokens']>> = {};
+
+function encoder(name: TokenizerName): Encoding['countTokens'] {
+  const loaded = encodings[name];
+  if (loaded !== undefined) return loaded;
+  const encoding = createRequire(import.meta.url)(ENCODING_MODULES[name]) as Encoding;
+  // gpt-tokenizer remembers the merges of up to 100,000 text chunks by default, and ids, tokens
+  // and amounts make most chunks of tool output new: an export of 16,000 history compressions
+  // grew the heap by 25 MB with it (issue #16). 10,000 counts AppWorld-like JSON as fast.
+  encoding.setMergeCacheSize(10_000);
+  return (encodings[name] = encoding.countTokens);
 }
 
 /**
@@ -71,19 +77,23 @@ const SMALL_CHARS = 256;
 const SMALL_ENTRIES = 4096;
 
 export type TokenCounter = {
+  /** The encoding it counts in, named in every figure's provenance. */
+  readonly tokenizer?: TokenizerName;
   countTokens(text: string): number;
   countMessageTokens(messages: readonly ChatMessage[], tools?: readonly ToolDef[]): number;
 };
 
 /**
  * Whether a text may be cut before a character with this code, right after a line feed, so that
- * the o200k count of the whole is the sum of the counts of the two sides. o200k_base first
+ * the count of the whole is the sum of the counts of the two sides. o200k_base first
  * splits text with a regular expression (no look-behind; its only look-ahead is `\s+(?!\S)`)
  * and counts each match on its own. A match that takes the line feed ends there unless the next
  * character continues it: whitespace (`\s*[\r\n]+`, `\s+`) or `/` (`[^\s\p{L}\p{N}]+[\r\n/]*`).
  * Before any other character the split of the whole is the split of the left side followed by
  * the split of the right side, so each line of a text can be counted, and remembered, apart.
  * Only printable ASCII is taken, the rest (other whitespace among it) never starts a cut.
+ * cl100k_base's expression has the same alternatives with fewer continuations (its punctuation
+ * run takes `[\r\n]*`, no `/`), so the same cuts hold for it.
  */
 function startsPiece(code: number): boolean {
   return code > 0x20 && code < 0x7f && code !== 0x2f;
@@ -143,22 +153,25 @@ function countByPieces(
  * @default cacheSize 65536
  * @default maxChars MAX_CACHED_CHARS (8 Mi)
  * @default minPiece MIN_CACHED_LENGTH (16)
+ * @default tokenizer 'o200k'
  */
 export function createTokenCounter(
   cacheSize = 65_536,
   maxChars = MAX_CACHED_CHARS,
   minPiece = MIN_CACHED_LENGTH,
+  tokenizer: TokenizerName = 'o200k',
 ): TokenCounter {
+  const count = (text: string) => encoder(tokenizer)(text, PLAIN_TEXT);
   const cache = new Map<string, number>();
   let cachedChars = 0;
   const small = new Map<string, number>();
 
   /** A short text or a run of short lines, from the small map or counted (and remembered). */
   function countRun(text: string): number {
-    if (text.length > SMALL_CHARS) return countO200k(text, PLAIN_TEXT);
+    if (text.length > SMALL_CHARS) return count(text);
     const hit = small.get(text);
     if (hit !== undefined) return hit;
-    const n = countO200k(text, PLAIN_TEXT);
+    const n = count(text);
     if (small.size >= SMALL_ENTRIES) small.clear();
     small.set(detached(text), n);
     return n;
@@ -186,7 +199,7 @@ export function createTokenCounter(
   function countPiece(piece: string): number {
     const hit = cache.get(piece);
     if (hit !== undefined) return hit;
-    const n = countO200k(piece, PLAIN_TEXT);
+    const n = count(piece);
     remember(piece, n);
     return n;
   }
@@ -238,7 +251,14 @@ export function createTokenCounter(
     return total;
   }
 
-  return { countTokens, countMessageTokens };
+  return { tokenizer, countTokens, countMessageTokens };
+}
+
+/** A counter in `tokenizer`'s encoding: the shared o200k one, or a new one with its own cache. */
+export function tokenCounterFor(tokenizer: TokenizerName): TokenCounter {
+  return tokenizer === 'o200k'
+    ? shared
+    : createTokenCounter(undefined, undefined, undefined, tokenizer);
 }
 
 const shared = createTokenCounter();

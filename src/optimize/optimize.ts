@@ -25,6 +25,7 @@ import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
+import { roleTokenizer } from '../llm/tokenizer-choice.js';
 
 const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
 
@@ -262,6 +263,7 @@ async function finalTables(
         provider: env.provider,
         models: env.models,
         simulated: env.simulated,
+        tokenizer: roleTokenizer(env.config, 'agent'),
       },
       rows: rows.map((r) => ({
         ...byLabel.get(r.condition.label)!,

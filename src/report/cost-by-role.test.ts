@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { RoleUsage } from '../domain/rollout-metrics.js';
 import { costByRole } from './cost-by-role.js';
 
-const usage = (calls: number, inputTokens: number, outputTokens: number, costUsd: number) =>
+const usage = (
+  calls: number,
+  inputTokens: number,
+  outputTokens: number,
+  costUsd: number,
+  cachedTokens = 0,
+) =>
   ({
     calls,
     inputTokens,
-    cachedTokens: 0,
+    cachedTokens,
     outputTokens,
     costUsd,
     fullCostUsd: null,
@@ -17,19 +23,54 @@ describe('costByRole', () => {
     const rollouts: { metrics: { byRole: Record<string, RoleUsage> } }[] = [
       {
         metrics: {
-          byRole: { agent: usage(10, 1000, 50, 0.5), obs_compressor: usage(2, 300, 30, 0.1) },
+          byRole: { agent: usage(10, 1000, 50, 0.5, 600), obs_compressor: usage(2, 300, 30, 0.1) },
         },
       },
       { metrics: { byRole: { agent: usage(4, 400, 20, 0.25) } } },
     ];
     const outside = [
-      { role: 'agent', calls: 1, inputTokens: 90, outputTokens: 5, costUsd: 0.05 },
-      { role: 'analyzer', calls: 3, inputTokens: 2000, outputTokens: 100, costUsd: 1 },
+      {
+        role: 'agent',
+        calls: 1,
+        inputTokens: 90,
+        cachedTokens: 64,
+        outputTokens: 5,
+        costUsd: 0.05,
+      },
+      {
+        role: 'analyzer',
+        calls: 3,
+        inputTokens: 2000,
+        cachedTokens: 0,
+        outputTokens: 100,
+        costUsd: 1,
+      },
     ];
     expect(costByRole(rollouts, outside)).toEqual([
-      { role: 'agent', calls: 15, inputTokens: 1490, outputTokens: 75, costUsd: 0.8 },
-      { role: 'analyzer', calls: 3, inputTokens: 2000, outputTokens: 100, costUsd: 1 },
-      { role: 'obs_compressor', calls: 2, inputTokens: 300, outputTokens: 30, costUsd: 0.1 },
+      {
+        role: 'agent',
+        calls: 15,
+        inputTokens: 1490,
+        cachedTokens: 664,
+        outputTokens: 75,
+        costUsd: 0.8,
+      },
+      {
+        role: 'analyzer',
+        calls: 3,
+        inputTokens: 2000,
+        cachedTokens: 0,
+        outputTokens: 100,
+        costUsd: 1,
+      },
+      {
+        role: 'obs_compressor',
+        calls: 2,
+        inputTokens: 300,
+        cachedTokens: 0,
+        outputTokens: 30,
+        costUsd: 0.1,
+      },
     ]);
   });
 

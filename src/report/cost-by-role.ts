@@ -17,11 +17,13 @@ export function costByRole(
       role,
       calls: 0,
       inputTokens: 0,
+      cachedTokens: 0,
       outputTokens: 0,
       costUsd: 0,
     };
     total.calls += u.calls;
     total.inputTokens += u.inputTokens;
+    total.cachedTokens += u.cachedTokens;
     total.outputTokens += u.outputTokens;
     total.costUsd += u.costUsd;
     byRole.set(role, total);

@@ -55,7 +55,7 @@ export function rolloutMetrics(input: {
    * dependency leave them out (paper v3). @default 0
    */
   systemTokens?: number;
-  events: Pick<CompressionEvent, 'inputTokens' | 'outputTokens' | 'failed'>[];
+  events: Pick<CompressionEvent, 'kind' | 'inputTokens' | 'outputTokens' | 'failed'>[];
   calls: CallUsage[];
   wallMs: number;
   /** Prices for the full cost; without them the full cost is null. */
@@ -110,6 +110,7 @@ export function rolloutMetrics(input: {
     ),
     compressionEvents: input.events.length,
     failedCompressions: input.events.length - ok.length,
+    reactiveEvents: input.events.filter((e) => e.kind === 'reactive').length,
     tokensSaved: sum(ok.map((e) => Math.max(0, e.inputTokens - e.outputTokens))),
     wallMs: input.wallMs,
     ...(input.qa ? { exactMatch: input.qa.exactMatch, f1: input.qa.f1 } : {}),
@@ -150,6 +151,18 @@ export const ConditionMetricsSchema = z.object({
    */
   compressorCostShare: z.number(),
   eventsPerTask: z.number(),
+  /** Compression events of the condition's rollouts, all kinds (the denominator of the failures). */
+  compressionEvents: z.number().int().default(0),
+  /**
+   * Compressions whose compressor answer was unusable after its retries (cut at the token limit,
+   * filtered, malformed): the uncompressed text was kept, so they inflate the peak (issue #54).
+   */
+  failedCompressions: z.number().int().default(0),
+  /**
+   * Rollouts that hit the model's context limit at least once and went on with a cut-down
+   * prompt (a `reactive` event; for raw, its only departure from the full context).
+   */
+  contextFallbacks: z.number().int().default(0),
   /** QA: mean per-task exact match (each task averages its questions); null for other benchmarks. */
   exactMatch: z.number().nullable(),
   /** QA: mean per-task token F1; null for other benchmarks. */
@@ -199,6 +212,9 @@ export function conditionMetrics(
     meanDependency: meanOrNull(rollouts.map((r) => r.dependency)),
     compressorCostShare: compressorShare(rollouts),
     eventsPerTask: mean(rollouts.map((r) => r.compressionEvents)),
+    compressionEvents: sum(rollouts.map((r) => r.compressionEvents)),
+    failedCompressions: sum(rollouts.map((r) => r.failedCompressions)),
+    contextFallbacks: rollouts.filter((r) => r.reactiveEvents > 0).length,
     exactMatch: meanOf(rollouts.map((r) => r.exactMatch)),
     f1: meanOf(rollouts.map((r) => r.f1)),
   };

@@ -14,6 +14,7 @@ const m = (success: boolean, peak: number): RolloutMetrics => ({
   dependency: null,
   compressionEvents: 0,
   failedCompressions: 0,
+  reactiveEvents: 0,
   tokensSaved: 0,
   wallMs: 0,
 });

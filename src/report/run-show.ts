@@ -41,6 +41,19 @@ export const RunInfoSchema = z.object({
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
+/** Calls, tokens and billed USD of one role over the whole run (cost-by-role.ts). */
+export const RoleCostSchema = z.object({
+  role: z.string(),
+  calls: z.number().int(),
+  inputTokens: z.number().int(),
+  /** Of the input tokens, those the provider served from its prompt cache (billed at cached_input). */
+  cachedTokens: z.number().int(),
+  /** Output tokens as billed: a reasoning model's reasoning tokens are part of them. */
+  outputTokens: z.number().int(),
+  costUsd: z.number(),
+});
+export type RoleCost = z.infer<typeof RoleCostSchema>;
+
 /** `acon runs show RUN --json`: the run and one element per (filtered) rollout. */
 export const RunShowSchema = z.object({
   run: RunInfoSchema,
@@ -50,6 +63,8 @@ export const RunShowSchema = z.object({
     task: z.string().nullable(),
   }),
   rollouts: z.array(RolloutSummarySchema),
+  /** Every call of the run by role, whatever the filters (issue #54). Absent: not computed. */
+  costByRole: z.array(RoleCostSchema).optional(),
   /** Rollouts the infrastructure failed: not stored as rollouts, run again by --resume. Absent: none. */
   infraFailures: z.array(InfraFailureSchema).optional(),
 });
@@ -113,6 +128,7 @@ export function runShow(
   rows: RolloutRow[],
   filters: RunShowFilters,
   infra: readonly InfraFailure[] = [],
+  costs?: readonly RoleCost[],
 ): RunShow {
   checkFilter('condition', filters.condition, [
     ...rows.map((r) => r.condition),
@@ -131,9 +147,10 @@ export function runShow(
       (filters.task === null || f.taskId === filters.task),
   );
   const rollouts = keep.map(summarizeRollout);
+  const costByRole = costs ? { costByRole: costs.map((c) => RoleCostSchema.parse(c)) } : {};
   return infraFailures.length > 0
-    ? { run: runInfo(run), filters, rollouts, infraFailures }
-    : { run: runInfo(run), filters, rollouts };
+    ? { run: runInfo(run), filters, rollouts, ...costByRole, infraFailures }
+    : { run: runInfo(run), filters, rollouts, ...costByRole };
 }
 
 /** A filter value the run does not have is an error listing the ones it has (exit 2), never "0 rollouts". */
@@ -216,7 +233,37 @@ export function runShowTable(show: RunShow, opts: FitOptions = {}): string {
     limit,
   );
   if (r.simulated) foot.push(...wrapLine(SIMULATED_NOTE, limit));
-  return `${[...head, text.trimEnd(), count, ...full].join('\n')}\n${infra}${foot.join('\n')}\n`;
+  const costs = costTable(show.costByRole ?? [], opts);
+  return `${[...head, text.trimEnd(), count, ...full].join('\n')}\n${infra}${foot.join('\n')}\n${costs}`;
+}
+
+const COST_COLUMNS: Column<RoleCost>[] = [
+  { key: 'role', label: 'role', value: (c) => c.role },
+  { key: 'calls', label: 'calls', value: (c) => int(c.calls), align: 'right' },
+  { key: 'inputTokens', label: 'input', value: (c) => int(c.inputTokens), align: 'right' },
+  {
+    key: 'cachedTokens',
+    label: 'cached',
+    note: 'input tokens served from the provider prompt cache (billed at cached_input)',
+    value: (c) => int(c.cachedTokens),
+    align: 'right',
+  },
+  {
+    key: 'outputTokens',
+    label: 'output',
+    note: "output tokens as billed, a reasoning model's reasoning tokens included",
+    value: (c) => int(c.outputTokens),
+    align: 'right',
+  },
+  { key: 'costUsd', label: 'billed$', value: (c) => usd(c.costUsd), align: 'right' },
+];
+
+/** Cost by role of the whole run, under the rollouts (empty without calls). */
+function costTable(costs: readonly RoleCost[], opts: FitOptions): string {
+  if (costs.length === 0) return '';
+  const { text, notes } = fitTable([...costs], COST_COLUMNS, opts);
+  const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
+  return `\ncost by role (every call of the run, whatever the filters)\n${text.trimEnd()}\n${wrapNotes(notes, limit).join('\n')}\n`;
 }
 
 /**

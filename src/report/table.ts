@@ -10,6 +10,8 @@ export const ProvenanceSchema = z.object({
   provider: z.string(),
   models: z.record(z.string(), z.string()),
   simulated: z.boolean(),
+  /** The encoding peaks and thresholds were counted in; absent in runs stored before it was named. */
+  tokenizer: z.string().optional(),
 });
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
@@ -32,7 +34,8 @@ export function provenanceLine(p: Provenance): string {
   const comp = modelLabel(p.models.obs_compressor ?? '?');
   const tag = p.simulated ? 'SIMULATED — ' : '';
   // The run id is printed after the table, so the same command twice prints the same table.
-  return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}`;
+  const tokens = p.tokenizer ? ` · tokens ${p.tokenizer}` : '';
+  return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}${tokens}`;
 }
 
 export const PEAK_NOTE =
@@ -207,6 +210,32 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
       value: (r) => r.eventsPerTask.toFixed(1),
       align: 'right',
       priority: 3,
+    },
+    ...failureColumns<R>(),
+  ];
+}
+
+/**
+ * What went wrong without stopping a rollout (issue #54): shown only where it happened (a column
+ * empty in every row is hidden) and never dropped for width, because a peak or an accuracy read
+ * without them can mislead.
+ */
+function failureColumns<R extends ConditionMetrics>(): Column<R>[] {
+  return [
+    {
+      key: 'failedCompressions',
+      label: 'comp fail',
+      note: 'failed compressions / compressions: the compressor answer was unusable after its retries (cut at the token limit, filtered, malformed), so the uncompressed text was kept and counts in the peak',
+      value: (r) =>
+        r.failedCompressions > 0 ? `${r.failedCompressions}/${r.compressionEvents}` : undefined,
+      align: 'right',
+    },
+    {
+      key: 'contextFallbacks',
+      label: 'ctx limit',
+      note: "rollouts / tasks that hit the model's context limit and went on with a cut-down prompt (raw: oldest turns dropped, as FIFO; acon: history folded)",
+      value: (r) => (r.contextFallbacks > 0 ? `${r.contextFallbacks}/${r.tasks}` : undefined),
+      align: 'right',
     },
   ];
 }

@@ -55,4 +55,16 @@ describe('verdictLine (issue #24)', () => {
   it('names only the Pareto set without a raw condition', () => {
     expect(verdictLine('dev', [row('masking', 0.5, [0.3, 0.7], 100)])).toBe('dev: Pareto: masking');
   });
+
+  it('says whose peak failed compressions inflate and how many raw rollouts fell back (issue #54)', () => {
+    const rows = [
+      { ...row('raw', 0.8, [0.6, 0.9], 20_000), contextFallbacks: 3 },
+      { ...row('acon', 0.7, [0.5, 0.85], 9_000), failedCompressions: 4, compressionEvents: 40 },
+    ];
+    expect(verdictLine('dev', rows, 'acon')).toBe(
+      'dev: acon −55% peak at −10.0 pts vs raw (CI overlaps); Pareto: raw, acon; acon peak inflated by 4/40 failed compressions; raw fell back to FIFO at the context limit in 3/40 rollouts',
+    );
+    const clean = rows.map((r) => ({ ...r, contextFallbacks: 0, failedCompressions: 0 }));
+    expect(verdictLine('dev', clean, 'acon')).not.toMatch(/failed|fell back/);
+  });
 });

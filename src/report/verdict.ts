@@ -9,7 +9,13 @@ import { paretoFlags } from './pareto.js';
 export type VerdictRow = Pick<
   ConditionMetrics,
   'condition' | 'accuracy' | 'accuracyCi' | 'meanPeakTokens' | 'tasks'
-> & { name: string; baseline?: boolean };
+> &
+  Partial<
+    Pick<ConditionMetrics, 'failedCompressions' | 'compressionEvents' | 'contextFallbacks'>
+  > & {
+    name: string;
+    baseline?: boolean;
+  };
 
 /** `−41%` (fewer peak tokens than raw) or `+3%`. */
 const peakChange = (row: VerdictRow, raw: VerdictRow) => {
@@ -62,7 +68,32 @@ export function verdictLine(split: string, rows: VerdictRow[], final?: string): 
     parts.push(`best baseline ${base.name} ${peakChange(base, raw)} at ${points(base, raw)}`);
   }
   parts.push(`Pareto: ${pareto.join(', ') || 'none'}`);
+  parts.push(...failureNotes(live));
   return `${split}: ${parts.join('; ')}`;
+}
+
+/**
+ * What the numbers above hide (issue #54): a failed compression keeps the uncompressed text, so
+ * the row's peak is higher than its compressor would have made it; a rollout that hit the context
+ * limit went on with a cut-down prompt, so raw was not the full context throughout.
+ */
+function failureNotes(rows: VerdictRow[]): string[] {
+  const notes: string[] = [];
+  for (const r of rows) {
+    if ((r.failedCompressions ?? 0) > 0) {
+      notes.push(
+        `${r.name} peak inflated by ${r.failedCompressions}/${r.compressionEvents} failed compressions`,
+      );
+    }
+  }
+  for (const r of rows) {
+    if ((r.contextFallbacks ?? 0) > 0) {
+      const what =
+        r.condition === 'raw' ? 'fell back to FIFO at the context limit' : 'hit the context limit';
+      notes.push(`${r.name} ${what} in ${r.contextFallbacks}/${r.tasks} rollouts`);
+    }
+  }
+  return notes;
 }
 
 /** The verdict of `acon run`/`compare`: conditions by their labels, the acon one as final. */

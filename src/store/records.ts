@@ -162,6 +162,8 @@ export type RoleUsageRow = {
   role: string;
   calls: number;
   inputTokens: number;
+  /** Of the input tokens, those the provider reported as served from its prompt cache. */
+  cachedTokens: number;
   outputTokens: number;
   costUsd: number;
 };

@@ -132,6 +132,7 @@ function rollout(id: string, t: Trajectory, callIds: number[]): FinishedRollout 
       dependency: null,
       compressionEvents: 1,
       failedCompressions: 0,
+      reactiveEvents: 0,
       tokensSaved: 10,
       wallMs: 5,
     },
@@ -400,8 +401,15 @@ describe('SqliteRunStore', () => {
     store.createRun({ ...NEW_RUN, id: other });
     store.recordCall({ ...done[0]!, ctx: { role: 'updater', runId: other }, requestHash: 'u' });
     expect(store.usageOutsideRollouts(RUN)).toEqual([
-      { role: 'agent', calls: 1, inputTokens: 100, outputTokens: 5, costUsd: 0 },
-      { role: 'analyzer', calls: 1, inputTokens: 900, outputTokens: 40, costUsd: 0.25 },
+      { role: 'agent', calls: 1, inputTokens: 100, cachedTokens: 0, outputTokens: 5, costUsd: 0 },
+      {
+        role: 'analyzer',
+        calls: 1,
+        inputTokens: 900,
+        cachedTokens: 0,
+        outputTokens: 40,
+        costUsd: 0.25,
+      },
     ]);
   });
 

@@ -601,6 +601,7 @@ export class SqliteRunStore implements RunStore {
   usageOutsideRollouts(runId: string): RoleUsageRow[] {
     return this.all(
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
+           COALESCE(SUM(c.cached_tokens), 0) AS cachedTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c

@@ -1,7 +1,7 @@
 import type { ReferencePlan } from '../../src/bench/types.js';
 import { createSimProvider } from '../../src/sim/index.js';
 import type { ChatMessage, LlmRole } from '../../src/llm/types.js';
-import { reply, type FakeHandler, type FakeRequest } from './fake-openai-server.js';
+import { reply, type FakeHandler, type FakeRequest, type FakeUsage } from './fake-openai-server.js';
 
 /**
  * A fake OpenAI-compatible model that answers like the `sim` provider: the tests drive the
@@ -15,6 +15,11 @@ export function simBackedHandler(opts: {
   planFor: (taskId: string) => Promise<ReferencePlan>;
   /** Lets a test break a role's answers (malformed JSON, invalid guidelines). */
   override?: (role: LlmRole, req: FakeRequest) => ReturnType<FakeHandler> | undefined;
+  /** Usage as a provider bills it (reasoning, cached tokens) from the counts of the answer. */
+  usage?: (
+    role: LlmRole,
+    counted: { prompt_tokens: number; completion_tokens: number },
+  ) => FakeUsage;
 }): FakeHandler {
   const sim = createSimProvider({ seed: 7, refetchLimit: 2, planFor: opts.planFor });
   const messages = internMessages();
@@ -34,10 +39,11 @@ export function simBackedHandler(opts: {
       responseFormat,
       ctx: { role, runId: 'fake', taskId },
     });
-    const usage = {
+    const counted = {
       prompt_tokens: res.usage.promptTokens,
       completion_tokens: res.usage.completionTokens,
     };
+    const usage = opts.usage?.(role, counted) ?? counted;
     const calls = res.message.tool_calls ?? [];
     if (calls.length > 0) {
       return reply.toolCalls(

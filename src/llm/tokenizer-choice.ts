@@ -1,0 +1,12 @@
+import type { Config, TokenizerName } from '../config/index.js';
+import type { LlmRole } from './types.js';
+
+/**
+ * The encoding a role's tokens are counted in: the role's `tokenizer`, else its endpoint's, else
+ * o200k. The agent's counts what the strategies measure (T_obs, T_hist, peaks), because it is
+ * the agent's context they keep small.
+ */
+export function roleTokenizer(config: Config, role: LlmRole): TokenizerName {
+  const r = config.roles[role];
+  return r.tokenizer ?? config.endpoints[r.endpoint]?.tokenizer ?? 'o200k';
+}
