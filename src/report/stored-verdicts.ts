@@ -21,6 +21,10 @@ const TableRowSchema = z.object({
   accuracyCi: z.tuple([z.number(), z.number()]),
   meanPeakTokens: z.number(),
   tasks: z.number(),
+  // Stored since issue #54; absent in older runs (the verdict then has no failure notes).
+  failedCompressions: z.number().optional(),
+  compressionEvents: z.number().optional(),
+  contextFallbacks: z.number().optional(),
 });
 const OptimizeSummarySchema = z.object({
   tables: z.array(z.object({ split: z.string(), rows: z.array(TableRowSchema) })),
