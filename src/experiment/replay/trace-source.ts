@@ -13,7 +13,7 @@ export type TraceSource =
   { kind: 'run'; runId: string; condition?: string } | { kind: 'file'; path: string };
 
 export function parseTraceSource(text: string): TraceSource {
-  const run = /^(run-[\w-]+)(?::(.+))?$/.exec(text);
+  const run = /^((?:run|proxy)-[\w-]+)(?::(.+))?$/.exec(text);
   if (run && !existsSync(text)) {
     return run[2] === undefined
       ? { kind: 'run', runId: run[1]! }
