@@ -130,6 +130,45 @@ describe('acon replay', () => {
     60_000,
   );
 
+  it('optimize --traces learns from the recorded run alone and stores guideline versions', async () => {
+    const r = await runAcon(
+      [
+        'optimize',
+        '--traces',
+        recorded,
+        '--target',
+        'hist',
+        '--phases',
+        'ut',
+        '--candidates',
+        '2',
+        '--no-promote',
+        '--db',
+        db,
+        '--json',
+      ],
+      { cwd },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as {
+      runId: string;
+      stages: { stage: string; cases: number; candidates: { id: string | null }[] }[];
+      heldout: { version: string; metrics: { agreement: number | null } }[];
+      files: string[];
+      promoted: string[];
+    };
+    expect(result.stages.map((s) => s.stage)).toEqual(['trace-ut:hist:r1']);
+    expect(result.heldout.map((h) => h.version)).toEqual(['v0 hist', 'UT hist']);
+    expect(result.promoted).toEqual([]);
+    const written = result.stages[0]!.candidates.flatMap((c) => (c.id ? [c.id] : []));
+    expect(result.files.length).toBe(written.length);
+    // Only the replay's roles and the optimizer's: no environment rollout was run.
+    const runs = await runAcon(['runs', 'show', result.runId, '--db', db, '--json'], { cwd });
+    expect((JSON.parse(runs.stdout) as { rollouts: unknown[] }).rollouts).toEqual([]);
+    const log = await runAcon(['guidelines', 'log', '--kind', 'hist'], { cwd });
+    for (const id of written) expect(log.stdout).toContain(id);
+  }, 120_000);
+
   it('refuses an unknown pair name, listing the forms it takes', async () => {
     const r = await runAcon(
       ['replay', '--traces', recorded, '--guidelines', 'v0,obs@99', '--db', db],

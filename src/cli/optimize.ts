@@ -15,7 +15,7 @@ import {
   WIDE_OPTION,
 } from './shared-options.js';
 
-type RawOpts = {
+export type RawOpts = {
   bench: string;
   target: string;
   phases: string;
@@ -48,6 +48,8 @@ type RawOpts = {
   skipInvalidTasks?: boolean;
   allowTaskChanges?: boolean;
   selection?: 'heldout' | 'reference';
+  traces?: string;
+  skipInvalid?: boolean;
 };
 
 const OPTIMIZE_HELP = `
@@ -70,6 +72,7 @@ Examples:
   $ acon optimize --bench qa                            multi-objective QA, offline
   $ acon optimize --target obs --phases ut --candidates 3
   $ acon optimize --bench appworld --provider openai --budget-usd 20
+  $ acon optimize --traces run-20261122-031500-ab12     from recorded conversations (replay)
   $ acon optimize --resume run-20261122-031500-ab12`;
 
 export function registerOptimize(program: Command): void {
@@ -78,9 +81,19 @@ export function registerOptimize(program: Command): void {
     .description('learn compression guidelines: utility phase, then compression phase (ACON)');
   addMethodOptions(cmd);
   addRunOptions(cmd);
-  cmd.addHelpText('after', OPTIMIZE_HELP).action(async (_o: RawOpts, c: Command) => {
-    await optimizeAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
-  });
+  cmd
+    .option(
+      '--traces <source>',
+      'learn from recorded conversations instead of the environment: a run (run-…, run-…:CONDITION, proxy-…) or a JSONL file (docs/traces.md)',
+    )
+    .option('--skip-invalid', 'with --traces: use the valid lines of a file with bad lines')
+    .addHelpText('after', OPTIMIZE_HELP)
+    .action(async (_o: RawOpts, c: Command) => {
+      const opts = c.optsWithGlobals<RawOpts>();
+      const { isTraceOptimize, traceOptimizeAction } = await import('./optimize-traces.js');
+      if (await isTraceOptimize(opts)) await traceOptimizeAction(opts, explicitFlags(c));
+      else await optimizeAction(opts, explicitFlags(c));
+    });
 }
 
 /** What is optimized and on which tasks. */

@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { LoadedTraces, ReplayParams, ReplayResult } from '../experiment/index.js';
-import type { RunStore } from '../store/index.js';
+import type { ReplayParams, ReplayResult } from '../experiment/index.js';
 import { UsageError } from '../errors.js';
+import {
+  fileTraces,
+  recordedRun,
+  runSourceTraces,
+  sourceBench,
+  warnSkipped,
+} from './trace-input.js';
 import { positiveNumber } from './numbers.js';
 import { explicitFlags } from './run.js';
 import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
@@ -122,11 +128,7 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   const release = onInterrupt(session.abort);
   try {
     const loaded = early ?? (await runSourceTraces(session.store, params));
-    if (loaded.skipped.length > 0) {
-      process.stderr.write(
-        `warning: ${loaded.skipped.length} lines refused and skipped (--skip-invalid); first: ${loaded.skipped[0]!.message}\n`,
-      );
-    }
+    warnSkipped(loaded);
     const result = await runReplay(session, params, {
       traces: loaded.traces,
       skippedLines: loaded.skipped.length,
@@ -159,37 +161,4 @@ async function printReplay(result: ReplayResult, opts: RawOpts, db: string): Pro
   process.stdout.write(
     `${table}${left}\n${replayVerdict(result.rows)}\nstored in ${db} as run ${result.runId}\n`,
   );
-}
-
-/** The traces of a file source, read before the session opens; null for a run source. */
-async function fileTraces(params: ReplayParams): Promise<LoadedTraces | null> {
-  const { loadTraces, parseTraceSource } = await import('../experiment/index.js');
-  const source = parseTraceSource(params.traces);
-  if (source.kind !== 'file') return null;
-  return loadTraces(source, { skipInvalid: params.skipInvalid });
-}
-
-async function runSourceTraces(store: RunStore, params: ReplayParams): Promise<LoadedTraces> {
-  const { loadTraces, parseTraceSource } = await import('../experiment/index.js');
-  return loadTraces(parseTraceSource(params.traces), { store, skipInvalid: params.skipInvalid });
-}
-
-async function recordedRun(db: string, id: string) {
-  const { openRunStore } = await import('../store/open-run-store.js');
-  const store = openRunStore(db, { mode: 'read' });
-  try {
-    return store.getRun(id);
-  } finally {
-    store.close();
-  }
-}
-
-/** The benchmark of a run source when it is one acon knows (a proxy run's is not), else apptown. */
-async function sourceBench(db: string, traces: string): Promise<string> {
-  const { parseTraceSource } = await import('../experiment/index.js');
-  const { BENCH_NAMES } = await import('../bench/registry.js');
-  const source = parseTraceSource(traces);
-  if (source.kind !== 'run') return 'apptown';
-  const run = await recordedRun(db, source.runId);
-  return (BENCH_NAMES as readonly string[]).includes(run.bench) ? run.bench : 'apptown';
 }
