@@ -26,7 +26,13 @@ export {
   type ReplayRow,
 } from './replay-run.js';
 export { replayTraces, type ReplayCondition, type ReplayTracesOptions } from './replay-traces.js';
-export { parseTraceLine, readTraceFile, TraceFileError, type TraceFile } from './trace-file.js';
+export {
+  parseTraceLine,
+  readTraceFile,
+  TraceFileError,
+  traceLine,
+  type TraceFile,
+} from './trace-file.js';
 export {
   loadTraces,
   parseTraceSource,

@@ -62,7 +62,9 @@ export function runTraces(store: RunStore, runId: string, condition?: string): T
       id: r.task_id,
       messages,
       tools,
-      outcome: r.success ? 'success' : 'failure',
+      // Proxied traffic is never evaluated (its "success" only says the agent ended with an
+      // answer): its outcome is unknown, not a failure that would leave it out.
+      outcome: r.split === 'proxy' ? 'unknown' : r.success ? 'success' : 'failure',
       taskId: r.task_id,
       source: `${runId}/${chosen}/${r.task_id}`,
     };
