@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { copyOfSharedOptimize, SHARED_OPTIMIZE_ENV } from './helpers/shared-optimize.js';
 
 /**
  * Issue #57: `acon replay` scores guideline pairs on recorded conversations, as a run of its own
@@ -180,4 +181,36 @@ describe('acon replay', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/obs-0099 not found/);
   });
+});
+
+describe('acon replay on the README optimize', () => {
+  it('prints agreement and probe recall for v0 and for the final guidelines', async () => {
+    const { cwd, result } = await copyOfSharedOptimize();
+    expect(result.code, result.stderr).toBe(0);
+    const rec = await runAcon(
+      ['compare', '--split', 'train', '--strategies', 'raw', '--max-tasks', '4', '--json'],
+      { cwd, env: SHARED_OPTIMIZE_ENV },
+    );
+    expect(rec.code, rec.stderr).toBe(0);
+    const runId = (JSON.parse(rec.stdout) as { provenance: { runId: string } }).provenance.runId;
+    const r = await runAcon(['replay', '--traces', runId, '--guidelines', 'v0,active'], {
+      cwd,
+      env: SHARED_OPTIMIZE_ENV,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const row = (label: string) =>
+      new RegExp(
+        `^${label} +(obs-\\d{4}) +(hist-\\d{4}) +(\\d+\\.\\d) +\\d+/\\d+ +(\\d+\\.\\d)`,
+        'm',
+      ).exec(r.stdout);
+    const v0 = row('v0');
+    const final = row('active');
+    expect(v0?.slice(1, 3)).toEqual(['obs-0000', 'hist-0000']);
+    expect(final, r.stdout).not.toBeNull();
+    // The active pair is what the optimize promoted: its ids are the ones it printed.
+    for (const id of final!.slice(1, 3)) {
+      if (!id.endsWith('0000')) expect(result.stdout).toContain(id);
+    }
+    expect(r.stdout).toMatch(/^verdict: /m);
+  }, 300_000);
 });
