@@ -168,6 +168,16 @@ describe('acon replay', () => {
     expect((JSON.parse(runs.stdout) as { rollouts: unknown[] }).rollouts).toEqual([]);
     const log = await runAcon(['guidelines', 'log', '--kind', 'hist'], { cwd });
     for (const id of written) expect(log.stdout).toContain(id);
+    // --resume continues the recorded run from its checkpoints: the same stages, no new files.
+    const again = await runAcon(['optimize', '--resume', result.runId, '--db', db, '--json'], {
+      cwd,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    const resumed = JSON.parse(again.stdout) as typeof result;
+    expect(resumed.runId).toBe(result.runId);
+    expect(resumed.stages).toEqual(result.stages);
+    expect(resumed.heldout).toEqual(result.heldout);
+    expect(resumed.files).toEqual(result.files);
   }, 120_000);
 
   it('refuses an unknown pair name, listing the forms it takes', async () => {
