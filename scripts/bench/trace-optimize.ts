@@ -88,7 +88,8 @@ const pts = (x: number) => Math.round(x * 1000) / 10;
 
 /** Test accuracy of one compressor alone under a guideline pair, by the ordinary compare. */
 function testAccuracy(dir: string, env: Record<string, string>, kind: Kind, pair: string): number {
-  const off: Record<string, string> = kind === 'obs' ? { ACON_CONTEXT__T_HIST: OFF } : { ACON_CONTEXT__T_OBS: OFF };
+  const off: Record<string, string> =
+    kind === 'obs' ? { ACON_CONTEXT__T_HIST: OFF } : { ACON_CONTEXT__T_OBS: OFF };
   const out = acon(
     ['compare', '--split', 'test', '--strategies', 'acon', '--guidelines', pair, '--json'],
     dir,
