@@ -36,6 +36,7 @@ describe('acon CLI basics', () => {
       'run',
       'compare',
       'optimize',
+      'replay',
       'guidelines',
       'runs',
       'export',

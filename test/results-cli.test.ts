@@ -198,7 +198,7 @@ describe('acon schema', () => {
     const bad = await runAcon(['schema', 'nope'], { cwd });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      'use one of: runs, runs-show, rollout-show, compare, optimize, optimize-plan, report-data',
+      'use one of: runs, runs-show, rollout-show, compare, optimize, optimize-plan, optimize-traces, replay, report-data',
     );
     const optimize = await runAcon(['schema', 'optimize'], { cwd });
     expect(optimize.code, optimize.stderr).toBe(0);

@@ -8,6 +8,7 @@ import { registerInit } from './init.js';
 import { registerOptimize } from './optimize.js';
 import { registerProxy } from './proxy.js';
 import { registerCompare, registerRun } from './run.js';
+import { registerReplay } from './replay.js';
 import { registerReport } from './report.js';
 import { registerRollout } from './rollout.js';
 import { registerRuns } from './runs.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerSchema(program);
   registerOptimize(program);
+  registerReplay(program);
   registerGuidelines(program);
   registerExport(program);
   registerLint(program);

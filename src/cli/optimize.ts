@@ -18,7 +18,7 @@ import {
 /** What 0 means for a task-subset flag, in its message. */
 const ALL_TASKS = ' (0 for all tasks)';
 
-type RawOpts = {
+export type RawOpts = {
   bench: string;
   target: string;
   phases: string;
@@ -53,6 +53,8 @@ type RawOpts = {
   selection?: 'heldout' | 'reference' | 'reference-paired';
   racing?: boolean;
   selectFrom?: 'split' | 'grouped';
+  traces?: string;
+  skipInvalid?: boolean;
 };
 
 const OPTIMIZE_HELP = `
@@ -75,6 +77,7 @@ Examples:
   $ acon optimize --bench qa                            multi-objective QA, offline
   $ acon optimize --target obs --phases ut --candidates 3
   $ acon optimize --bench appworld --provider openai --budget-usd 20
+  $ acon optimize --traces run-20261122-031500-ab12     from recorded conversations (replay)
   $ acon optimize --resume run-20261122-031500-ab12`;
 
 export function registerOptimize(program: Command): void {
@@ -83,9 +86,19 @@ export function registerOptimize(program: Command): void {
     .description('learn compression guidelines: utility phase, then compression phase (ACON)');
   addMethodOptions(cmd);
   addRunOptions(cmd);
-  cmd.addHelpText('after', OPTIMIZE_HELP).action(async (_o: RawOpts, c: Command) => {
-    await optimizeAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
-  });
+  cmd
+    .option(
+      '--traces <source>',
+      'learn from recorded conversations instead of the environment: a run (run-…, run-…:CONDITION, proxy-…) or a JSONL file (docs/traces.md)',
+    )
+    .option('--skip-invalid', 'with --traces: use the valid lines of a file with bad lines')
+    .addHelpText('after', OPTIMIZE_HELP)
+    .action(async (_o: RawOpts, c: Command) => {
+      const opts = c.optsWithGlobals<RawOpts>();
+      const { isTraceOptimize, traceOptimizeAction } = await import('./optimize-traces.js');
+      if (await isTraceOptimize(opts)) await traceOptimizeAction(opts, explicitFlags(c));
+      else await optimizeAction(opts, explicitFlags(c));
+    });
 }
 
 /** What is optimized and on which tasks. */

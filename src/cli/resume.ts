@@ -8,6 +8,7 @@ const RESUMED_BY: Record<string, string> = {
   run: 'acon run',
   compare: 'acon compare',
   optimize: 'acon optimize',
+  replay: 'acon replay',
 };
 
 /** Refuses `--resume` of a run another command made (`acon optimize --resume <a run>`). */

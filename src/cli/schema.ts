@@ -14,6 +14,8 @@ async function schemas() {
   const { ReportDataSchema } = await import('../report/html/report-data.js');
   const { OptimizeResultSchema } = await import('../optimize/optimize.js');
   const { OptimizePlanSchema } = await import('../optimize/plan.js');
+  const { ReplayResultSchema } = await import('../experiment/index.js');
+  const { TraceOptimizeResultSchema } = await import('../optimize/trace-optimize.js');
   return {
     runs: { schema: RunsListSchema, what: 'acon runs --json' },
     'runs-show': { schema: RunShowSchema, what: 'acon runs show RUN --json' },
@@ -21,6 +23,11 @@ async function schemas() {
     compare: { schema: RunConditionsResultSchema, what: 'acon compare --json and acon run --json' },
     optimize: { schema: OptimizeResultSchema, what: 'acon optimize --json' },
     'optimize-plan': { schema: OptimizePlanSchema, what: 'acon optimize --dry-run --json' },
+    'optimize-traces': {
+      schema: TraceOptimizeResultSchema,
+      what: 'acon optimize --traces SOURCE --json',
+    },
+    replay: { schema: ReplayResultSchema, what: 'acon replay --json' },
     'report-data': {
       schema: ReportDataSchema,
       what: 'the data embedded in acon report pages (<script id="acon-data">)',
@@ -34,7 +41,7 @@ export function registerSchema(program: Command): void {
     .description('print the JSON Schema of a command’s --json output')
     .argument(
       '[name]',
-      'runs, runs-show, rollout-show, compare, optimize, optimize-plan or report-data (omit to list them)',
+      'runs, runs-show, rollout-show, compare, optimize, optimize-plan, optimize-traces, replay or report-data (omit to list them)',
     )
     .addHelpText(
       'after',
@@ -49,7 +56,7 @@ Examples:
       const all = await schemas();
       if (name === undefined) {
         for (const [n, s] of Object.entries(all))
-          process.stdout.write(`${n.padEnd(14)}${s.what}\n`);
+          process.stdout.write(`${n.padEnd(17)}${s.what}\n`);
         return;
       }
       const entry = (all as Record<string, { schema: ZodType; what: string }>)[name];

@@ -313,6 +313,12 @@ export const ConfigSchema = z.strictObject({
          * The final v0 / UT / UTCO table runs both. @default true
          */
         isolate: z.boolean().default(true),
+        /**
+         * `optimize --traces`: the fractions of the conversations for analyses (train) and for
+         * choosing candidates (selection), by a seeded hash of each id; held-out gets the rest.
+         */
+        trace_train: z.number().min(0).max(1).default(0.5),
+        trace_selection: z.number().min(0).max(1).default(0.3),
         /** null: the benchmark's own (apptown train/dev/test, appworld train/dev/test_normal). */
         train_split: z.string().min(1).nullable().default(null),
         select_split: z.string().min(1).nullable().default(null),

@@ -11,3 +11,4 @@ export * from './step.js';
 export * from './trajectory.js';
 export * from './utility-analysis.js';
 export * from './trace.js';
+export * from './replay-metrics.js';

@@ -22,6 +22,7 @@ export {
 } from './schema.js';
 export { parseGuideline, readGuidelineFile, serializeGuideline } from './file.js';
 export { resolveGuidelinePair } from './resolve.js';
+export { resolvePairList, type NamedPair } from './pair-list.js';
 export { REQUIRED_HEADING, validateGuidelineText, type GuidelineValidation } from './validate.js';
 export {
   ACTIVE_FILE,

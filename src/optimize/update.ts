@@ -24,8 +24,10 @@ export async function proposeCandidates(input: {
   /** One sample of analyses per candidate. */
   samples: unknown[][];
   maxRetries: number;
+  /** The prompt pair's name (`updater-trace-ut` learns from replays). @default updater-<phase> */
+  prompt?: string;
 }): Promise<CandidateProposal[]> {
-  const prompt = input.phase === 'ut' ? 'updater-ut' : 'updater-co';
+  const prompt = input.prompt ?? (input.phase === 'ut' ? 'updater-ut' : 'updater-co');
   return Promise.all(
     input.samples.map(async (sample, index): Promise<CandidateProposal> => {
       const vars = {

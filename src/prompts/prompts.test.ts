@@ -16,7 +16,7 @@ describe('prompts real models see', () => {
   });
 
   it('the updaters ask for structured prose: rule sections and a table of state variables', () => {
-    for (const file of ['updater-ut.system.txt', 'updater-co.system.txt']) {
+    for (const file of ['updater-ut.system.txt', 'updater-co.system.txt', 'updater-trace-ut.system.txt']) {
       const text = loadPrompt(file);
       expect(text).toContain('| Variable | What it is | Why the agent needs it |');
       expect(text).toContain('## Always keep');

@@ -15,8 +15,24 @@ export {
   traceOutcomes,
   type ReplayMetrics,
 } from './replay-metrics.js';
+export {
+  referenceTraces,
+  ReplayParamsSchema,
+  ReplayResultSchema,
+  ReplayRowSchema,
+  runReplay,
+  type ReplayParams,
+  type ReplayResult,
+  type ReplayRow,
+} from './replay-run.js';
 export { replayTraces, type ReplayCondition, type ReplayTracesOptions } from './replay-traces.js';
-export { parseTraceLine, readTraceFile, TraceFileError, type TraceFile } from './trace-file.js';
+export {
+  parseTraceLine,
+  readTraceFile,
+  TraceFileError,
+  traceLine,
+  type TraceFile,
+} from './trace-file.js';
 export {
   loadTraces,
   parseTraceSource,

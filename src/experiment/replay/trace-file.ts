@@ -206,3 +206,17 @@ export async function readTraceFile(file: string): Promise<TraceFile> {
   }
   return { traces, problems };
 }
+
+/**
+ * A conversation as one line of a traces file, the format {@link readTraceFile} reads back
+ * (`metadata.task_id` carries the task id, when known).
+ */
+export function traceLine(trace: Trace): string {
+  return JSON.stringify({
+    id: trace.id,
+    messages: trace.messages,
+    ...(trace.tools.length > 0 ? { tools: trace.tools } : {}),
+    ...(trace.outcome === 'unknown' ? {} : { outcome: trace.outcome }),
+    ...(trace.taskId === undefined ? {} : { metadata: { task_id: trace.taskId } }),
+  });
+}

@@ -13,7 +13,7 @@ export type TraceSource =
   { kind: 'run'; runId: string; condition?: string } | { kind: 'file'; path: string };
 
 export function parseTraceSource(text: string): TraceSource {
-  const run = /^(run-[\w-]+)(?::(.+))?$/.exec(text);
+  const run = /^((?:run|proxy)-[\w-]+)(?::(.+))?$/.exec(text);
   if (run && !existsSync(text)) {
     return run[2] === undefined
       ? { kind: 'run', runId: run[1]! }
@@ -62,7 +62,9 @@ export function runTraces(store: RunStore, runId: string, condition?: string): T
       id: r.task_id,
       messages,
       tools,
-      outcome: r.success ? 'success' : 'failure',
+      // Proxied traffic is never evaluated (its "success" only says the agent ended with an
+      // answer): its outcome is unknown, not a failure that would leave it out.
+      outcome: r.split === 'proxy' ? 'unknown' : r.success ? 'success' : 'failure',
       taskId: r.task_id,
       source: `${runId}/${chosen}/${r.task_id}`,
     };

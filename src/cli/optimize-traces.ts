@@ -1,0 +1,198 @@
+import type { Config } from '../config/schema.js';
+import type {
+  TraceOptimizeParams,
+  TraceOptimizeParamsSchema as TraceOptimizeParamsSchemaType,
+  TraceOptimizeResult,
+} from '../optimize/trace-optimize.js';
+import { UsageError } from '../errors.js';
+import {
+  fileTraces,
+  recordedRun,
+  runSourceTraces,
+  sourceBench,
+  warnSkipped,
+} from './trace-input.js';
+import { positiveInt, positiveNumber } from './numbers.js';
+import type { RawOpts } from './optimize.js';
+
+/** Whether this optimize learns from traces: `--traces`, or a resumed run that did. */
+export async function isTraceOptimize(opts: RawOpts): Promise<boolean> {
+  if (opts.traces !== undefined) return true;
+  if (!opts.resume) return false;
+  const run = await recordedRun(await dbOf(opts), opts.resume).catch(() => null);
+  return run !== null && typeof (run.params as { traces?: unknown }).traces === 'string';
+}
+
+/** Flags of an environment optimize that mean nothing with --traces: refused, never ignored. */
+const ENVIRONMENT_ONLY: [keyof RawOpts, string][] = [
+  ['trainSplit', '--train-split'],
+  ['selectSplit', '--select-split'],
+  ['evalSplit', '--eval-split'],
+  ['selection', '--selection'],
+  ['maxTasks', '--max-tasks'],
+  ['trainTasks', '--train-tasks'],
+  ['selectTasks', '--select-tasks'],
+  ['appworldUrl', '--appworld-url'],
+  ['tasks', '--tasks'],
+  ['taskFile', '--task-file'],
+  ['dryRun', '--dry-run'],
+];
+
+function refuseEnvironmentFlags(typed: Set<string>): void {
+  for (const [key, flag] of ENVIRONMENT_ONLY) {
+    if (typed.has(key)) {
+      throw new UsageError(
+        `${flag} belongs to an environment optimize; with --traces the conversations are split by a seeded hash of their id (optimize.trace_train, optimize.trace_selection)`,
+      );
+    }
+  }
+}
+
+/**
+ * `acon optimize --traces SOURCE`: a file is read and checked before anything opens (a bad line
+ * leaves no database behind); a run source is read from the database the run is stored in.
+ */
+export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Promise<void> {
+  refuseEnvironmentFlags(typed);
+  const { openSession, onInterrupt } = await import('./session.js');
+  const { recordedParams, refuseConflicts } = await import('./resume.js');
+  const { optimizeFromTraces, TraceOptimizeParamsSchema } =
+    await import('../optimize/trace-optimize.js');
+  const { loadConfig } = await import('../config/load.js');
+  const db = await dbOf(opts);
+  const recorded = opts.resume ? await recordedRun(db, opts.resume) : null;
+  let params = traceParams(
+    opts,
+    loadConfig({ file: opts.config }).config,
+    TraceOptimizeParamsSchema,
+  );
+  if (recorded) {
+    const given = params;
+    params = recordedParams(recorded, TraceOptimizeParamsSchema);
+    refuseConflicts(recorded.id, [
+      {
+        flag: '--traces',
+        given: typed.has('traces') ? given.traces : undefined,
+        recorded: params.traces,
+      },
+      {
+        flag: '--target',
+        given: typed.has('target') ? given.target : undefined,
+        recorded: params.target,
+      },
+      {
+        flag: '--phases',
+        given: typed.has('phases') ? given.phases : undefined,
+        recorded: params.phases,
+      },
+      {
+        flag: '--guidelines',
+        given: typed.has('guidelines') ? given.guidelines : undefined,
+        recorded: params.guidelines,
+      },
+    ]);
+  }
+  const early = await fileTraces(params);
+  const bench =
+    recorded?.bench ?? (typed.has('bench') ? opts.bench : await sourceBench(db, params.traces));
+  const session = await openSession({
+    config: opts.config,
+    provider: opts.provider,
+    cache: opts.cache,
+    resume: opts.resume,
+    resumes: ['optimize'],
+    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
+    db: opts.db,
+    bench,
+    validate: async ({ guidelines }) => {
+      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+    },
+  });
+  const release = onInterrupt(session.abort);
+  try {
+    const loaded = early ?? (await runSourceTraces(session.store, params));
+    warnSkipped(loaded);
+    const result = await optimizeFromTraces(session, params, {
+      traces: loaded.traces,
+      resume: opts.resume,
+      command: `acon ${process.argv.slice(2).join(' ')}`,
+      log: (line) => {
+        if (!opts.json) process.stderr.write(`${line}\n`);
+      },
+    });
+    await printResult(result, opts, session.config.run.db);
+  } finally {
+    release();
+    await session.close();
+  }
+}
+
+/** The parameters from the flags and the config (a resumed run uses its record instead). */
+function traceParams(
+  opts: RawOpts,
+  config: Config,
+  schema: typeof TraceOptimizeParamsSchemaType,
+): TraceOptimizeParams {
+  const { trace_train: train, trace_selection: selection } = config.optimize;
+  if (train + selection > 1 || train === 0 || selection === 0) {
+    throw new UsageError(
+      `optimize.trace_train (${train}) and optimize.trace_selection (${selection}) must each be above 0 and sum to at most 1 (held-out gets the rest)`,
+    );
+  }
+  return schema.parse({
+    traces: opts.traces ?? '',
+    skipInvalid: opts.skipInvalid === true,
+    target: opts.target,
+    phases: opts.phases.split(',').map((p) => p.trim()),
+    rounds: positiveInt(opts.rounds, '--rounds') ?? config.optimize.rounds,
+    candidates: positiveInt(opts.candidates, '--candidates') ?? config.optimize.candidates,
+    guidelines: opts.guidelines ?? null,
+    promote: opts.promote ?? true,
+    split: { train: config.optimize.trace_train, selection: config.optimize.trace_selection },
+  });
+}
+
+async function printResult(result: TraceOptimizeResult, opts: RawOpts, db: string): Promise<void> {
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const { replayTable, replayVerdict } = await import('../report/replay-view.js');
+  const { terminalWidth } = await import('../report/fit-table.js');
+  const lines: string[] = [];
+  for (const s of result.stages) {
+    const scored = s.candidates.filter((c) => c.metrics !== null).length;
+    lines.push(
+      `${s.stage}: ${s.cases} cases, ${s.analyses} analyses, ${scored} candidates replayed; ${s.accepted ? `${s.accepted} accepted` : `${s.parent} stays`}`,
+    );
+  }
+  const rows = result.heldout.map((r) => ({
+    label: r.version,
+    obs: r.obs,
+    hist: r.hist,
+    metrics: r.metrics,
+  }));
+  const c = result.conversations;
+  lines.push(
+    replayTable(
+      rows,
+      { ...result, source: `${result.source}, held-out`, traces: c.heldout },
+      { width: terminalWidth(), wide: opts.wide },
+    ),
+  );
+  lines.push(replayVerdict(rows));
+  lines.push(
+    `final: ${result.final.obs.id}, ${result.final.hist.id}` +
+      (result.promoted.length > 0
+        ? ` (now active: ${result.promoted.join(', ')})`
+        : ' (active guidelines unchanged)'),
+  );
+  lines.push(`stored in ${db} as run ${result.runId}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function dbOf(opts: RawOpts): Promise<string> {
+  const { loadConfig } = await import('../config/load.js');
+  return opts.db ?? loadConfig({ file: opts.config }).config.run.db;
+}

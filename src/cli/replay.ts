@@ -1,0 +1,164 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { ReplayParams, ReplayResult } from '../experiment/index.js';
+import { UsageError } from '../errors.js';
+import {
+  fileTraces,
+  recordedRun,
+  runSourceTraces,
+  sourceBench,
+  warnSkipped,
+} from './trace-input.js';
+import { positiveNumber } from './numbers.js';
+import { explicitFlags } from './run.js';
+import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
+
+type RawOpts = {
+  traces?: string;
+  guidelines: string;
+  bench?: string;
+  skipInvalid?: boolean;
+  provider?: 'sim' | 'openai';
+  cache?: boolean;
+  budgetUsd?: string;
+  resume?: string;
+  db?: string;
+  json?: boolean;
+  wide?: boolean;
+  config?: string;
+};
+
+const REPLAY_HELP = `
+Each conversation is replayed step by step under each guideline pair (both compressors on):
+where the compressed view differs from the full context, the agent model is asked for its next
+action and compared with the recorded one (agreement); values the conversation uses later must
+still be in view at the step that uses them (probe recall, no LLM call). Conversations with
+outcome "failure" are left out: they are no full-context reference. These are replay metrics,
+not accuracy. The sim provider's agent needs the benchmark's tasks (--bench, default: the source
+run's benchmark, else apptown).
+
+--guidelines items: v0 (the shipped pair), active, latest, one version (obs@2: hist active) or a
+pair joined by + (obs@2+hist@1).
+
+Examples:
+  $ acon replay --traces run-20261122-031500-ab12
+  $ acon replay --traces run-20261122-031500-ab12:raw --guidelines v0,active,obs@2+hist@1
+  $ acon replay --traces conversations.jsonl --provider openai --json
+  $ acon replay --resume run-20261122-041500-cd34`;
+
+export function registerReplay(program: Command): void {
+  program
+    .command('replay')
+    .description('score guideline pairs on recorded conversations: agreement and probe recall')
+    .option(
+      '--traces <source>',
+      'recorded conversations: a run (run-…, run-…:CONDITION, proxy-…) or a JSONL file',
+    )
+    .option('--guidelines <list>', 'guideline pairs to score, comma-separated', 'v0,active')
+    .option(
+      '--bench <name>',
+      "benchmark whose tasks the sim agent follows (default: the source run's, else apptown)",
+    )
+    .option('--skip-invalid', 'replay the valid lines of a file with bad lines (default: refuse)')
+    .addOption(
+      new Option('--provider <name>', 'LLM provider for every role').choices(['sim', 'openai']),
+    )
+    .option('--no-cache', 'do not answer from the LLM call cache')
+    .option('--budget-usd <usd>', 'stop cleanly once this much is spent')
+    .option(...DB_OPTION)
+    .option('--resume <run>', 'continue an interrupted replay run exactly as recorded')
+    .option('--json', 'print the result as JSON')
+    .option(...WIDE_OPTION)
+    .addHelpText('after', REPLAY_HELP)
+    .action(async (_o: RawOpts, c: Command) => {
+      await replayAction(c.optsWithGlobals<RawOpts>(), explicitFlags(c));
+    });
+}
+
+async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
+  const { openSession, onInterrupt } = await import('./session.js');
+  const { recordedParams, refuseConflicts } = await import('./resume.js');
+  const { ReplayParamsSchema, runReplay } = await import('../experiment/index.js');
+  const { resolvePairList } = await import('../guidelines/pair-list.js');
+  if (!opts.resume && opts.traces === undefined) {
+    throw new UsageError('give --traces (a run id or a JSONL file), or --resume RUN');
+  }
+  let params: ReplayParams = {
+    traces: opts.traces ?? '',
+    guidelines: opts.guidelines,
+    skipInvalid: opts.skipInvalid === true,
+  };
+  const { loadConfig } = await import('../config/load.js');
+  const db = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
+  const recorded = opts.resume ? await recordedRun(db, opts.resume) : null;
+  if (recorded) {
+    const given = params;
+    params = recordedParams(recorded, ReplayParamsSchema);
+    refuseConflicts(recorded.id, [
+      {
+        flag: '--traces',
+        given: typed.has('traces') ? given.traces : undefined,
+        recorded: params.traces,
+      },
+      {
+        flag: '--guidelines',
+        given: typed.has('guidelines') ? given.guidelines : undefined,
+        recorded: params.guidelines,
+      },
+    ]);
+  }
+  // A file is read and checked before anything opens: a bad line leaves no database behind.
+  const early = await fileTraces(params);
+  const bench = recorded?.bench ?? opts.bench ?? (await sourceBench(db, params.traces));
+  let pairs: Awaited<ReturnType<typeof resolvePairList>> = [];
+  const session = await openSession({
+    config: opts.config,
+    provider: opts.provider,
+    cache: opts.cache,
+    resume: opts.resume,
+    resumes: ['replay'],
+    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
+    db: opts.db,
+    bench,
+    roles: ['agent', 'obs_compressor', 'hist_compressor'],
+    validate: async ({ guidelines }) => {
+      pairs = await resolvePairList(params.guidelines, guidelines);
+    },
+  });
+  const release = onInterrupt(session.abort);
+  try {
+    const loaded = early ?? (await runSourceTraces(session.store, params));
+    warnSkipped(loaded);
+    const result = await runReplay(session, params, {
+      traces: loaded.traces,
+      skippedLines: loaded.skipped.length,
+      pairs,
+      resume: opts.resume,
+      command: `acon ${process.argv.slice(2).join(' ')}`,
+      log: (line) => {
+        if (!opts.json) process.stderr.write(`${line}\n`);
+      },
+    });
+    await printReplay(result, opts, session.config.run.db);
+  } finally {
+    release();
+    await session.close();
+  }
+}
+
+async function printReplay(result: ReplayResult, opts: RawOpts, db: string): Promise<void> {
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const { replayTable, replayVerdict } = await import('../report/replay-view.js');
+  const { terminalWidth } = await import('../report/fit-table.js');
+  const left =
+    result.failedLeftOut > 0
+      ? `\n${result.failedLeftOut} failed conversations left out (no full-context reference)`
+      : '';
+  const table = replayTable(result.rows, result, { width: terminalWidth(), wide: opts.wide });
+  process.stdout.write(
+    `${table}${left}\n${replayVerdict(result.rows)}\nstored in ${db} as run ${result.runId}\n`,
+  );
+}
