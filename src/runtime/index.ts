@@ -25,7 +25,9 @@ export type ContextCompressorOptions = {
   guidelines: Guidelines;
   /**
    * The compressor model: the teacher or a distilled student, any OpenAI-compatible endpoint;
-   * or `{ provider: 'sim' }` to try acon offline (reports say `simulated: true`).
+   * a framework's own model (`{ provider: 'custom', … }`, built by each adapter from its
+   * framework's model object); or `{ provider: 'sim' }` to try acon offline (reports say
+   * `simulated: true`).
    */
   model: CompressorModel;
   /** @default { obs: 1024, hist: 4096, keepLast: 1 } (ACON's T_obs, T_hist, k) */
@@ -102,6 +104,7 @@ export type {
   RuntimeEvent,
   Thresholds,
 } from './context-compressor.js';
+export type { CompressorAnswer, CompressorCall, CustomCompressorModel } from './compressor-port.js';
 export type {
   CompressorModel,
   OpenAiCompressorModel,
