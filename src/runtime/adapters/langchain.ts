@@ -7,16 +7,28 @@
  * const agent = createAgent({ model, tools, middleware: [aconMiddleware(compressor)] });
  */
 import { createMiddleware, HumanMessage, ToolMessage, type BaseMessage } from 'langchain';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ContextCompressor } from '../context-compressor.js';
+import { resolveCompressor, type AdapterCompressor } from './compressor-input.js';
+import { chatModelCompressor, isChatModel } from './langchain-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { outputText, rebuild, type Mapped } from '../rebuild.js';
+
+/**
+ * A compressor from `createContextCompressor`, or its options where `model` may also be any
+ * LangChain chat model (`{ guidelines, model: new ChatAnthropic({ … }) }`).
+ */
+export type LangChainCompressor = AdapterCompressor<BaseChatModel>;
+
+export { chatModelCompressor } from './langchain-compressor.js';
 
 /**
  * Middleware whose `wrapModelCall` hands the model a compressed copy of the agent's messages:
  * tool results over T_obs compressed, the history over T_hist folded into a summary. The agent's
  * state keeps every message as it was; the system prompt passes through.
  */
-export function aconMiddleware(compressor: ContextCompressor) {
+export function aconMiddleware(input: LangChainCompressor) {
+  const compressor = resolveCompressor(input, isChatModel, chatModelCompressor);
   return createMiddleware({
     name: 'AconCompression',
     wrapModelCall: async (request, handler) =>
