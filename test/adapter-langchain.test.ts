@@ -1,7 +1,4 @@
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI } from '@langchain/openai';
-import { AIMessage, type BaseMessage } from 'langchain';
 import { createAgent, tool } from 'langchain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -9,8 +6,8 @@ import { countTokens } from '../src/llm/tokenizer.js';
 import { aconMiddleware } from '../src/runtime/adapters/langchain.js';
 import { createContextCompressor, loadGuidelines } from '../src/runtime/index.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
+import { FakeCompressorChatModel } from './helpers/fake-chat-models.js';
 import {
-  compressorAnswer,
   compressorHandler,
   inspectAgentRequest,
   listRecords,
@@ -33,30 +30,6 @@ afterEach(async () => {
   await model.close();
   await compressor.close();
 });
-
-/**
- * A chat model of another provider, written against LangChain's own interface (`BaseChatModel`
- * with `_generate`): it reads the prompt acon rendered and answers as a compressor would.
- */
-class FakeCompressorChatModel extends BaseChatModel {
-  readonly calls: BaseMessage[][] = [];
-  constructor() {
-    super({});
-  }
-  _llmType(): string {
-    return 'fake-anthropic';
-  }
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    this.calls.push(messages);
-    const of = (type: string) =>
-      messages
-        .filter((m) => m.getType() === type)
-        .map((m) => m.text)
-        .join('\n');
-    const text = compressorAnswer(of('system'), of('human')) ?? 'not a compressor call';
-    return { generations: [{ text, message: new AIMessage(text) }] };
-  }
-}
 
 function agentWith(middleware: ReturnType<typeof aconMiddleware>) {
   return createAgent({

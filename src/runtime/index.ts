@@ -86,7 +86,8 @@ export function createContextCompressor(opts: ContextCompressorOptions): Closabl
       return build(cacheOnly(store));
     }));
   return {
-    plan: async (messages) => (await compressor()).plan(messages),
+    plan: async (messages, planOpts) => (await compressor()).plan(messages, planOpts),
+    fold: async (messages, previous) => (await compressor()).fold(messages, previous),
     compress: async (messages) => (await compressor()).compress(messages),
     close: () => {
       closed = true;
@@ -101,6 +102,8 @@ export type {
   CompressionPlan,
   CompressionReport,
   ContextCompressor,
+  FoldResult,
+  PlanOptions,
   RuntimeEvent,
   Thresholds,
 } from './context-compressor.js';
