@@ -60,7 +60,7 @@ export type LangChainFoldOptions = {
   /**
    * Replace the folded messages in the agent's state, as `summarizationMiddleware` does
    * (checkpoints shrink). Off by default: the state then keeps every message as it was, so the
-   * caller, a checkpointer or a later `acon optimize --traces` still has the whole conversation,
+   * caller, a checkpointer or learning from recorded traces later still has the whole conversation,
    * and only what the model receives is folded (recomputed each call from the call cache).
    * @default false
    */
