@@ -91,9 +91,9 @@ try {
   );
   for (const expected of [
     'acon:applyPlan,createContextCompressor,loadGuidelines',
-    'acon/ai-sdk:aconMiddleware,compressPrompt',
-    'acon/langchain:aconMiddleware,compressMessages',
-    'acon/openai-agents:aconInputFilter,compressInput',
+    'acon/ai-sdk:aconMiddleware,compressPrompt,languageModelCompressor',
+    'acon/langchain:aconMiddleware,chatModelCompressor,compressMessages',
+    'acon/openai-agents:aconInputFilter,agentsModelCompressor,compressInput',
   ]) {
     if (!esm.includes(expected)) fail(`ESM import: expected ${expected} in ${esm}`);
   }
@@ -158,7 +158,7 @@ console.log(JSON.stringify({ simulated: r.simulated, kinds: r.events.map((e) => 
   );
   writeFileSync(
     join(consumer, 'consumer.ts'),
-    `import { createContextCompressor, loadGuidelines, type CompressionReport } from 'acon';
+    `import { createContextCompressor, loadGuidelines, type CompressionReport, type CustomCompressorModel } from 'acon';
 import { aconMiddleware } from 'acon/ai-sdk';
 import { aconMiddleware as aconLangChain } from 'acon/langchain';
 import { aconInputFilter } from 'acon/openai-agents';
@@ -174,6 +174,13 @@ const n: number = out.length;
 void n;
 const offline = createContextCompressor({ guidelines: await loadGuidelines(), model: { provider: 'sim' } });
 void offline;
+// Any model behind the compressor port.
+const custom: CustomCompressorModel = {
+  provider: 'custom',
+  model: 'mine',
+  complete: async ({ messages }) => ({ text: messages.map((m) => m.content).join('\\n') }),
+};
+void createContextCompressor({ guidelines: await loadGuidelines(), model: custom });
 void [aconMiddleware, aconLangChain, aconInputFilter];
 // Declarations are real: a wrong option type is an error.
 // @ts-expect-error thresholds are numbers

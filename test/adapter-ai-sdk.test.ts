@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { aconMiddleware } from '../src/runtime/adapters/ai-sdk.js';
 import {
@@ -10,6 +11,7 @@ import {
 import { countTokens } from '../src/llm/tokenizer.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import {
+  compressorAnswer,
   compressorHandler,
   inspectAgentRequest,
   listRecords,
@@ -93,6 +95,55 @@ describe('acon/ai-sdk', () => {
       prompt: 'List every record and report the total.',
     });
     expect(await stream.text).toBe('total: 42');
+    expectCompressedLastRequest();
+  });
+
+  it('takes any AI SDK LanguageModel as the compressor (a LanguageModelV3 of another provider)', async () => {
+    // A provider's model as the AI SDK specifies it (LanguageModelV3): it reads the prompt
+    // acon rendered and answers as a compressor would.
+    const compressorModel = new MockLanguageModelV3({
+      provider: 'mock-anthropic',
+      modelId: 'claude-mock',
+      doGenerate: async ({ prompt }) => {
+        const system = prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
+        const text = JSON.stringify(prompt.filter((m) => m.role === 'user'));
+        return {
+          content: [
+            { type: 'text', text: compressorAnswer(system, text) ?? 'not a compressor call' },
+          ],
+          finishReason: { unified: 'stop', raw: 'end_turn' },
+          usage: {
+            inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 10, text: 10, reasoning: 0 },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const reports: CompressionReport[] = [];
+    const provider = createOpenAICompatible({ name: 'fake', baseURL: model.url, apiKey: 'k' });
+    const result = await generateText({
+      model: wrapLanguageModel({
+        model: provider.chatModel('agent'),
+        middleware: aconMiddleware({
+          guidelines: await loadGuidelines(),
+          model: compressorModel,
+          onReport: (r) => reports.push(r),
+        }),
+      }),
+      tools,
+      stopWhen: stepCountIs(TURNS + 2),
+      prompt: 'List every record and report the total.',
+    });
+    expect(result.text).toBe('total: 42');
+    // Both compressors went through the framework model, not an OpenAI endpoint.
+    const systems = compressorModel.doGenerateCalls.map((c) =>
+      JSON.stringify(c.prompt.find((m) => m.role === 'system')),
+    );
+    expect(systems.some((s) => s.includes('You compress tool observations'))).toBe(true);
+    expect(systems.some((s) => s.includes('You compress the interaction history'))).toBe(true);
+    expect(compressor.chatRequests).toHaveLength(0);
+    expect(reports.flatMap((r) => r.events).every((e) => !e.failed)).toBe(true);
     expectCompressedLastRequest();
   });
 });

@@ -6,6 +6,7 @@ import { countTokens } from '../src/llm/tokenizer.js';
 import { aconMiddleware } from '../src/runtime/adapters/langchain.js';
 import { createContextCompressor, loadGuidelines } from '../src/runtime/index.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
+import { FakeCompressorChatModel } from './helpers/fake-chat-models.js';
 import {
   compressorHandler,
   inspectAgentRequest,
@@ -30,7 +31,47 @@ afterEach(async () => {
   await compressor.close();
 });
 
+function agentWith(middleware: ReturnType<typeof aconMiddleware>) {
+  return createAgent({
+    model: new ChatOpenAI({
+      model: 'agent',
+      apiKey: 'k',
+      maxRetries: 0,
+      configuration: { baseURL: model.url },
+    }),
+    systemPrompt: 'You are a careful agent.',
+    tools: [
+      tool(async ({ page }: { page: number }) => listRecords(page), {
+        name: 'list_records',
+        description: 'One page of records',
+        schema: z.object({ page: z.number() }),
+      }),
+    ],
+    middleware: [middleware],
+  });
+}
+
 describe('acon/langchain', () => {
+  it('takes any LangChain chat model as the compressor (a BaseChatModel of another provider)', async () => {
+    const chatModel = new FakeCompressorChatModel();
+    const agent = agentWith(
+      aconMiddleware({ guidelines: await loadGuidelines(), model: chatModel }),
+    );
+    const state = await agent.invoke(
+      { messages: [{ role: 'user', content: 'List every record and report the total.' }] },
+      { recursionLimit: 4 * TURNS },
+    );
+    expect(state.messages.at(-1)!.text).toBe('total: 42');
+    const systems = chatModel.calls.map((c) => c[0]!.text);
+    expect(systems.some((s) => s.includes('You compress tool observations'))).toBe(true);
+    expect(systems.some((s) => s.includes('You compress the interaction history'))).toBe(true);
+    expect(compressor.chatRequests).toHaveLength(0);
+    const last = inspectAgentRequest(model.chatRequests.at(-1)!);
+    expect(last.summarized).toBe(true);
+    expect(last.compressedTools).toBeGreaterThan(0);
+    expect(pairingIntact(last.messages)).toBe(true);
+  });
+
   it('compresses the messages of every model call of a createAgent loop', async () => {
     const c = createContextCompressor({
       guidelines: await loadGuidelines(),

@@ -1,4 +1,15 @@
-import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from '@openai/agents';
+import {
+  Agent,
+  OpenAIChatCompletionsModel,
+  run,
+  setTracingDisabled,
+  tool,
+  Usage,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from '@openai/agents';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -7,6 +18,7 @@ import { aconInputFilter } from '../src/runtime/adapters/openai-agents.js';
 import { createContextCompressor, loadGuidelines } from '../src/runtime/index.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import {
+  compressorAnswer,
   compressorHandler,
   inspectAgentRequest,
   listRecords,
@@ -31,7 +43,81 @@ afterEach(async () => {
   await compressor.close();
 });
 
+/**
+ * A model of another provider, written against the Agents SDK's own `Model` interface: it reads
+ * the request acon sent and answers as a compressor would.
+ */
+class FakeCompressorModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const text =
+      compressorAnswer(request.systemInstructions ?? '', JSON.stringify(request.input)) ??
+      'not a compressor call';
+    return {
+      usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }),
+      output: [
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text }],
+        },
+      ],
+    };
+  }
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<StreamEvent> {
+    throw new Error('acon asks a compressor for a whole answer, never a stream');
+  }
+}
+
+function agentModel() {
+  return new OpenAIChatCompletionsModel(
+    new OpenAI({
+      baseURL: model.url,
+      apiKey: 'k',
+      maxRetries: 0,
+    }) as unknown as ConstructorParameters<typeof OpenAIChatCompletionsModel>[0],
+    'agent',
+  );
+}
+
+const listTool = tool({
+  name: 'list_records',
+  description: 'One page of records',
+  parameters: z.object({ page: z.number() }),
+  execute: async ({ page }) => listRecords(page),
+});
+
 describe('acon/openai-agents', () => {
+  it('takes any Agents SDK Model as the compressor (a Model of another provider)', async () => {
+    const compressorModel = new FakeCompressorModel();
+    const agent = new Agent({
+      name: 'lister',
+      instructions: 'You are a careful agent.',
+      model: agentModel(),
+      tools: [listTool],
+    });
+    const result = await run(agent, 'List every record and report the total.', {
+      maxTurns: TURNS + 2,
+      callModelInputFilter: aconInputFilter({
+        guidelines: await loadGuidelines(),
+        model: compressorModel,
+      }),
+    });
+    expect(result.finalOutput).toBe('total: 42');
+    const systems = compressorModel.requests.map((r) => r.systemInstructions ?? '');
+    expect(systems.some((s) => s.includes('You compress tool observations'))).toBe(true);
+    expect(systems.some((s) => s.includes('You compress the interaction history'))).toBe(true);
+    expect(compressorModel.requests.every((r) => r.tools.length === 0)).toBe(true);
+    expect(compressor.chatRequests).toHaveLength(0);
+    const last = inspectAgentRequest(model.chatRequests.at(-1)!);
+    expect(last.summarized).toBe(true);
+    expect(last.compressedTools).toBeGreaterThan(0);
+    expect(pairingIntact(last.messages)).toBe(true);
+  });
+
   it('compresses the input of every model call of a run through callModelInputFilter', async () => {
     const c = createContextCompressor({
       guidelines: await loadGuidelines(),

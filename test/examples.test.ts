@@ -42,3 +42,14 @@ describe('examples/', () => {
 function join(script: string): string {
   return resolve(REPO, 'examples', script);
 }
+
+describe('examples/offline.mjs', () => {
+  it('runs with no server and no key, its compressions labelled SIMULATED', async () => {
+    const { stdout, stderr } = await run(process.execPath, [join('offline.mjs')], {
+      cwd: REPO,
+      env: cleanEnv({}),
+    });
+    expect(stdout).toMatch(/^8 messages in, \d+ out/);
+    expect(stderr).toMatch(/\[acon\] SIMULATED \d+ -> \d+ tokens, obs/);
+  });
+});

@@ -4,12 +4,15 @@ import { createLlmClient, type MeteredLlmClient } from '../llm/client.js';
 import type { Clock } from '../llm/clock.js';
 import { OpenAiProvider } from '../llm/openai-provider.js';
 import { createSimProvider } from '../sim/index.js';
+import { createPortCompressorLlm, type CustomCompressorModel } from './compressor-port.js';
 
 /**
- * The compressor's model: any OpenAI-compatible endpoint, or `{ provider: 'sim' }`, acon's
- * deterministic offline compressor (no server, no key; every report says `simulated: true`).
+ * The compressor's model: any OpenAI-compatible endpoint; a framework's model through a
+ * {@link CustomCompressorModel} (the adapters build one from a LangChain `BaseChatModel`, an AI
+ * SDK `LanguageModel` or an Agents SDK `Model`); or `{ provider: 'sim' }`, acon's deterministic
+ * offline compressor (no server, no key; every report says `simulated: true`).
  */
-export type CompressorModel = OpenAiCompressorModel | SimCompressorModel;
+export type CompressorModel = OpenAiCompressorModel | CustomCompressorModel | SimCompressorModel;
 
 /** acon's simulated compressor: for trying the library and its adapters with no model at all. */
 export type SimCompressorModel = { provider: 'sim' };
@@ -51,6 +54,7 @@ export function createCompressorLlm(
   opts: { clock?: Clock; env?: Record<string, string | undefined> } = {},
 ): MeteredLlmClient {
   if (model.provider === 'sim') return createSimCompressorLlm(store, opts.clock);
+  if (model.provider === 'custom') return createPortCompressorLlm(model, store, opts.clock);
   const role = {
     model: model.model,
     endpoint: ENDPOINT,

@@ -4,7 +4,8 @@ import type { GuidelinePair } from '../agent/context/options.js';
 import type { ContextStrategy } from '../agent/context/strategy.js';
 import type { CompressionEvent } from '../domain/compression-event.js';
 import type { Trajectory } from '../domain/trajectory.js';
-import { countMessageTokens } from '../llm/tokenizer.js';
+import { compressHistory, renderTurns, type CompressorDeps } from '../compress/index.js';
+import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
 import type { ChatMessage } from '../domain/message.js';
 import type { LlmClient } from '../llm/types.js';
 import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';
@@ -94,8 +95,21 @@ export interface ContextCompressor {
    */
   compress<M extends OpenAiMessage>(messages: readonly M[]): Promise<(M | OpenAiMessage)[]>;
   /** What `compress` would do, by input position (for other message formats). */
-  plan(messages: readonly OpenAiMessage[]): Promise<CompressionPlan>;
+  plan(messages: readonly OpenAiMessage[], opts?: PlanOptions): Promise<CompressionPlan>;
+  /**
+   * ACON's history compressor alone, for an adapter that decides folds by its framework's rule
+   * (acon/langchain's `trigger`/`keep`): every turn of `messages` and `previousSummary` folded
+   * into one summary with the history guideline. `summary` is null when the compressor failed.
+   */
+  fold(messages: readonly OpenAiMessage[], previousSummary: string | null): Promise<FoldResult>;
 }
+
+export type PlanOptions = {
+  /** Fold the history over T_hist; `false` compresses tool results only. @default true */
+  history?: boolean;
+};
+
+export type FoldResult = { summary: string | null; report: CompressionReport };
 
 type Session = { strategy: ContextStrategy; turns: number };
 
@@ -127,19 +141,27 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
       return result;
     },
   };
+  const strategyDeps = {
+    llm,
+    callCtx: { runId: deps.runId ?? 'runtime' },
+    maxOutputRetries: deps.maxOutputRetries ?? 2,
+  };
   const sessions = new ReplaySessions(deps.maxSessions ?? 256, () =>
-    createStrategy('acon', options, {
-      llm,
-      callCtx: { runId: deps.runId ?? 'runtime' },
-      maxOutputRetries: deps.maxOutputRetries ?? 2,
-    }),
+    createStrategy('acon', options, strategyDeps),
+  );
+  const obsSessions = new ReplaySessions(deps.maxSessions ?? 256, () =>
+    createStrategy('acon', { ...options, t_hist: Number.POSITIVE_INFINITY }, strategyDeps),
   );
 
-  async function plan(messages: readonly OpenAiMessage[]): Promise<CompressionPlan> {
+  async function plan(
+    messages: readonly OpenAiMessage[],
+    opts: PlanOptions = {},
+  ): Promise<CompressionPlan> {
     const indexed = indexTrajectory(messages);
     const tokensBefore = countMessageTokens(fullMessages(indexed.trajectory));
     try {
-      const { messages: shown, events } = await sessions.view(indexed);
+      const replay = opts.history === false ? obsSessions : sessions;
+      const { messages: shown, events } = await replay.view(indexed);
       const out = planFromView(indexed, shown, messages.length);
       const report: CompressionReport = {
         events: events.map((e) => reportedEvent(e, cachedCalls)),
@@ -172,10 +194,44 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
 
   return {
     plan,
+    fold: (messages, previous) => foldHistory(deps, strategyDeps, cachedCalls, messages, previous),
     async compress<M extends OpenAiMessage>(messages: readonly M[]) {
       return applyPlan(messages, await plan(messages));
     },
   };
+}
+
+/** ContextCompressor.fold: ACON's history compressor on every turn of `messages`. */
+async function foldHistory(
+  deps: ContextCompressorDeps,
+  strategyDeps: Omit<CompressorDeps, 'tokens'>,
+  cachedCalls: Set<number>,
+  messages: readonly OpenAiMessage[],
+  previousSummary: string | null,
+): Promise<FoldResult> {
+  const { trajectory } = indexTrajectory(messages);
+  const tokensBefore = countMessageTokens(fullMessages(trajectory));
+  const outcome = await compressHistory(
+    {
+      task: trajectory.task,
+      previousSummary,
+      history: renderTurns(trajectory.turns, 1),
+      guideline: deps.guidelines.hist,
+      step: trajectory.turns.length,
+    },
+    { ...strategyDeps, tokens: { countTokens, countMessageTokens } },
+  );
+  const report: CompressionReport = {
+    events: [reportedEvent(outcome.event, cachedCalls)],
+    tokensBefore,
+    tokensAfter: outcome.ok ? countTokens(outcome.text) : tokensBefore,
+    simulated: deps.simulated ?? false,
+  };
+  deps.onReport?.(report);
+  if (!outcome.ok && deps.onError === 'throw') {
+    throw new Error(`acon: the history compressor failed: ${outcome.event.failureReason ?? ''}`);
+  }
+  return { summary: outcome.ok ? outcome.text : null, report };
 }
 
 function reportedEvent(e: CompressionEvent, cachedCalls: Set<number>) {

@@ -25,7 +25,9 @@ export type ContextCompressorOptions = {
   guidelines: Guidelines;
   /**
    * The compressor model: the teacher or a distilled student, any OpenAI-compatible endpoint;
-   * or `{ provider: 'sim' }` to try acon offline (reports say `simulated: true`).
+   * a framework's own model (`{ provider: 'custom', … }`, built by each adapter from its
+   * framework's model object); or `{ provider: 'sim' }` to try acon offline (reports say
+   * `simulated: true`).
    */
   model: CompressorModel;
   /** @default { obs: 1024, hist: 4096, keepLast: 1 } (ACON's T_obs, T_hist, k) */
@@ -84,7 +86,8 @@ export function createContextCompressor(opts: ContextCompressorOptions): Closabl
       return build(cacheOnly(store));
     }));
   return {
-    plan: async (messages) => (await compressor()).plan(messages),
+    plan: async (messages, planOpts) => (await compressor()).plan(messages, planOpts),
+    fold: async (messages, previous) => (await compressor()).fold(messages, previous),
     compress: async (messages) => (await compressor()).compress(messages),
     close: () => {
       closed = true;
@@ -99,9 +102,12 @@ export type {
   CompressionPlan,
   CompressionReport,
   ContextCompressor,
+  FoldResult,
+  PlanOptions,
   RuntimeEvent,
   Thresholds,
 } from './context-compressor.js';
+export type { CompressorAnswer, CompressorCall, CustomCompressorModel } from './compressor-port.js';
 export type {
   CompressorModel,
   OpenAiCompressorModel,

@@ -31,15 +31,27 @@ export const SHORT = (n: number | string) => `{"kept":"record ${n}"}`;
  */
 export function compressorHandler(agent: FakeHandler): FakeHandler {
   return (req) => {
-    const s = systemText(req);
-    if (s.includes(OBS_PROMPT)) {
-      // A pure function of the observation, as a deterministic compressor would be.
-      const seed = /<observation>[\s\S]*?item (\d+)-0/.exec(req.raw)?.[1] ?? '?';
-      return reply.text(`# Refined Observation\n${SHORT(seed)}`);
-    }
-    if (s.includes(HIST_PROMPT)) return reply.text('# History Summary\nDONE: listed the records.');
-    return agent(req);
+    const answer = compressorAnswer(systemText(req), req.raw);
+    return answer === null ? agent(req) : reply.text(answer);
   };
+}
+
+/** The summary `compressorAnswer` writes for a history fold. */
+export const SUMMARY = 'DONE: listed the records.';
+
+/**
+ * A compressor's answer to acon's compressor prompt (`system`, and the request's text), or null
+ * for a request that is not a compressor's: the rule behind every fake compressor model of the
+ * adapter tests, whatever framework interface it is written against.
+ */
+export function compressorAnswer(system: string, text: string): string | null {
+  if (system.includes(OBS_PROMPT)) {
+    // A pure function of the observation, as a deterministic compressor would be.
+    const seed = /<observation>[\s\S]*?item (\d+)-0/.exec(text)?.[1] ?? '?';
+    return `# Refined Observation\n${SHORT(seed)}`;
+  }
+  if (system.includes(HIST_PROMPT)) return `# History Summary\n${SUMMARY}`;
+  return null;
 }
 
 /** A tool result of about `tokens` tokens (JSON records with varied words). */

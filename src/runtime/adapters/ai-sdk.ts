@@ -6,8 +6,10 @@
  * import { aconMiddleware } from 'acon/ai-sdk';
  * const model = wrapLanguageModel({ model: openai('gpt-4.1'), middleware: aconMiddleware(compressor) });
  */
-import type { LanguageModelMiddleware } from 'ai';
+import type { LanguageModel, LanguageModelMiddleware } from 'ai';
 import type { ContextCompressor } from '../context-compressor.js';
+import { isLanguageModel, languageModelCompressor } from './ai-sdk-compressor.js';
+import { resolveCompressor, type AdapterCompressor } from './compressor-input.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { outputText, rebuild, type Mapped } from '../rebuild.js';
 
@@ -21,11 +23,18 @@ type ToolResultOutput = Extract<
 >['output'];
 
 /**
+ * A compressor from `createContextCompressor`, or its options where `model` may also be any AI
+ * SDK `LanguageModel` (`{ guidelines, model: anthropic('claude-haiku-4-5') }`).
+ */
+export type AiSdkCompressor = AdapterCompressor<LanguageModel>;
+
+/**
  * Middleware whose `transformParams` compresses the prompt of every call (`generateText`,
  * `streamText`, each step of a tool loop) with `compressor`; the caller's messages stay as they
  * are, only what the model receives is compressed.
  */
-export function aconMiddleware(compressor: ContextCompressor): LanguageModelMiddleware {
+export function aconMiddleware(input: AiSdkCompressor): LanguageModelMiddleware {
+  const compressor = resolveCompressor(input, isLanguageModel, languageModelCompressor);
   return {
     specificationVersion: 'v3',
     transformParams: async ({ params }) => ({
@@ -34,6 +43,8 @@ export function aconMiddleware(compressor: ContextCompressor): LanguageModelMidd
     }),
   };
 }
+
+export { languageModelCompressor } from './ai-sdk-compressor.js';
 
 /** The prompt with ACON applied; the same objects where nothing changed. */
 export async function compressPrompt(

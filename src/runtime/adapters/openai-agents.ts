@@ -6,8 +6,10 @@
  * import { aconInputFilter } from 'acon/openai-agents';
  * await run(agent, task, { callModelInputFilter: aconInputFilter(compressor) });
  */
-import type { AgentInputItem, CallModelInputFilter } from '@openai/agents';
+import type { AgentInputItem, CallModelInputFilter, Model } from '@openai/agents';
 import type { ContextCompressor } from '../context-compressor.js';
+import { resolveCompressor, type AdapterCompressor } from './compressor-input.js';
+import { agentsModelCompressor, isAgentsModel } from './openai-agents-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { outputText, rebuild, type Mapped } from '../rebuild.js';
 
@@ -15,11 +17,20 @@ type ToolCall = { id: string; type: 'function'; function: { name: string; argume
 type AssistantDraft = { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
 
 /**
+ * A compressor from `createContextCompressor`, or its options where `model` may also be any
+ * Agents SDK `Model` (`{ guidelines, model: new OpenAIChatCompletionsModel(client, 'gpt-4.1-mini') }`).
+ */
+export type AgentsCompressor = AdapterCompressor<Model>;
+
+export { agentsModelCompressor } from './openai-agents-compressor.js';
+
+/**
  * A filter that compresses the input items of every model call of a run: function results over
  * T_obs by the observation compressor, the history over T_hist folded into a summary. The run's
  * own items are not changed; the instructions pass through.
  */
-export function aconInputFilter(compressor: ContextCompressor): CallModelInputFilter {
+export function aconInputFilter(input: AgentsCompressor): CallModelInputFilter {
+  const compressor = resolveCompressor(input, isAgentsModel, (m) => agentsModelCompressor(m));
   return async ({ modelData }) => ({
     ...modelData,
     input: await compressInput(compressor, modelData.input),
