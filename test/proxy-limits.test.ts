@@ -59,6 +59,7 @@ function fakeCompressor(gate?: Promise<void>): ContextCompressor & { calls: numb
       };
     },
     compress: () => Promise.reject(new Error('not used')),
+    fold: () => Promise.reject(new Error('not used')),
   };
   return c as ContextCompressor & { calls: number };
 }

@@ -139,9 +139,7 @@ describe('invalid task files', () => {
     expect(stopped.code).toBe(2);
     expect(stopped.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(
-        new RegExp(
-          `^error: ${broken}: \\S+: .+; or pass --skip-invalid-tasks to run without it$`,
-        ),
+        new RegExp(`^error: ${broken}: \\S+: .+; or pass --skip-invalid-tasks to run without it$`),
       ),
     ]);
 
