@@ -55,7 +55,7 @@ function refuseEnvironmentFlags(typed: Set<string>): void {
 export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   refuseEnvironmentFlags(typed);
   const { openSession, onInterrupt } = await import('./session.js');
-  const { recordedParams, refuseConflicts } = await import('./resume.js');
+  const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { optimizeFromTraces, TraceOptimizeParamsSchema } =
     await import('../optimize/trace-optimize.js');
   const { loadConfig } = await import('../config/load.js');
@@ -69,27 +69,11 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
   if (recorded) {
     const given = params;
     params = recordedParams(recorded, TraceOptimizeParamsSchema);
-    refuseConflicts(recorded.id, [
-      {
-        flag: '--traces',
-        given: typed.has('traces') ? given.traces : undefined,
-        recorded: params.traces,
-      },
-      {
-        flag: '--target',
-        given: typed.has('target') ? given.target : undefined,
-        recorded: params.target,
-      },
-      {
-        flag: '--phases',
-        given: typed.has('phases') ? given.phases : undefined,
-        recorded: params.phases,
-      },
-      {
-        flag: '--guidelines',
-        given: typed.has('guidelines') ? given.guidelines : undefined,
-        recorded: params.guidelines,
-      },
+    refuseChangedParams(recorded.id, typed, given, params, [
+      'traces',
+      'target',
+      'phases',
+      'guidelines',
     ]);
   }
   const early = await fileTraces(params);

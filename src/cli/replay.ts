@@ -77,7 +77,7 @@ export function registerReplay(program: Command): void {
 
 async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   const { openSession, onInterrupt } = await import('./session.js');
-  const { recordedParams, refuseConflicts } = await import('./resume.js');
+  const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { ReplayParamsSchema, runReplay } = await import('../experiment/index.js');
   const { resolvePairList } = await import('../guidelines/pair-list.js');
   if (!opts.resume && opts.traces === undefined) {
@@ -94,18 +94,7 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   if (recorded) {
     const given = params;
     params = recordedParams(recorded, ReplayParamsSchema);
-    refuseConflicts(recorded.id, [
-      {
-        flag: '--traces',
-        given: typed.has('traces') ? given.traces : undefined,
-        recorded: params.traces,
-      },
-      {
-        flag: '--guidelines',
-        given: typed.has('guidelines') ? given.guidelines : undefined,
-        recorded: params.guidelines,
-      },
-    ]);
+    refuseChangedParams(recorded.id, typed, given, params, ['traces', 'guidelines']);
   }
   // A file is read and checked before anything opens: a bad line leaves no database behind.
   const early = await fileTraces(params);

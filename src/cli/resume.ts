@@ -68,6 +68,27 @@ export function refuseConflicts(runId: string, flags: GivenFlag[]): void {
   }
 }
 
+/**
+ * refuseConflicts for flags that map one to one onto recorded parameters: `--traces` ↔ `traces`.
+ * Only a flag the user typed (`typed`, from the command line) is compared.
+ */
+export function refuseChangedParams<P extends Record<string, unknown>>(
+  runId: string,
+  typed: ReadonlySet<string>,
+  given: P,
+  recorded: P,
+  keys: (keyof P & string)[],
+): void {
+  refuseConflicts(
+    runId,
+    keys.map((key) => ({
+      flag: `--${key}`,
+      given: typed.has(key) ? given[key] : undefined,
+      recorded: recorded[key],
+    })),
+  );
+}
+
 function show(v: unknown): string {
   if (v === null) return '(none)';
   if (Array.isArray(v)) return v.join(',');
