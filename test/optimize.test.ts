@@ -57,7 +57,7 @@ describe('acon optimize (sim)', () => {
     expect(r.final.obs.id).not.toBe('obs-0001');
     expect(r.stages.map((s) => s.stage)).toEqual(['ut:obs:r1', 'co:obs:r1']);
     expect(r.stages.every((s) => s.accepted !== null)).toBe(true);
-    expect(row('UT obs').accuracy).toBeGreaterThanOrEqual(row('v0 obs').accuracy);
+    expect(row('UT obs').accuracy).toBeGreaterThanOrEqual(row('start obs').accuracy);
     expect(row('UTCO obs').meanPeakTokens).toBeLessThan(row('UT obs').meanPeakTokens);
     // Every candidate is a file; the accepted ones are active now.
     const versions = env.guidelines.list('obs').filter((g) => g.run === r.runId);
