@@ -13,7 +13,7 @@ import {
   warnSkipped,
 } from './trace-input.js';
 import { positiveInt, positiveNumber } from './numbers.js';
-import type { RawOpts } from './optimize.js';
+import type { RawOpts } from './optimize-opts.js';
 
 /** Whether this optimize learns from traces: `--traces`, or a resumed run that did. */
 export async function isTraceOptimize(opts: RawOpts): Promise<boolean> {

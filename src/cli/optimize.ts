@@ -8,6 +8,7 @@ import type { OptimizeParams } from '../optimize/params.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
+import type { RawOpts } from './optimize-opts.js';
 import {
   ALLOW_TASK_CHANGES_OPTION,
   DB_OPTION,
@@ -17,45 +18,6 @@ import {
 
 /** What 0 means for a task-subset flag, in its message. */
 const ALL_TASKS = ' (0 for all tasks)';
-
-export type RawOpts = {
-  bench: string;
-  target: string;
-  phases: string;
-  rounds: string;
-  candidates?: string;
-  trainSplit?: string;
-  selectSplit?: string;
-  evalSplit?: string;
-  guidelines?: string;
-  maxTasks?: string;
-  trainTasks?: string;
-  selectTasks?: string;
-  /** --promote / --no-promote; unset: promote unless the run is a trial. */
-  promote?: boolean;
-  dryRun?: boolean;
-  resume?: string;
-  provider?: 'sim' | 'openai';
-  cache?: boolean;
-  budgetUsd?: string;
-  appworldUrl?: string[];
-  qaData?: string;
-  tasks?: string;
-  taskFile?: string;
-  db?: string;
-  json?: boolean;
-  confirmAbove?: string;
-  yes?: boolean;
-  wide?: boolean;
-  config?: string;
-  skipInvalidTasks?: boolean;
-  allowTaskChanges?: boolean;
-  selection?: 'heldout' | 'reference' | 'reference-paired';
-  racing?: boolean;
-  selectFrom?: 'split' | 'grouped';
-  traces?: string;
-  skipInvalid?: boolean;
-};
 
 const OPTIMIZE_HELP = `
 Analyzers and updaters see train rollouts only; candidates are selected on the selection
