@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ConditionMetrics } from '../report/metrics.js';
-import { reviewLine, verdictRows } from './optimize-report.js';
+import { versionVerdictRows } from '../report/verdict.js';
+import { reviewLine } from './optimize-report.js';
 
 const row = (version: string, condition: string) =>
   ({ version, condition, tasks: 40 }) as ConditionMetrics & { version: string };
 
-describe('verdictRows', () => {
+describe('versionVerdictRows', () => {
   it('counts the strategies and v0 as baselines, never UT or UTCO', () => {
-    const rows = verdictRows(
+    const rows = versionVerdictRows(
       [
         row('raw', 'raw'),
         row('masking', 'masking'),

@@ -1,7 +1,7 @@
 import type { OptimizeResult } from './optimize.js';
 import { wrapLine, type FitOptions } from '../report/fit-table.js';
 import type { ConditionMetrics } from '../report/metrics.js';
-import { verdictLine, versionVerdictRows, type VerdictRow } from '../report/verdict.js';
+import { verdictLine, versionVerdictRows } from '../report/verdict.js';
 import {
   conditionColumns,
   PEAK_NOTE,
@@ -59,7 +59,10 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   out.push('');
   const finalLabel = r.finalCondition;
   for (const t of r.tables) {
-    push(`verdict ${verdictLine(t.split, verdictRows(t.rows, finalLabel), finalLabel)}`, '  ');
+    push(
+      `verdict ${verdictLine(t.split, versionVerdictRows(t.rows, finalLabel), finalLabel)}`,
+      '  ',
+    );
   }
   if (r.tables.some((t) => t.rows.some((row) => row.version.includes('=')))) {
     push('A=B: a phase accepted no candidate, so both versions are the same guidelines (one row).');
@@ -91,11 +94,6 @@ export function optimizeReport(r: OptimizeResult, db: string, opts: FitOptions =
   push(`new guideline files (${r.files.length}): ${r.files.join(', ') || 'none'}`, '  ');
   push(reviewLine(r), '  ');
   return `${out.join('\n')}\n${runIdLine(r.runId, db, opts)}`;
-}
-
-/** The final table's rows as the verdict names them (report/verdict.ts). */
-export function verdictRows(rows: VersionRow[], finalLabel: string): VerdictRow[] {
-  return versionVerdictRows(rows, finalLabel);
 }
 
 /** What a stage's decision lacked (infrastructure failures) and what a resume found since. */
