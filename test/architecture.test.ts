@@ -4,6 +4,8 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  catalogLoads,
+  deepImports,
   folderCycles,
   formatEdge,
   importEdges,
@@ -75,6 +77,15 @@ describe('import rules of src/ (ARCHITECTURE §2)', () => {
     expect(upwardImports(edges, LAYERS).map(formatEdge)).toEqual([]);
   });
 
+  it('imports another folder only through its index.ts (or catalog.ts)', () => {
+    // scripts/dev/through-index.mjs rewrites a deep import and adds the name to the index.
+    expect(deepImports(SRC, edges).map(formatEdge)).toEqual([]);
+  });
+
+  it('keeps every catalog.ts free of packages and other folders', () => {
+    expect(catalogLoads(SRC)).toEqual([]);
+  });
+
   it('builds the SQLite store only in src/store: everything else types against RunStore', () => {
     // src/store/open-run-store.ts is the one place a RunStore is built (issue #30).
     const naming = sourceFiles(SRC).filter(
@@ -137,6 +148,38 @@ describe('folder graph checks', () => {
       'optimize/run.ts': "import { rows } from '../store/rows.js';\n",
     });
     expect(importEdges(root).map((e) => `${e.from}->${e.to}`)).toEqual(['optimize->store']);
+  });
+
+  it('reports an import of an inner file of another folder, not of its index or catalog', () => {
+    const root = tree({
+      'cli/main.ts': [
+        "import { run } from '../optimize/index.js';",
+        "import { NAMES } from '../optimize/catalog.js';",
+        "import { AconError } from '../errors.js';",
+        "import { rows } from '../store/sqlite/rows.js';",
+        "import type { Plan } from '../optimize/plan.js';",
+        "import { local } from './local.js';",
+      ].join('\n'),
+      'cli/local.ts': '',
+      'errors.ts': '',
+    });
+    expect(deepImports(root, importEdges(root)).map(formatEdge)).toEqual([
+      "cli -> store: src/cli/main.ts imports '../store/sqlite/rows.js'",
+      "cli -> optimize: src/cli/main.ts imports '../optimize/plan.js'",
+    ]);
+  });
+
+  it('reports a catalog that loads a package or another folder, also through its own files', () => {
+    const root = tree({
+      'agent/catalog.ts':
+        "export { NAMES } from './names.js';\nimport type { X } from '../llm/x.js';\n",
+      'agent/names.ts':
+        "import { z } from 'zod';\nimport { A } from '../llm/index.js';\nimport 'node:fs';\n",
+    });
+    expect(catalogLoads(root)).toEqual([
+      "agent/catalog.ts: agent/names.ts imports the package 'zod'",
+      "agent/catalog.ts: agent/names.ts imports '../llm/index.js' of another folder",
+    ]);
   });
 
   it('names folders and root files that have no layer', () => {

@@ -1,5 +1,5 @@
-import type { Evaluation } from '../domain/evaluation.js';
-import type { AssistantMessage, ChatMessage, ToolDef } from '../llm/types.js';
+import type { Evaluation } from '../domain/index.js';
+import type { AssistantMessage, ChatMessage, ToolDef } from '../llm/index.js';
 
 export type ActResult = {
   /** The observation messages: one tool message per tool call, or a user message for code agents. */

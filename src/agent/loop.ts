@@ -1,22 +1,19 @@
 import type { AgentEnvironment } from './environment.js';
-import type { Evaluation } from '../domain/evaluation.js';
+import type { Evaluation, CompressionEvent, StepRecord, Trajectory } from '../domain/index.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
 import { cutReasonText } from '../llm/index.js';
-import type { TokenCounter } from '../llm/tokenizer.js';
 import type {
+  TokenCounter,
   AssistantMessage,
   CallContext,
   ChatMessage,
   ChatResult,
   LlmClient,
-} from '../llm/types.js';
-import { renderPrompt } from '../prompts/template.js';
+} from '../llm/index.js';
+import { renderPrompt } from '../prompts/index.js';
 import { defaultTokenCounter } from './context/messages.js';
 import type { ContextStrategy } from './context/strategy.js';
-import type { CompressionEvent } from '../domain/compression-event.js';
 import { pairObservations } from './observations.js';
-import type { StepRecord } from '../domain/step.js';
-import type { Trajectory } from '../domain/trajectory.js';
 
 export type RunEpisodeOptions = {
   episode: AgentEnvironment;

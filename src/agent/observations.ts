@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage } from '../llm/types.js';
+import type { AssistantMessage, ChatMessage } from '../llm/index.js';
 
 /** What the loop records for a tool call the environment did not answer. */
 export const MISSING_RESULT = 'Error: the environment returned no result for this call.';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import type { Benchmark } from './types.js';
 

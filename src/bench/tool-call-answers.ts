@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ToolCall } from '../llm/types.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../llm/index.js';
 
 /**
  * What a tool-calling environment (apptown, qa) answers to an assistant message: one tool

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentEnvironment } from '../agent/environment.js';
+import type { AgentEnvironment } from '../agent/index.js';
 
 export const SplitSchema = z.string().min(1);
 

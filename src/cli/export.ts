@@ -146,11 +146,11 @@ async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
   // showed as 550–800 MB of resident memory (issue #16). 1.2× keeps it near the live set.
   const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--heap-growing-percent=20');
-  const { loadConfig } = await import('../config/load.js');
-  const { openRunStore } = await import('../store/open-run-store.js');
+  const { loadConfig } = await import('../config/index.js');
+  const { openRunStore } = await import('../store/index.js');
   const { exportDataset, renderExportSummary } = await import('../export/index.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
-  const { GuidelineStore } = await import('../guidelines/store.js');
+  const { terminalWidth } = await import('../report/index.js');
+  const { GuidelineStore } = await import('../guidelines/index.js');
   const { config } = loadConfig({ file: raw.config });
   const splits = raw.split === 'all' ? null : commaList(raw.split);
   if (splits !== null && splits.length === 0)

@@ -1,17 +1,25 @@
 import { join } from 'node:path';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
-import { terminalWidth } from '../report/fit-table.js';
 import {
+  terminalWidth,
   formatAccuracy,
   formatTokens,
   guidelineLogJson,
   renderGuidelineLog,
   renderGuidelineShow,
-} from '../report/guidelines-view.js';
-import { textsDiffer, unifiedDiff, wordDiff } from '../guidelines/diff.js';
-import { GuidelineKindSchema, GUIDELINE_KINDS, type GuidelineKind } from '../guidelines/schema.js';
-import { ACTIVE_FILE, GuidelineStore, type StoredGuideline } from '../guidelines/store.js';
+} from '../report/index.js';
+import {
+  textsDiffer,
+  unifiedDiff,
+  wordDiff,
+  GuidelineKindSchema,
+  GUIDELINE_KINDS,
+  type GuidelineKind,
+  ACTIVE_FILE,
+  GuidelineStore,
+  type StoredGuideline,
+} from '../guidelines/index.js';
 
 // What `acon guidelines log|show|diff|promote` do, imported when one of them runs: the guideline
 // store, the diff library and the views stay out of every other command's start-up (issue #28).

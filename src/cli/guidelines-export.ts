@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { EXPORT_TARGETS, EXPORT_TARGET_NAMES } from '../runtime/export-targets.js';
+import { EXPORT_TARGETS, EXPORT_TARGET_NAMES } from '../runtime/catalog.js';
 
 const TARGET_HELP = Object.entries(EXPORT_TARGETS)
   .map(([name, what]) => `  ${name.padEnd(10)} ${what}`)
@@ -27,10 +27,9 @@ Examples:
   $ acon guidelines export obs@3,hist@3 --to text --out guidelines.txt`,
     )
     .action(async (versions: string, opts: { to: string; out?: string; dir: string }) => {
-      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
-      const { GuidelineStore } = await import('../guidelines/store.js');
-      const { ExportTargetSchema, exportGuidelines } =
-        await import('../runtime/export-guidelines.js');
+      const { resolveGuidelinePair } = await import('../guidelines/index.js');
+      const { GuidelineStore } = await import('../guidelines/index.js');
+      const { ExportTargetSchema, exportGuidelines } = await import('../runtime/index.js');
       const target = ExportTargetSchema.safeParse(opts.to);
       if (!target.success) {
         throw new UsageError(

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_CONFIG_FILE } from '../config/default-file.js';
-import { writeConfigTemplate } from '../config/init.js';
+import { DEFAULT_CONFIG_FILE } from '../config/catalog.js';
 
 export function registerInit(program: Command): void {
   program
@@ -15,7 +14,8 @@ Examples:
   $ acon init
   $ acon init --out configs/qwen.yaml --force`,
     )
-    .action((opts: { force?: boolean; out: string }) => {
+    .action(async (opts: { force?: boolean; out: string }) => {
+      const { writeConfigTemplate } = await import('../config/index.js');
       writeConfigTemplate(opts.out, opts.force ?? false);
       process.stdout.write(
         `wrote ${opts.out}: provider sim (offline); set provider: openai and a model to use a real LLM\n`,

@@ -75,7 +75,7 @@ async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
   }
   // Loaded only on an error: the store brings better-sqlite3 and every record schema, which
   // `acon --help` and `acon --version` should not pay for (issue #28).
-  const { explainDatabaseError } = await import('../store/open.js');
+  const { explainDatabaseError } = await import('../store/index.js');
   const err = explainDatabaseError(thrown);
   if (err instanceof AconError) {
     process.stderr.write(`${pc.red('error:')} ${redactUrlCredentials(err.message)}\n`);

@@ -1,9 +1,9 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from '../config/index.js';
 import type {
   TraceOptimizeParams,
   TraceOptimizeParamsSchema as TraceOptimizeParamsSchemaType,
   TraceOptimizeResult,
-} from '../optimize/trace-optimize.js';
+} from '../optimize/index.js';
 import { UsageError } from '../errors.js';
 import {
   fileTraces,
@@ -56,9 +56,8 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
   refuseEnvironmentFlags(typed);
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
-  const { optimizeFromTraces, TraceOptimizeParamsSchema } =
-    await import('../optimize/trace-optimize.js');
-  const { loadConfig } = await import('../config/load.js');
+  const { optimizeFromTraces, TraceOptimizeParamsSchema } = await import('../optimize/index.js');
+  const { loadConfig } = await import('../config/index.js');
   const db = await dbOf(opts);
   const recorded = opts.resume ? await recordedRun(db, opts.resume) : null;
   let params = traceParams(
@@ -89,7 +88,7 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
     db: opts.db,
     bench,
     validate: async ({ guidelines }) => {
-      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
+      const { resolveGuidelinePair } = await import('../guidelines/index.js');
       if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
     },
   });
@@ -142,8 +141,8 @@ async function printResult(result: TraceOptimizeResult, opts: RawOpts, db: strin
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { replayTable, replayVerdict } = await import('../report/replay-view.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
+  const { replayTable, replayVerdict } = await import('../report/index.js');
+  const { terminalWidth } = await import('../report/index.js');
   const lines: string[] = [];
   for (const s of result.stages) {
     const scored = s.candidates.filter((c) => c.metrics !== null).length;
@@ -177,6 +176,6 @@ async function printResult(result: TraceOptimizeResult, opts: RawOpts, db: strin
 }
 
 async function dbOf(opts: RawOpts): Promise<string> {
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../config/index.js');
   return opts.db ?? loadConfig({ file: opts.config }).config.run.db;
 }

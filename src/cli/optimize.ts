@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { nameList } from './lists.js';
 import { checked, positiveInt, positiveNumber, wholeNumberIn } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags } from './confirm.js';
-import type { OptimizeParams } from '../optimize/params.js';
+import type { OptimizeParams } from '../optimize/index.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
@@ -173,11 +173,11 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   boundRolloutHeap();
-  const { optimize } = await import('../optimize/optimize.js');
-  const { OptimizeParamsSchema } = await import('../optimize/params.js');
-  const { formatPlan } = await import('../optimize/plan.js');
-  const { optimizeReport } = await import('../optimize/optimize-report.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
+  const { optimize } = await import('../optimize/index.js');
+  const { OptimizeParamsSchema } = await import('../optimize/index.js');
+  const { formatPlan } = await import('../optimize/index.js');
+  const { optimizeReport } = await import('../optimize/index.js');
+  const { terminalWidth } = await import('../report/index.js');
   const { createProgress } = await import('./progress.js');
   const given = await optimizeParams(opts);
   let params = given;
@@ -190,9 +190,9 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     },
     // Splits and the starting guideline versions fail before the database is touched.
     validate: async ({ bench, guidelines, store, db }) => {
-      const { tasksOfSplit } = await import('../bench/task-filter.js');
-      const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
-      const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
+      const { tasksOfSplit } = await import('../bench/index.js');
+      const { resolveGuidelinePair } = await import('../guidelines/index.js');
+      const { checkGuidelinesFolder } = await import('../guidelines/index.js');
       for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
         await tasksOfSplit(bench, split, null);
       }
@@ -241,7 +241,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       );
       // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
       const { infraFailures } = await import('../store/index.js');
-      const { infraFailureLines } = await import('../report/infra-failures-view.js');
+      const { infraFailureLines } = await import('../report/index.js');
       const failures = infraFailures(session.store, result.runId);
       const resume = `acon optimize --resume ${result.runId}`;
       process.stdout.write(infraFailureLines(failures, resume, terminalWidth()));
@@ -260,10 +260,10 @@ function subset(value: string | undefined, flag: string, fallback: number): numb
 
 /** The optimize parameters from the flags, then the config file, then the benchmark's own splits. */
 async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
-  const { loadConfig } = await import('../config/load.js');
-  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/params.js');
-  const { DEFAULT_DECISION } = await import('../optimize/decision-rule.js');
-  const { resolveSplits } = await import('../bench/registry.js');
+  const { loadConfig } = await import('../config/index.js');
+  const { OptimizeParamsSchema, PhaseSchema } = await import('../optimize/index.js');
+  const { DEFAULT_DECISION } = await import('../optimize/index.js');
+  const { resolveSplits } = await import('../bench/index.js');
   const phases = opts.phases.split(',').map((p) => {
     const r = PhaseSchema.safeParse(p.trim());
     if (!r.success) throw new UsageError(`--phases: unknown phase "${p}"; use ut, co or ut,co`);

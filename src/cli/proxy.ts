@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import pc from 'picocolors';
-import type { CompressorFlags } from '../config/compressor-flags.js';
+import type { CompressorFlags } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
-import { DEFAULT_SHUTDOWN_GRACE_S, PROXY_LIMIT_DEFAULTS } from '../runtime/proxy/limits.js';
+import { DEFAULT_SHUTDOWN_GRACE_S, PROXY_LIMIT_DEFAULTS } from '../runtime/catalog.js';
 import {
   checked,
   nonNegativeNumber,
@@ -141,10 +141,10 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     );
   }
   // Loaded here, not at start-up: `acon --help` loads no config, guideline or LLM module (issue #28).
-  const { loadConfig } = await import('../config/load.js');
-  const { GuidelineStore } = await import('../guidelines/store.js');
-  const { resolveGuidelinePair } = await import('../guidelines/resolve.js');
-  const { LLM_ROLES } = await import('../llm/types.js');
+  const { loadConfig } = await import('../config/index.js');
+  const { GuidelineStore } = await import('../guidelines/index.js');
+  const { resolveGuidelinePair } = await import('../guidelines/index.js');
+  const { LLM_ROLES } = await import('../llm/index.js');
   const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
   if (opts.provider) {
     config.provider = opts.provider;
@@ -158,7 +158,7 @@ async function proxyAction(opts: RawOpts): Promise<void> {
   const log = (line: string) => void process.stderr.write(`${redactUrlCredentials(line)}\n`);
   // Loaded here: the proxy brings the openai client and the tokenizer, which every other
   // command's start would otherwise pay for (issue #28).
-  const { startProxy } = await import('../runtime/proxy/start-proxy.js');
+  const { startProxy } = await import('../runtime/index.js');
   const proxy = await startProxy({
     config,
     upstream: opts.upstream,

@@ -79,7 +79,7 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { ReplayParamsSchema, runReplay } = await import('../experiment/index.js');
-  const { resolvePairList } = await import('../guidelines/pair-list.js');
+  const { resolvePairList } = await import('../guidelines/index.js');
   if (!opts.resume && opts.traces === undefined) {
     throw new UsageError('give --traces (a run id or a JSONL file), or --resume RUN');
   }
@@ -88,7 +88,7 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
     guidelines: opts.guidelines,
     skipInvalid: opts.skipInvalid === true,
   };
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../config/index.js');
   const db = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
   const recorded = opts.resume ? await recordedRun(db, opts.resume) : null;
   if (recorded) {
@@ -140,8 +140,8 @@ async function printReplay(result: ReplayResult, opts: RawOpts, db: string): Pro
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { replayTable, replayVerdict } = await import('../report/replay-view.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
+  const { replayTable, replayVerdict } = await import('../report/index.js');
+  const { terminalWidth } = await import('../report/index.js');
   const left =
     result.failedLeftOut > 0
       ? `\n${result.failedLeftOut} failed conversations left out (no full-context reference)`

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_MAX_TRAJECTORIES } from '../report/html/embedded-rollouts.js';
+import { DEFAULT_MAX_TRAJECTORIES } from '../report/catalog.js';
 import { checked, positiveInt } from './numbers.js';
 import { DB_OPTION } from './shared-options.js';
 
@@ -30,11 +30,11 @@ Examples:
     .action(async (runId: string, _o: ReportOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ReportOpts>();
       const max = positiveInt(opts.maxTrajectories, '--max-trajectories');
-      const { loadConfig } = await import('../config/load.js');
-      const { openRunStore } = await import('../store/open-run-store.js');
-      const { reportData } = await import('../report/html/report-data.js');
-      const { renderReportHtml } = await import('../report/html/render-html.js');
-      const { writeFileAtomic } = await import('../report/html/write-file.js');
+      const { loadConfig } = await import('../config/index.js');
+      const { openRunStore } = await import('../store/index.js');
+      const { reportData } = await import('../report/index.js');
+      const { renderReportHtml } = await import('../report/index.js');
+      const { writeFileAtomic } = await import('../report/index.js');
       const { config } = loadConfig({ file: opts.config });
       const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {

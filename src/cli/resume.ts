@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { ConfigSchema, type Config } from '../config/schema.js';
+import { ConfigSchema, type Config } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import type { RunRow } from '../store/run-store.js';
+import type { RunRow } from '../store/index.js';
 
 /** The command that continues a run of each kind. */
 const RESUMED_BY: Record<string, string> = {

@@ -28,10 +28,10 @@ Examples:
     )
     .action(async (id: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
-      const { loadConfig } = await import('../config/load.js');
-      const { openRunStore } = await import('../store/open-run-store.js');
-      const { rolloutShow, renderRollout } = await import('../report/rollout-view.js');
-      const { terminalWidth } = await import('../report/fit-table.js');
+      const { loadConfig } = await import('../config/index.js');
+      const { openRunStore } = await import('../store/index.js');
+      const { rolloutShow, renderRollout } = await import('../report/index.js');
+      const { terminalWidth } = await import('../report/index.js');
       const { config } = loadConfig({ file: opts.config });
       const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {

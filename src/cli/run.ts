@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { STRATEGY_NAMES } from '../agent/context/strategy-names.js';
-import type { StrategyName } from '../agent/context/strategy.js';
+import type { StrategyName } from '../agent/index.js';
+import { STRATEGY_NAMES } from '../agent/catalog.js';
 import { UsageError } from '../errors.js';
 import type { RunConditionsResult, RunParams } from '../experiment/index.js';
-import type { CompressorFlags } from '../config/compressor-flags.js';
+import type { CompressorFlags } from '../config/index.js';
 import { nameList } from './lists.js';
 import { checked, positiveInt, positiveNumber } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags, mustConfirm, type ConfirmFlags } from './confirm.js';
@@ -230,7 +230,7 @@ async function runAction(
       await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
       const given = params.guidelineVersions ?? params.guidelines;
       if (params.strategies.includes('acon')) {
-        const { checkGuidelinesFolder } = await import('../guidelines/missing-folder.js');
+        const { checkGuidelinesFolder } = await import('../guidelines/index.js');
         checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
       }
       await conditionsFor(params.strategies, given, guidelines);
@@ -297,9 +297,9 @@ async function printResult(
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { conditionTable, runIdLine, verdictText } = await import('../report/table.js');
-  const { terminalWidth } = await import('../report/fit-table.js');
-  const { infraFailureLines } = await import('../report/infra-failures-view.js');
+  const { conditionTable, runIdLine, verdictText } = await import('../report/index.js');
+  const { terminalWidth } = await import('../report/index.js');
+  const { infraFailureLines } = await import('../report/index.js');
   const fit = { width: terminalWidth(), wide: opts.wide };
   const resume = `acon ${kind} --resume ${result.provenance.runId}`;
   process.stdout.write(

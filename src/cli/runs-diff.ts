@@ -31,11 +31,11 @@ Examples:
     )
     .action(async (runA: string, runB: string, _o: DiffOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<DiffOpts>();
-      const { loadConfig } = await import('../config/load.js');
-      const { openRunStore } = await import('../store/open-run-store.js');
-      const { diffRuns, runDiffColumns } = await import('../report/run-diff.js');
-      const { closingLine, modelLabel, resultTable } = await import('../report/table.js');
-      const { terminalWidth, wrapLine } = await import('../report/fit-table.js');
+      const { loadConfig } = await import('../config/index.js');
+      const { openRunStore } = await import('../store/index.js');
+      const { diffRuns, runDiffColumns } = await import('../report/index.js');
+      const { closingLine, modelLabel, resultTable } = await import('../report/index.js');
+      const { terminalWidth, wrapLine } = await import('../report/index.js');
       const { config } = loadConfig({ file: opts.config });
       const path = opts.db ?? config.run.db;
       const store = openRunStore(path, { mode: 'read' });

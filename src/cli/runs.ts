@@ -17,8 +17,8 @@ type RmOpts = StoreOpts & { force?: boolean };
 
 /** Opens the run database named by --db or the config (heavy modules load only here). */
 async function openStore(opts: StoreOpts, mode: 'read' | 'write') {
-  const { loadConfig } = await import('../config/load.js');
-  const { openRunStore } = await import('../store/open-run-store.js');
+  const { loadConfig } = await import('../config/index.js');
+  const { openRunStore } = await import('../store/index.js');
   const { config } = loadConfig({ file: opts.config });
   const path = opts.db ?? config.run.db;
   // Deleting from a database that does not exist changes nothing: none is created for it.
@@ -27,7 +27,7 @@ async function openStore(opts: StoreOpts, mode: 'read' | 'write') {
 }
 
 async function width() {
-  const { terminalWidth } = await import('../report/fit-table.js');
+  const { terminalWidth } = await import('../report/index.js');
   return terminalWidth();
 }
 
@@ -74,7 +74,7 @@ Examples:
     )
     .action(async (_o: ListOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ListOpts>();
-      const { runListItems, runsListTable } = await import('../report/runs-list.js');
+      const { runListItems, runsListTable } = await import('../report/index.js');
       const { infraFailures } = await import('../store/index.js');
       const { store } = await openStore(opts, 'read');
       try {
@@ -113,8 +113,8 @@ Examples:
     )
     .action(async (runId: string, _o: ShowOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<ShowOpts>();
-      const { runShow, runShowTable } = await import('../report/run-show.js');
-      const { costByRole } = await import('../report/cost-by-role.js');
+      const { runShow, runShowTable } = await import('../report/index.js');
+      const { costByRole } = await import('../report/index.js');
       const { infraFailures } = await import('../store/index.js');
       const { store } = await openStore(opts, 'read');
       try {
@@ -247,7 +247,7 @@ Examples:
     )
     .action(async (_o: StoreOpts, cmd: Command) => {
       const opts = cmd.optsWithGlobals<StoreOpts>();
-      const { loadConfig } = await import('../config/load.js');
+      const { loadConfig } = await import('../config/index.js');
       const { upgradeDatabase } = await import('../store-upgrade/index.js');
       const path = opts.db ?? loadConfig({ file: opts.config }).config.run.db;
       const { from, to, legacy, bytes } = upgradeDatabase(path);

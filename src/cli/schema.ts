@@ -7,15 +7,15 @@ import { UsageError } from '../errors.js';
  * is built from, so the printed JSON Schema cannot drift from what the command prints.
  */
 async function schemas() {
-  const { RunsListSchema } = await import('../report/runs-list.js');
-  const { RunShowSchema } = await import('../report/run-show.js');
-  const { RolloutShowSchema } = await import('../report/rollout-view.js');
+  const { RunsListSchema } = await import('../report/index.js');
+  const { RunShowSchema } = await import('../report/index.js');
+  const { RolloutShowSchema } = await import('../report/index.js');
   const { RunConditionsResultSchema } = await import('../experiment/index.js');
-  const { ReportDataSchema } = await import('../report/html/report-data.js');
-  const { OptimizeResultSchema } = await import('../optimize/optimize.js');
-  const { OptimizePlanSchema } = await import('../optimize/plan.js');
+  const { ReportDataSchema } = await import('../report/index.js');
+  const { OptimizeResultSchema } = await import('../optimize/index.js');
+  const { OptimizePlanSchema } = await import('../optimize/index.js');
   const { ReplayResultSchema } = await import('../experiment/index.js');
-  const { TraceOptimizeResultSchema } = await import('../optimize/trace-optimize.js');
+  const { TraceOptimizeResultSchema } = await import('../optimize/index.js');
   return {
     runs: { schema: RunsListSchema, what: 'acon runs --json' },
     'runs-show': { schema: RunShowSchema, what: 'acon runs show RUN --json' },

@@ -1,20 +1,30 @@
 import { setFlagsFromString } from 'node:v8';
 import pc from 'picocolors';
-import { openBench, type OpenBenchOptions } from '../bench/registry.js';
-import type { Benchmark } from '../bench/types.js';
-import { requireValidTasks } from '../bench/task-problems.js';
-import { loadConfig } from '../config/load.js';
-import type { Config, ProviderName } from '../config/schema.js';
+import {
+  openBench,
+  type OpenBenchOptions,
+  type Benchmark,
+  requireValidTasks,
+} from '../bench/index.js';
+import {
+  loadConfig,
+  type Config,
+  type ProviderName,
+  applyCompressorFlags,
+  type CompressorFlags,
+} from '../config/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import { UsageError } from '../errors.js';
-import { GuidelineStore } from '../guidelines/store.js';
-import { createLlmClient } from '../llm/client.js';
-import { OpenAiProvider } from '../llm/openai-provider.js';
+import { GuidelineStore } from '../guidelines/index.js';
+import {
+  createLlmClient,
+  OpenAiProvider,
+  LLM_ROLES,
+  type LlmProvider,
+  type LlmRole,
+} from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
-import { LLM_ROLES, type LlmProvider, type LlmRole } from '../llm/types.js';
-import { openRunStore } from '../store/open-run-store.js';
-import type { RunRow, RunStore } from '../store/run-store.js';
-import { applyCompressorFlags, type CompressorFlags } from '../config/compressor-flags.js';
+import { openRunStore, type RunRow, type RunStore } from '../store/index.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
 /** Options every run-like command shares. */

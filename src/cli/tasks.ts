@@ -1,16 +1,9 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import type { Benchmark, TaskInfo } from '../bench/types.js';
-import { benchDefinition } from '../bench/registry.js';
+import type { Benchmark } from '../bench/index.js';
+import { benchDefinition } from '../bench/catalog.js';
 import { UsageError } from '../errors.js';
 import type { BenchOptions } from './tasks-options.js';
-import {
-  fitTable,
-  terminalWidth,
-  wrapNotes,
-  type Column,
-  type FitOptions,
-} from '../report/fit-table.js';
 
 /** Where the commands print; tests pass buffers. */
 export type TasksIo = { out: (text: string) => void; err: (text: string) => void };
@@ -27,17 +20,19 @@ const STDIO: TasksIo = {
  */
 async function openBench(opts: BenchOptions): Promise<Benchmark> {
   const def = benchDefinition(opts.bench);
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../config/index.js');
   const { config } = loadConfig({ file: opts.config });
   // Loaded on use: the data generators are heavy and `acon --help` must start fast.
   if (def.name === 'apptown') {
-    const { createApptown } = await import('../bench/apptown/index.js');
+    const { loadApptown } = await import('../bench/index.js');
+    const { createApptown } = await loadApptown();
     // The same tasks a run would use: --tasks-dir, else apptown.tasks_dir (ACON_APPTOWN__TASKS_DIR).
     const tasksDir = opts.tasksDir ?? config.apptown.tasks_dir ?? undefined;
     return createApptown(tasksDir ? { tasksDir } : {});
   }
   if (def.name === 'qa') {
-    const { createQa } = await import('../bench/qa/index.js');
+    const { loadQa } = await import('../bench/index.js');
+    const { createQa } = await loadQa();
     return createQa({ tasksDir: opts.tasksDir, data: opts.qaData });
   }
   if (opts.tasksDir) throw new UsageError('--tasks-dir is for --bench apptown or qa only');
@@ -58,40 +53,6 @@ async function warnProblems(bench: Benchmark, io: TasksIo): Promise<void> {
   for (const problem of (await bench.loadProblems?.()) ?? []) {
     io.err(`${pc.yellow('warning:')} skipped ${problem.message}\n`);
   }
-}
-
-const TASK_COLUMNS: Column<TaskInfo>[] = [
-  { key: 'id', label: 'id', value: (t) => t.id },
-  { key: 'split', label: 'split', value: (t) => t.split },
-  { key: 'difficulty', label: 'difficulty', value: (t) => String(t.difficulty), align: 'right' },
-  { key: 'apps', label: 'apps', value: (t) => t.apps.join(', '), flex: true },
-  { key: 'calls', label: 'calls', value: (t) => String(t.referenceLength), align: 'right' },
-];
-
-/** The task list, fitting `opts.width` (the app list is shortened first). */
-export function renderTaskTable(
-  tasks: TaskInfo[],
-  splitNames: readonly string[],
-  opts: FitOptions = {},
-): string {
-  const { text, notes } = fitTable(tasks, TASK_COLUMNS, opts);
-  const splits = splitNames
-    .map((s) => `${s} ${tasks.filter((t) => t.split === s).length}`)
-    .join(', ');
-  const foot = [...wrapNotes(notes, opts.width ?? 100), `${tasks.length} tasks (${splits})`];
-  return `${text}${foot.join('\n')}\n`;
-}
-
-export function renderTask(t: TaskInfo): string {
-  return [
-    `${pc.bold(t.id)}  (${t.split}, difficulty ${t.difficulty})`,
-    `apps: ${t.apps.join(', ')}`,
-    `reference solution: ${t.referenceLength} calls`,
-    ...(t.template !== undefined ? [`template: ${t.template}`] : []),
-    '',
-    t.instruction,
-    '',
-  ].join('\n');
 }
 
 const EXAMPLES = `
@@ -134,6 +95,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
       const list = (await bench.describeTasks?.(listed)) ?? listed;
       await warnProblems(bench, io);
       const splits = benchDefinition(opts.bench).splits;
+      const { renderTaskTable, terminalWidth } = await import('../report/index.js');
       io.out(
         opts.json
           ? `${JSON.stringify(list, null, 2)}\n`
@@ -155,6 +117,7 @@ export function registerTasks(program: Command, io: TasksIo = STDIO): void {
       const bench = await openBench(opts);
       const found = await bench.getTask(id);
       const task = (await bench.describeTasks?.([found]))?.[0] ?? found;
+      const { renderTask } = await import('../report/index.js');
       io.out(opts.json ? `${JSON.stringify(task, null, 2)}\n` : renderTask(task));
     });
 }

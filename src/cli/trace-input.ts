@@ -28,7 +28,7 @@ export async function runSourceTraces(
 
 /** A stored run's record, read without opening the database for writing. */
 export async function recordedRun(db: string, id: string) {
-  const { openRunStore } = await import('../store/open-run-store.js');
+  const { openRunStore } = await import('../store/index.js');
   const store = openRunStore(db, { mode: 'read' });
   try {
     return store.getRun(id);
@@ -40,7 +40,7 @@ export async function recordedRun(db: string, id: string) {
 /** The benchmark of a run source when it is one acon knows (a proxy run's is not), else apptown. */
 export async function sourceBench(db: string, traces: string): Promise<string> {
   const { parseTraceSource } = await import('../experiment/index.js');
-  const { BENCH_NAMES } = await import('../bench/registry.js');
+  const { BENCH_NAMES } = await import('../bench/index.js');
   const source = parseTraceSource(traces);
   if (source.kind !== 'run') return 'apptown';
   const run = await recordedRun(db, source.runId);

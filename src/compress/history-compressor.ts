@@ -1,5 +1,5 @@
-import type { GuidelineText } from '../domain/guideline-text.js';
-import { renderPrompt } from '../prompts/template.js';
+import type { GuidelineText } from '../domain/index.js';
+import { renderPrompt } from '../prompts/index.js';
 import { HISTORY_SUMMARY } from './parse.js';
 import { runCompressor, type CompressorDeps, type CompressorOutcome } from './run-compressor.js';
 

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../llm/types.js';
-import type { Turn } from '../domain/trajectory.js';
+import type { ChatMessage } from '../llm/index.js';
+import type { Turn } from '../domain/index.js';
 
 /**
  * The one textual rendering of agent turns that compressors read (history and summary

@@ -1,8 +1,7 @@
 import { cutReasonText } from '../llm/index.js';
-import type { CallContext, ChatMessage, LlmClient, LlmRole } from '../llm/types.js';
-import type { TokenCounter } from '../llm/tokenizer.js';
-import { renderPrompt } from '../prompts/template.js';
-import type { CompressionEvent } from '../domain/compression-event.js';
+import type { CallContext, ChatMessage, LlmClient, LlmRole, TokenCounter } from '../llm/index.js';
+import { renderPrompt } from '../prompts/index.js';
+import type { CompressionEvent } from '../domain/index.js';
 import { extractSection, type CompressorHeading } from './parse.js';
 
 /** What every compressor needs; context strategies build it per rollout. */

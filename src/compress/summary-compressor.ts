@@ -1,4 +1,4 @@
-import { renderPrompt } from '../prompts/template.js';
+import { renderPrompt } from '../prompts/index.js';
 import { foldedText } from './history-compressor.js';
 import { HISTORY_SUMMARY } from './parse.js';
 import { runCompressor, type CompressorDeps, type CompressorOutcome } from './run-compressor.js';

@@ -1,5 +1,5 @@
-import type { ContextOptions, GuidelinePair, StrategyName } from '../agent/context/index.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
+import type { ContextOptions, GuidelinePair, StrategyName } from '../agent/index.js';
+import type { GuidelineKind } from '../guidelines/index.js';
 
 /**
  * A condition is what a rollout is run under: a context strategy, plus the guideline versions

@@ -1,8 +1,8 @@
-import type { Benchmark } from '../bench/types.js';
-import type { Config, ProviderName } from '../config/schema.js';
-import type { GuidelineStore } from '../guidelines/store.js';
-import type { MeteredLlmClient } from '../llm/client.js';
-import type { RunStore } from '../store/run-store.js';
+import type { Benchmark } from '../bench/index.js';
+import type { Config, ProviderName } from '../config/index.js';
+import type { GuidelineStore } from '../guidelines/index.js';
+import type { MeteredLlmClient } from '../llm/index.js';
+import type { RunStore } from '../store/index.js';
 
 /** What running rollouts needs; the CLI builds it (src/cli/session.ts), tests build their own. */
 export type RunEnv = {

@@ -1,5 +1,5 @@
-import type { TaskInfo } from '../bench/types.js';
-import type { Config } from '../config/schema.js';
+import type { TaskInfo } from '../bench/index.js';
+import type { Config } from '../config/index.js';
 
 /**
  * The cost model of paid runs, shared by `acon optimize` (plan.ts) and `acon run`/`compare`

@@ -1,5 +1,5 @@
 import { ContextLengthError, ProviderError } from '../errors.js';
-import { isRetryable } from '../llm/retry.js';
+import { isRetryable } from '../llm/index.js';
 
 /**
  * Whether an error ends only its rollout as an infrastructure failure. Transient provider errors

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import PQueue from 'p-queue';
-import { createStrategy } from '../agent/context/index.js';
-import { runEpisode, type EpisodeResult } from '../agent/loop.js';
-import type { Benchmark, TaskInfo } from '../bench/types.js';
-import type { Config } from '../config/schema.js';
+import { createStrategy, runEpisode, type EpisodeResult } from '../agent/index.js';
+import type { Benchmark, TaskInfo } from '../bench/index.js';
+import type { Config } from '../config/index.js';
 import { InterruptedError } from '../errors.js';
-import { roleTokenizer } from '../llm/tokenizer-choice.js';
-import { tokenCounterFor, type TokenCounter } from '../llm/tokenizer.js';
-import type { ChatMessage, LlmClient, ToolDef } from '../llm/types.js';
-import { rolloutMetrics } from '../report/metrics.js';
-import { rolloutKey, type RunStore } from '../store/run-store.js';
+import {
+  roleTokenizer,
+  tokenCounterFor,
+  type TokenCounter,
+  type ChatMessage,
+  type LlmClient,
+  type ToolDef,
+} from '../llm/index.js';
+import { rolloutMetrics } from '../report/index.js';
+import { rolloutKey, type RunStore } from '../store/index.js';
 import { isolatedContext, type Condition } from './condition.js';
 import { InfraFailureLog } from '../store/index.js';
 import { isInfrastructureFailure } from './infra-failures.js';

@@ -1,23 +1,26 @@
 import { z } from 'zod';
-import { StrategyNameSchema, type StrategyName } from '../agent/context/strategy.js';
-import { hasScenarios } from '../bench/registry.js';
-import { tasksOfSplit } from '../bench/task-filter.js';
-import type { TaskInfo } from '../bench/types.js';
-import type { Config } from '../config/schema.js';
+import { StrategyNameSchema, type StrategyName } from '../agent/index.js';
+import { hasScenarios, tasksOfSplit, type TaskInfo } from '../bench/index.js';
+import type { Config } from '../config/index.js';
 import { estimateCostUsd, meanStepsOf, rolloutCalls, type CallEstimate } from './estimate.js';
 import type { RunEnv } from './env.js';
-import { foreignBenchWarning } from '../guidelines/bench-check.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
-import type { GuidelineStore } from '../guidelines/store.js';
-import { ConditionMetricsSchema } from '../report/metrics.js';
-import { summarizeRun } from '../report/summarize.js';
-import { conditionsVerdict } from '../report/verdict.js';
-import { ProvenanceSchema, type Provenance } from '../report/table.js';
+import {
+  foreignBenchWarning,
+  resolveGuidelinePair,
+  type GuidelineStore,
+} from '../guidelines/index.js';
+import {
+  ConditionMetricsSchema,
+  summarizeRun,
+  conditionsVerdict,
+  ProvenanceSchema,
+  type Provenance,
+} from '../report/index.js';
 import { makeCondition, type Condition } from './condition.js';
-import { InfraFailureSchema } from '../domain/infra-failure.js';
+import { InfraFailureSchema } from '../domain/index.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from './rollouts.js';
-import { roleTokenizer } from '../llm/tokenizer-choice.js';
+import { roleTokenizer } from '../llm/index.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
 /** What `acon run`/`compare` ran with; stored with the run so --resume can continue it. */

@@ -1,5 +1,5 @@
 import { BenchmarkError, BudgetExceededError, InterruptedError, ProviderError } from '../errors.js';
-import type { RunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/index.js';
 import { newRunId, type RunEnv } from './env.js';
 
 /**

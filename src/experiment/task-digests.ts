@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Benchmark, TaskInfo } from '../bench/types.js';
+import type { Benchmark, TaskInfo } from '../bench/index.js';
 import { UsageError } from '../errors.js';
-import type { RunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/index.js';
 
 const STATE_KEY = 'task-digests';
 const DigestsSchema = z.record(z.string(), z.string());

@@ -1,5 +1,4 @@
-import type { TokenCounter } from '../llm/tokenizer.js';
-import type { ChatMessage } from '../llm/types.js';
+import type { TokenCounter, ChatMessage } from '../llm/index.js';
 import type { Overflow, TrainingExample } from './schema.js';
 
 /** Appended to a truncated input so the student sees (and learns) that the text was cut. */

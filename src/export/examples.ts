@@ -1,5 +1,5 @@
-import { extractSection, HISTORY_SUMMARY, REFINED_OBSERVATION } from '../compress/parse.js';
-import type { ChatMessage } from '../llm/types.js';
+import { extractSection, HISTORY_SUMMARY, REFINED_OBSERVATION } from '../compress/index.js';
+import type { ChatMessage } from '../llm/index.js';
 import type { ExportRole, TrainingExample } from './schema.js';
 import { RecordedRequestSchema, RecordedResponseSchema, type CallRow } from './source.js';
 

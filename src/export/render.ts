@@ -1,6 +1,5 @@
 import pc from 'picocolors';
-import { fitTable, type Column, type FitOptions } from '../report/fit-table.js';
-import { modelLabel } from '../report/table.js';
+import { fitTable, type Column, type FitOptions, modelLabel } from '../report/index.js';
 import type { LintReport } from './lint/lint.js';
 import type { ExportSummary } from './summary.js';
 

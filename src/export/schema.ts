@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatMessage, ToolDef } from '../llm/types.js';
+import type { ChatMessage, ToolDef } from '../llm/index.js';
 
 /** What to export: the observation compressor, the history compressor, or the agent's turns. */
 export const ExportRoleSchema = z.enum(['obs', 'hist', 'agent']);

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolDef } from '../llm/types.js';
+import type { ChatMessage, ToolDef } from '../llm/index.js';
 import { redactUrl, URL_IN_TEXT } from '../url-credentials.js';
 
 /**

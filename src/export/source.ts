@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AssistantMessageSchema, ChatMessageSchema, ToolDefSchema } from '../llm/types.js';
-import type { RunStore } from '../store/run-store.js';
+import { AssistantMessageSchema, ChatMessageSchema, ToolDefSchema } from '../llm/index.js';
+import type { RunStore } from '../store/index.js';
 
-export type { CallRow, GuidelineFilter, RolloutFilter } from '../store/export-queries.js';
+export type { CallRow, GuidelineFilter, RolloutFilter } from '../store/index.js';
 
 /** What the export reads from the run store. */
 export type ExportSource = Pick<

@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { validateGuidelineText } from './validate.js';
 import { GuidelineError, NotFoundError } from '../errors.js';
 import { GuidelineSchema, type Guideline } from './schema.js';
+
+// yaml loads when a guideline file is read or written: the report and the run listings reach
+// this folder for its diffs and lineage only, and must not pay for the parser at start-up
+// (test/cli-startup.test.ts), as config/load.ts does for the config file.
+const require = createRequire(import.meta.url);
+const requireYaml = () => require('yaml') as typeof Yaml;
 
 /**
  * A guideline file is `---`, YAML front matter, `---`, a blank line, then the text:
@@ -101,9 +108,9 @@ export function parseGuideline(content: string, file: string): Guideline {
   }
   let frontMatter: unknown;
   try {
-    frontMatter = parseYaml(match[1] ?? '');
+    frontMatter = requireYaml().parse(match[1] ?? '');
   } catch (err) {
-    const detail = err instanceof YAMLParseError ? err.message : String(err);
+    const detail = err instanceof requireYaml().YAMLParseError ? err.message : String(err);
     throw new GuidelineError(file, 'front matter', `invalid YAML: ${detail}`, { cause: err });
   }
   if (frontMatter === null || typeof frontMatter !== 'object' || Array.isArray(frontMatter)) {
@@ -138,7 +145,7 @@ export function serializeGuideline(guideline: Guideline): string {
     const value = guideline[key];
     if (value !== undefined) frontMatter[key] = value;
   }
-  const yaml = stringifyYaml(frontMatter, { lineWidth: 0 });
+  const yaml = requireYaml().stringify(frontMatter, { lineWidth: 0 });
   return `---\n${yaml}---\n\n${guideline.text.trim()}\n`;
 }
 

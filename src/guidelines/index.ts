@@ -42,3 +42,9 @@ export {
   type DiffOptions,
   type DiffSide,
 } from './diff.js';
+export { foreignBenchWarning } from './bench-check.js';
+export { parseDirectives, stripDirectives } from './directives.js';
+export { checkGuidelinesFolder } from './missing-folder.js';
+export { CandidateSlotsSchema, reserveCandidates, writeCandidates } from './candidates.js';
+export type { CandidateSlot } from './candidates.js';
+export { promotePair, PromotionSchema } from './promote-pair.js';

@@ -1,4 +1,4 @@
-import type { GuidelinePair } from '../agent/context/options.js';
+import type { GuidelinePair } from '../agent/index.js';
 import { UsageError } from '../errors.js';
 import type { GuidelineKind } from './schema.js';
 import { GuidelineStore, type StoredGuideline } from './store.js';

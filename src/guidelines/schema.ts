@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { GUIDELINE_MAX_CHARS } from '../domain/guideline-update.js';
+import { GUIDELINE_MAX_CHARS } from '../domain/index.js';
 
 /**
  * The shape of a guideline version on disk (ARCHITECTURE §3, issue 6): YAML front matter with
  * the version's identity, lineage and scores, then the guideline text the compressor follows.
  */
 
-export { GUIDELINE_MAX_CHARS } from '../domain/guideline-update.js';
+export { GUIDELINE_MAX_CHARS } from '../domain/index.js';
 
 export const GuidelineKindSchema = z.enum(['obs', 'hist']);
 export type GuidelineKind = z.infer<typeof GuidelineKindSchema>;

@@ -12,7 +12,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { GuidelineError, NotFoundError, UsageError } from '../errors.js';
-import type { GuidelineVersionRow } from '../store/run-store.js';
+import type { GuidelineVersionRow } from '../store/index.js';
 import { parseGuideline, readGuidelineFile, serializeGuideline } from './file.js';
 import {
   GUIDELINE_ID_PATTERN,

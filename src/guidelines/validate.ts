@@ -1,4 +1,4 @@
-import { unresolvedPlaceholders } from '../prompts/template.js';
+import { unresolvedPlaceholders } from '../prompts/index.js';
 import { GUIDELINE_MAX_CHARS, type GuidelineKind } from './schema.js';
 
 export type GuidelineValidation = { ok: true } | { ok: false; reason: string };

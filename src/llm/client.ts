@@ -1,4 +1,4 @@
-import type { Config, ProviderName } from '../config/schema.js';
+import type { Config, ProviderName } from '../config/index.js';
 import { AconError, BudgetExceededError, ConfigError, InterruptedError } from '../errors.js';
 import type { CallRecord, CallStore } from './call-store.js';
 import { systemClock, type Clock } from './clock.js';

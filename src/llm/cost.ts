@@ -1,4 +1,4 @@
-import type { Price } from '../config/schema.js';
+import type { Price } from '../config/index.js';
 import type { Usage } from './types.js';
 
 const PER_MILLION = 1_000_000;

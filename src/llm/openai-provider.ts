@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type * as OpenAiSdk from 'openai';
-import type { Endpoint } from '../config/schema.js';
+import type { Endpoint } from '../config/index.js';
 import { ConfigError, ProviderError } from '../errors.js';
 import { parseChatCompletion } from './openai-response.js';
 import { withLinkedSignal } from './linked-signal.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LimitParam, ReasoningEffort } from '../config/index.js';
-import type { AssistantMessage, ChatMessage } from '../domain/message.js';
+import type { AssistantMessage, ChatMessage } from '../domain/index.js';
 
 /** The five LLM roles of ACON (ARCHITECTURE §3). The summary baseline uses `hist_compressor`. */
 export const LlmRoleSchema = z.enum([
@@ -25,7 +25,7 @@ export {
   type ChatMessage,
   type ToolCall,
   type ToolMessage,
-} from '../domain/message.js';
+} from '../domain/index.js';
 export const ToolDefSchema = z.object({
   type: z.literal('function'),
   function: z.object({

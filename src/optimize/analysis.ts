@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { RootCauseSchema } from '../domain/utility-analysis.js';
+import { RootCauseSchema } from '../domain/index.js';
 
 /**
  * What the analyzer and updater LLMs answer (seed 003; issue 6). Each answer is JSON: the zod

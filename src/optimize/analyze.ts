@@ -1,16 +1,17 @@
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { Trajectory } from '../domain/trajectory.js';
-import type { PairKind } from '../bench/types.js';
-import type { Evaluation } from '../domain/evaluation.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
-import type { CallContext, LlmClient } from '../llm/types.js';
-import { renderPrompt } from '../prompts/template.js';
-import { COMPRESSION_ANALYSIS_FORMAT, UTILITY_ANALYSIS_FORMAT } from './analysis.js';
 import {
+  type CompressionEvent,
+  type Trajectory,
+  type Evaluation,
   CompressionAnalysisSchema,
   type CompressionAnalysis,
-} from '../domain/compression-analysis.js';
-import { UtilityAnalysisSchema, type UtilityAnalysis } from '../domain/utility-analysis.js';
+  UtilityAnalysisSchema,
+  type UtilityAnalysis,
+} from '../domain/index.js';
+import type { PairKind } from '../bench/index.js';
+import type { GuidelineKind } from '../guidelines/index.js';
+import type { CallContext, LlmClient } from '../llm/index.js';
+import { renderPrompt } from '../prompts/index.js';
+import { COMPRESSION_ANALYSIS_FORMAT, UTILITY_ANALYSIS_FORMAT } from './analysis.js';
 import { askJson, type JsonAnswer } from './ask-json.js';
 import { renderCompressionEvents, renderTrajectory } from './render-trajectory.js';
 

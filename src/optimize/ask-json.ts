@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { cutReasonText } from '../llm/index.js';
-import type { CallContext, ChatMessage, LlmClient } from '../llm/types.js';
+import type { CallContext, ChatMessage, LlmClient } from '../llm/index.js';
 import { parseJsonAnswer } from './analysis.js';
 
 export type JsonAnswer<T> =

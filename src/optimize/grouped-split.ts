@@ -1,4 +1,4 @@
-import type { TaskInfo } from '../bench/types.js';
+import type { TaskInfo } from '../bench/index.js';
 import { seededRandom } from '../seeded-random.js';
 
 /**

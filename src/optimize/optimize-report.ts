@@ -1,14 +1,16 @@
 import type { OptimizeResult } from './optimize.js';
-import { wrapLine, type FitOptions } from '../report/fit-table.js';
-import type { ConditionMetrics } from '../report/metrics.js';
-import { verdictLine, versionVerdictRows } from '../report/verdict.js';
 import {
+  wrapLine,
+  type FitOptions,
+  type ConditionMetrics,
+  verdictLine,
+  versionVerdictRows,
   conditionColumns,
   PEAK_NOTE,
   resultTable,
   runIdLine,
   SIMULATED_NOTE,
-} from '../report/table.js';
+} from '../report/index.js';
 
 type VersionRow = ConditionMetrics & { version: string };
 

@@ -1,12 +1,14 @@
-import type { GuidelinePair } from '../agent/context/options.js';
-import { summarizeRun } from '../report/summarize.js';
-import { ConditionMetricsSchema, type ConditionMetrics } from '../report/metrics.js';
-import { ProvenanceSchema } from '../report/table.js';
-import { GuidelineTextSchema } from '../domain/guideline-text.js';
+import type { GuidelinePair } from '../agent/index.js';
+import {
+  summarizeRun,
+  ConditionMetricsSchema,
+  type ConditionMetrics,
+  ProvenanceSchema,
+} from '../report/index.js';
+import { GuidelineTextSchema } from '../domain/index.js';
 import { z } from 'zod';
-import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
-import { hasScenarios } from '../bench/registry.js';
+import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';
+import { hasScenarios } from '../bench/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import { selectionName, type OptimizeParams } from './params.js';
 import { groupedSelection, unseenPatterns } from './grouped-split.js';
@@ -25,7 +27,7 @@ import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
-import { roleTokenizer } from '../llm/tokenizer-choice.js';
+import { roleTokenizer } from '../llm/index.js';
 
 const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
 

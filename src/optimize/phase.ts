@@ -1,5 +1,5 @@
-import type { GuidelinePair } from '../agent/context/options.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
+import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelineKind } from '../guidelines/index.js';
 import type { Phase } from './params.js';
 import {
   makeStage,

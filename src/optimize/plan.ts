@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { TaskInfo } from '../bench/types.js';
-import type { Config } from '../config/schema.js';
+import type { TaskInfo } from '../bench/index.js';
+import type { Config } from '../config/index.js';
 import { estimateCostUsd, meanStepsOf, rolloutCalls } from '../experiment/index.js';
 import { BASELINES } from './final-rows.js';
 import { kindsOf, type OptimizeParams } from './params.js';

@@ -1,5 +1,4 @@
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { Trajectory, Turn } from '../domain/trajectory.js';
+import type { CompressionEvent, Trajectory, Turn } from '../domain/index.js';
 
 /**
  * The text the analyzer LLM reads (seed 003: the optimizer compares τ_full with τ_comp, and,

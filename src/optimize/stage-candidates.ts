@@ -3,7 +3,7 @@ import {
   reserveCandidates,
   writeCandidates,
   type CandidateSlot,
-} from '../guidelines/candidates.js';
+} from '../guidelines/index.js';
 import { sampleStable, seededRandom } from '../seeded-random.js';
 import type { UsableAnalysis } from './stage-analyses.js';
 import type { PhaseContext, Stage } from './stage.js';

@@ -1,8 +1,8 @@
-import type { GuidelinePair } from '../agent/context/options.js';
+import type { GuidelinePair } from '../agent/index.js';
 import { runRollouts, type Condition } from '../experiment/index.js';
-import { conditionMetrics } from '../report/metrics.js';
+import { conditionMetrics } from '../report/index.js';
 import type { RunEnv } from '../experiment/index.js';
-import type { TaskInfo } from '../bench/types.js';
+import type { TaskInfo } from '../bench/index.js';
 import { DEFAULT_DECISION } from './decision-rule.js';
 import { finalCondition } from './final-rows.js';
 import { choosePair, PairCheckSchema, V0_PAIR, type PairCheck } from './pair-check.js';

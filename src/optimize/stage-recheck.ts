@@ -1,5 +1,5 @@
-import { CandidateSlotsSchema } from '../guidelines/candidates.js';
-import { rolloutKey } from '../store/run-store.js';
+import { CandidateSlotsSchema } from '../guidelines/index.js';
+import { rolloutKey } from '../store/index.js';
 import { infraFailures } from '../store/index.js';
 import { candidateConditions, evaluateCandidates } from './stage-evaluate.js';
 import { trainRollouts } from './stage-rollouts.js';

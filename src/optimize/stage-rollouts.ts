@@ -1,4 +1,4 @@
-import type { TaskInfo } from '../bench/types.js';
+import type { TaskInfo } from '../bench/index.js';
 import type { Condition } from '../experiment/index.js';
 import { runRollouts } from '../experiment/index.js';
 import type { PhaseContext, Stage } from './stage.js';

@@ -1,4 +1,4 @@
-import { toVersionRow } from '../guidelines/store.js';
+import { toVersionRow } from '../guidelines/index.js';
 import { selectCompression, selectReference, selectUtility, type Score } from './selection.js';
 import type { CandidateReport, PhaseContext, Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/context/index.js';
-import type { GuidelineText } from '../domain/guideline-text.js';
-import type { TaskInfo } from '../bench/types.js';
-import type { GuidelineStore } from '../guidelines/store.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
+import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelineText } from '../domain/index.js';
+import type { TaskInfo } from '../bench/index.js';
+import type { GuidelineStore, GuidelineKind } from '../guidelines/index.js';
 import { makeCondition, type Condition } from '../experiment/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import type { Phase, SelectionMode } from './params.js';

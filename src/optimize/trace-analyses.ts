@@ -1,13 +1,16 @@
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { AssistantMessage } from '../domain/message.js';
-import type { Trace } from '../domain/trace.js';
-import type { Trajectory } from '../domain/trajectory.js';
-import { UtilityAnalysisSchema, type UtilityAnalysis } from '../domain/utility-analysis.js';
+import {
+  type CompressionEvent,
+  type AssistantMessage,
+  type Trace,
+  type Trajectory,
+  UtilityAnalysisSchema,
+  type UtilityAnalysis,
+} from '../domain/index.js';
 import type { Action, ReplayStep, TraceReplay } from '../experiment/index.js';
 import { traceTrajectory } from '../experiment/index.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
-import type { CallContext, LlmClient } from '../llm/types.js';
-import { renderPrompt } from '../prompts/template.js';
+import type { GuidelineKind } from '../guidelines/index.js';
+import type { CallContext, LlmClient } from '../llm/index.js';
+import { renderPrompt } from '../prompts/index.js';
 import { UTILITY_ANALYSIS_FORMAT } from './analysis.js';
 import { analyzeSuccessfulRun, type AnalysisRecord, type AnalysisSource } from './analyze.js';
 import { askJson } from './ask-json.js';

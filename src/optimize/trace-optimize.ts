@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/context/options.js';
+import type { GuidelinePair } from '../agent/index.js';
 import { defaultTokenCounter } from '../agent/index.js';
-import { GuidelineTextSchema } from '../domain/guideline-text.js';
-import { ReplayMetricsSchema } from '../domain/replay-metrics.js';
-import type { Trace } from '../domain/trace.js';
+import { GuidelineTextSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
 import {
   referenceTraces,
   replayMetrics,
@@ -13,8 +11,7 @@ import {
   stoppedRun,
   type RunEnv,
 } from '../experiment/index.js';
-import { promotePair, PromotionSchema } from '../guidelines/promote-pair.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
+import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';
 import { kindsOf, PhaseSchema } from './params.js';
 import { runTraceStage, TraceStageResultSchema, type TraceStageResult } from './trace-stage.js';
 

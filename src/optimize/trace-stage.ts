@@ -1,18 +1,18 @@
 import PQueue from 'p-queue';
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/context/options.js';
+import type { GuidelinePair } from '../agent/index.js';
 import { defaultTokenCounter } from '../agent/index.js';
-import { ReplayMetricsSchema, type ReplayMetrics } from '../domain/replay-metrics.js';
-import type { Trace } from '../domain/trace.js';
+import { ReplayMetricsSchema, type ReplayMetrics, type Trace } from '../domain/index.js';
 import { replayMetrics, replayTraces, type RunEnv, type TraceReplay } from '../experiment/index.js';
 import {
   CandidateSlotsSchema,
   reserveCandidates,
   writeCandidates,
   type CandidateSlot,
-} from '../guidelines/candidates.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
-import { toVersionRow, type GuidelineStore } from '../guidelines/store.js';
+  type GuidelineKind,
+  toVersionRow,
+  type GuidelineStore,
+} from '../guidelines/index.js';
 import {
   decideCompression,
   decideUtility,

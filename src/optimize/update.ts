@@ -1,9 +1,8 @@
-import { validateGuidelineText } from '../guidelines/validate.js';
-import type { GuidelineKind } from '../guidelines/schema.js';
-import type { CallContext, LlmClient } from '../llm/types.js';
-import { renderPrompt } from '../prompts/template.js';
+import { validateGuidelineText, type GuidelineKind } from '../guidelines/index.js';
+import type { CallContext, LlmClient } from '../llm/index.js';
+import { renderPrompt } from '../prompts/index.js';
 import { GUIDELINE_UPDATE_FORMAT } from './analysis.js';
-import { GuidelineUpdateSchema } from '../domain/guideline-update.js';
+import { GuidelineUpdateSchema } from '../domain/index.js';
 import { askJson } from './ask-json.js';
 
 export type CandidateProposal =

@@ -1,5 +1,5 @@
-import type { RolloutMetrics } from '../domain/rollout-metrics.js';
-import type { RoleUsageRow } from '../store/run-store.js';
+import type { RolloutMetrics } from '../domain/index.js';
+import type { RoleUsageRow } from '../store/index.js';
 
 /**
  * Calls, tokens and cost of a run by role (the report's cost-by-role view): the sum of its

@@ -1,5 +1,5 @@
-import type { Price } from '../config/schema.js';
-import { costUsd } from '../llm/cost.js';
+import type { Price } from '../config/index.js';
+import { costUsd } from '../llm/index.js';
 
 /**
  * Cost "full": every call priced as if it had been sent, whether the call cache answered it

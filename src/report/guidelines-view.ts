@@ -1,7 +1,11 @@
 import pc from 'picocolors';
 import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import type { GuidelineKind, GuidelineMetrics, MetricValue } from '../guidelines/schema.js';
-import type { StoredGuideline } from '../guidelines/store.js';
+import type {
+  GuidelineKind,
+  GuidelineMetrics,
+  MetricValue,
+  StoredGuideline,
+} from '../guidelines/index.js';
 
 /** The active id of each kind (as `GuidelineStore.activeId` reports it). */
 export type ActiveIds = Partial<Record<GuidelineKind, string>>;

@@ -1,4 +1,4 @@
-import type { InfraFailure } from '../domain/infra-failure.js';
+import type { InfraFailure } from '../domain/index.js';
 import { wrapLine } from './fit-table.js';
 
 /**

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { CallUsage, RoleUsage, RolloutMetrics } from '../domain/rollout-metrics.js';
-import type { Price } from '../config/schema.js';
-import type { LlmRole } from '../llm/types.js';
+import type { CompressionEvent, CallUsage, RoleUsage, RolloutMetrics } from '../domain/index.js';
+import type { Price } from '../config/index.js';
+import type { LlmRole } from '../llm/index.js';
 import { seededRandom } from '../seeded-random.js';
 import { fullCallCost } from './full-cost.js';
 

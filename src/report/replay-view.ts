@@ -1,4 +1,4 @@
-import type { ReplayMetrics } from '../domain/replay-metrics.js';
+import type { ReplayMetrics } from '../domain/index.js';
 import { fitTable, wrapLine, type Column, type FitOptions } from './fit-table.js';
 import { int, modelLabel, pct1 } from './table.js';
 

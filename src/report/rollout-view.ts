@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { CompressionEventSchema, type CompressionEvent } from '../domain/compression-event.js';
-import type { Trajectory } from '../domain/trajectory.js';
-import { AssistantMessageSchema, ChatMessageSchema } from '../llm/types.js';
-import type { RolloutRow, StoredStep } from '../store/run-store.js';
+import { CompressionEventSchema, type CompressionEvent, type Trajectory } from '../domain/index.js';
+import { AssistantMessageSchema, ChatMessageSchema } from '../llm/index.js';
+import type { RolloutRow, StoredStep } from '../store/index.js';
 import { wrapLine, type FitOptions } from './fit-table.js';
 import { RolloutSummarySchema, summarizeRollout } from './run-show.js';
 import { int, SIMULATED_NOTE } from './table.js';

@@ -1,6 +1,6 @@
 import type { Column } from './fit-table.js';
 import { conditionMetrics, type ConditionMetrics } from './metrics.js';
-import { type RolloutMetrics } from '../domain/rollout-metrics.js';
+import type { RolloutMetrics } from '../domain/index.js';
 import { int, pct1, reductionPct } from './table.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { unknownName } from '../bench/task-filter.js';
-import { InfraFailureSchema, type InfraFailure } from '../domain/infra-failure.js';
-import type { RolloutRow, RunRow } from '../store/run-store.js';
+import { unknownName } from '../bench/index.js';
+import { InfraFailureSchema, type InfraFailure } from '../domain/index.js';
+import type { RolloutRow, RunRow } from '../store/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';

@@ -1,8 +1,11 @@
-import { ConfigSchema } from '../config/schema.js';
-import type { CallStore } from '../llm/call-store.js';
-import { createLlmClient, type MeteredLlmClient } from '../llm/client.js';
-import type { Clock } from '../llm/clock.js';
-import { OpenAiProvider } from '../llm/openai-provider.js';
+import { ConfigSchema } from '../config/index.js';
+import {
+  type CallStore,
+  createLlmClient,
+  type MeteredLlmClient,
+  type Clock,
+  OpenAiProvider,
+} from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
 import { createPortCompressorLlm, type CustomCompressorModel } from './compressor-port.js';
 

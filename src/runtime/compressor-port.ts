@@ -1,9 +1,15 @@
-import { ConfigSchema } from '../config/schema.js';
-import type { CallStore } from '../llm/call-store.js';
-import { createLlmClient, type MeteredLlmClient } from '../llm/client.js';
-import type { Clock } from '../llm/clock.js';
-import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
-import type { LlmProvider, ProviderRequest, ProviderResponse } from '../llm/types.js';
+import { ConfigSchema } from '../config/index.js';
+import {
+  type CallStore,
+  createLlmClient,
+  type MeteredLlmClient,
+  type Clock,
+  countMessageTokens,
+  countTokens,
+  type LlmProvider,
+  type ProviderRequest,
+  type ProviderResponse,
+} from '../llm/index.js';
 
 /**
  * One compressor call: acon's compressor prompt (a system message with the guideline, a user

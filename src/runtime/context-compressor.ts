@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { createStrategy, defaultContextOptions } from '../agent/context/index.js';
-import type { GuidelinePair } from '../agent/context/options.js';
-import type { ContextStrategy } from '../agent/context/strategy.js';
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { Trajectory } from '../domain/trajectory.js';
+import {
+  createStrategy,
+  defaultContextOptions,
+  type GuidelinePair,
+  type ContextStrategy,
+} from '../agent/index.js';
+import type { CompressionEvent, Trajectory, ChatMessage } from '../domain/index.js';
 import { compressHistory, renderTurns, type CompressorDeps } from '../compress/index.js';
-import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
-import type { ChatMessage } from '../domain/message.js';
-import type { LlmClient } from '../llm/types.js';
+import { countMessageTokens, countTokens, type LlmClient } from '../llm/index.js';
 import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';
 
 /** ACON's thresholds (seed 003 defaults). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { renderPrompt } from '../prompts/template.js';
+import { renderPrompt } from '../prompts/index.js';
 import type { Guidelines } from './load-guidelines.js';
 import { EXPORT_TARGET_NAMES } from './export-targets.js';
 

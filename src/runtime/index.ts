@@ -9,7 +9,7 @@
  * });
  * const messages = await compressor.compress(conversation);
  */
-import type { CallStore } from '../llm/call-store.js';
+import type { CallStore } from '../llm/index.js';
 import { cacheOnly, MemoryCallStore } from './memory-call-store.js';
 import { createCompressorLlm, isSimulatedModel, type CompressorModel } from './compressor-llm.js';
 import {
@@ -114,3 +114,16 @@ export type {
   SimCompressorModel,
 } from './compressor-llm.js';
 export type { OpenAiMessage } from './openai-messages.js';
+export { indexTrajectory } from './openai-messages.js';
+export { ExportTargetSchema, exportGuidelines } from './export-guidelines.js';
+import type { RunningProxy, StartProxyOptions } from './proxy/start-proxy.js';
+export type { RunningProxy, StartProxyOptions };
+
+/**
+ * Starts `acon proxy`'s server. Loaded on call: the HTTP server and its modules are not for
+ * the library's other users, nor for a sim run that only replays (test/cli-startup.test.ts).
+ */
+export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy> {
+  const proxy = await import('./proxy/start-proxy.js');
+  return proxy.startProxy(opts);
+}

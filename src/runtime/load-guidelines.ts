@@ -1,6 +1,5 @@
-import type { GuidelinePair } from '../agent/context/options.js';
-import { resolveGuidelinePair } from '../guidelines/resolve.js';
-import { GuidelineStore } from '../guidelines/store.js';
+import type { GuidelinePair } from '../agent/index.js';
+import { resolveGuidelinePair, GuidelineStore } from '../guidelines/index.js';
 
 /** A guideline pair for the compressors: P_obs and P_hist, each its version id and text. */
 export type Guidelines = GuidelinePair;

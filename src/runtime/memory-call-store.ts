@@ -1,5 +1,4 @@
-import type { CallRecord, CallStore } from '../llm/call-store.js';
-import type { ProviderResponse } from '../llm/types.js';
+import type { CallRecord, CallStore, ProviderResponse } from '../llm/index.js';
 
 /**
  * The call cache of a context compressor, in memory: compressor answers by request hash (a

@@ -2,8 +2,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
-import type { Trajectory, Turn } from '../domain/trajectory.js';
-import type { AssistantMessage, ChatMessage, ToolCall } from '../domain/message.js';
+import type { Trajectory, Turn, AssistantMessage, ChatMessage, ToolCall } from '../domain/index.js';
 
 /** A chat-completions message as the `openai` package types it (what an agent sends). */
 export type OpenAiMessage = ChatCompletionMessageParam;

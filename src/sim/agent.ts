@@ -1,13 +1,16 @@
-import { choiceCandidates, computeChoice, decideBranch, type Item } from '../bench/choice.js';
-import type {
-  ChoiceCondition,
-  NeedSelect,
-  ReferenceChoice,
-  ReferenceNeed,
-  ReferencePlan,
-} from '../bench/types.js';
+import {
+  choiceCandidates,
+  computeChoice,
+  decideBranch,
+  type Item,
+  type ChoiceCondition,
+  type NeedSelect,
+  type ReferenceChoice,
+  type ReferenceNeed,
+  type ReferencePlan,
+} from '../bench/index.js';
 import { seededRandom, type Random } from '../seeded-random.js';
-import type { AssistantMessage, ChatMessage } from '../llm/types.js';
+import type { AssistantMessage, ChatMessage } from '../llm/index.js';
 import { listGaps, pagingNote, pinnedWhere, withPinned } from './list-gaps.js';
 import {
   itemsOf,

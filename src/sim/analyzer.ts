@@ -1,5 +1,4 @@
-import type { CompressionAnalysis } from '../domain/compression-analysis.js';
-import type { DistortedFact, Fact, UtilityAnalysis } from '../domain/utility-analysis.js';
+import type { CompressionAnalysis, DistortedFact, Fact, UtilityAnalysis } from '../domain/index.js';
 import {
   parseCompressionEvents,
   parseRenderedTrajectory,

@@ -1,5 +1,4 @@
-import { countTokens } from '../llm/tokenizer.js';
-import type { ChatMessage } from '../llm/types.js';
+import { countTokens, type ChatMessage } from '../llm/index.js';
 import { isErrorResult, parseAgentMarker } from './agent.js';
 import {
   factGroups,

@@ -1,4 +1,4 @@
-import { isShapeItem } from '../bench/choice.js';
+import { isShapeItem } from '../bench/index.js';
 import { abbreviate, containsToken, detached, isOpaque } from './text.js';
 import {
   defaultKeeps,

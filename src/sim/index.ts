@@ -1,13 +1,14 @@
-import type { ReferencePlan } from '../bench/types.js';
+import type { ReferencePlan } from '../bench/index.js';
 import { ProviderError } from '../errors.js';
-import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
-import type {
-  AssistantMessage,
-  ChatMessage,
-  LlmProvider,
-  ProviderRequest,
-  ProviderResponse,
-} from '../llm/types.js';
+import {
+  countMessageTokens,
+  countTokens,
+  type AssistantMessage,
+  type ChatMessage,
+  type LlmProvider,
+  type ProviderRequest,
+  type ProviderResponse,
+} from '../llm/index.js';
 import { simAgentTurn } from './agent.js';
 import { simQaAgentTurn } from './qa-agent.js';
 import { simCompressionAnalysis, simUtilityAnalysis } from './analyzer.js';

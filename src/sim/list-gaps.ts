@@ -1,5 +1,9 @@
-import { choiceFields, type Item } from '../bench/choice.js';
-import type { ReferenceChoice, ReferencePlan } from '../bench/types.js';
+import {
+  choiceFields,
+  type Item,
+  type ReferenceChoice,
+  type ReferencePlan,
+} from '../bench/index.js';
 import { stepCallOf, type VisibleRecord } from './records.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Item } from '../bench/choice.js';
+import type { Item } from '../bench/index.js';
 
 /**
  * The records of a text that holds no JSON object and no fact line (issue #58): what most real

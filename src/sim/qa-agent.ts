@@ -1,5 +1,5 @@
-import type { ReferencePlan } from '../bench/types.js';
-import type { AssistantMessage, ChatMessage } from '../llm/types.js';
+import type { ReferencePlan } from '../bench/index.js';
+import type { AssistantMessage, ChatMessage } from '../llm/index.js';
 import { simAgentTurn, type SimAgentContext, type SimAgentOptions } from './agent.js';
 import { containsToken, seenText } from './text.js';
 

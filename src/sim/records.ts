@@ -1,6 +1,5 @@
-import { isShapeItem, type Item } from '../bench/choice.js';
-import type { ReferenceStep } from '../bench/types.js';
-import type { ChatMessage } from '../llm/types.js';
+import { isShapeItem, type Item, type ReferenceStep } from '../bench/index.js';
+import type { ChatMessage } from '../llm/index.js';
 import { parseSourcedFactLine } from './fields.js';
 import { plainTextRecords } from './plain-text-records.js';
 import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatMessage } from '../llm/types.js';
+import type { ChatMessage } from '../llm/index.js';
 
 /** Text helpers shared by the simulated roles. */
 

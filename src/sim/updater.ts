@@ -1,11 +1,11 @@
-import { parseDirectives, stripDirectives } from '../guidelines/directives.js';
+import { parseDirectives, stripDirectives, GUIDELINE_MAX_CHARS } from '../guidelines/index.js';
 import {
   CompressionAnalysisSchema,
   type CompressionAnalysis,
-} from '../domain/compression-analysis.js';
-import { UtilityAnalysisSchema, type UtilityAnalysis } from '../domain/utility-analysis.js';
-import { type GuidelineUpdate } from '../domain/guideline-update.js';
-import { GUIDELINE_MAX_CHARS } from '../guidelines/schema.js';
+  UtilityAnalysisSchema,
+  type UtilityAnalysis,
+  type GuidelineUpdate,
+} from '../domain/index.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';
 import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabulary.js';

@@ -1,4 +1,4 @@
-import { parseDirectives } from '../guidelines/directives.js';
+import { parseDirectives } from '../guidelines/index.js';
 import { seededRandom } from '../seeded-random.js';
 import { containsToken, shortHash } from './text.js';
 

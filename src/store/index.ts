@@ -18,3 +18,12 @@ export { asDatabaseError, checkHeader, openDatabase } from './open.js';
 export { fileSchema, LEGACY_VERSION, legacySchema } from './schema.js';
 export { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
 export { hashKey, insertSql } from './run-store.js';
+export { rolloutKey } from './run-store.js';
+export type {
+  RolloutRow,
+  GuidelineVersionRow,
+  RunRow,
+  StoredStep,
+  RoleUsageRow,
+} from './run-store.js';
+export type { CallRow, GuidelineFilter, RolloutFilter } from './export-queries.js';

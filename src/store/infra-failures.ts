@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InfraFailureSchema, type InfraFailure } from '../domain/infra-failure.js';
+import { InfraFailureSchema, type InfraFailure } from '../domain/index.js';
 import { rolloutKey, type RunStore } from './run-store.js';
 
 // The list of a run's infrastructure failures, kept in the run's state. It lives with the store

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { StepRecord } from '../domain/step.js';
-import type { Trajectory } from '../domain/trajectory.js';
-import { EvaluationSchema, type Evaluation } from '../domain/evaluation.js';
 import {
+  type CompressionEvent,
+  type StepRecord,
+  type Trajectory,
+  EvaluationSchema,
+  type Evaluation,
   RolloutMetricsSchema,
   type CallUsage,
   type RolloutMetrics,
-} from '../domain/rollout-metrics.js';
+} from '../domain/index.js';
 import { decompress } from './document.js';
 import type { OwnerRecord } from './ownership.js';
 

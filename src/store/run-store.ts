@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import type { CompressionEvent } from '../domain/compression-event.js';
-import type { CallUsage } from '../domain/rollout-metrics.js';
-import { TrajectorySchema, type Trajectory } from '../domain/trajectory.js';
+import {
+  type CompressionEvent,
+  type CallUsage,
+  TrajectorySchema,
+  type Trajectory,
+} from '../domain/index.js';
 import { NotFoundError, RunBusyError, UsageError } from '../errors.js';
-import type { CallRecord, CallStore } from '../llm/call-store.js';
-import type { ProviderResponse } from '../llm/types.js';
+import type { CallRecord, CallStore, ProviderResponse } from '../llm/index.js';
 import {
   callsDocument,
   compress,

@@ -113,3 +113,67 @@ export function upwardImports(edges: readonly ImportEdge[], layers: Layers): Imp
 export function formatEdge(e: ImportEdge): string {
   return `${e.from} -> ${e.to}: src/${e.file} imports '${e.specifier}'`;
 }
+
+/**
+ * A folder's ways in from outside (issue #55): its `index.ts`, and `catalog.ts` where a folder
+ * has names and defaults that the CLI's command definitions need before anything loads.
+ */
+const ENTRY_FILES = ['index', 'catalog'];
+
+/** Imports of another folder's inner file (not its index.ts or catalog.ts); root files are whole. */
+export function deepImports(root: string, edges: readonly ImportEdge[]): ImportEdge[] {
+  return edges.filter((e) => {
+    const target = relative(root, resolve(dirname(join(root, e.file)), e.specifier)).split(sep);
+    if (target.length === 1) return false; // a file directly in the root: the node is the file
+    return !(target.length === 2 && ENTRY_FILES.includes(target[1]!.replace(/\.[^.]+$/, '')));
+  });
+}
+
+/** The modules a file loads when it runs: its imports and re-exports, less those of types only. */
+function loadedSpecifiers(file: string): string[] {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const out: string[] = [];
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) {
+      out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    }
+    if (ts.isExportDeclaration(st) && !st.isTypeOnly && st.moduleSpecifier) {
+      out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return out;
+}
+
+/**
+ * What a folder's catalog.ts loads that it must not: a package (other than Node's own) or another
+ * folder, directly or through the files of its own folder that it imports. The catalog exists so
+ * that `acon --help` can name flags' choices and defaults without loading the folder.
+ */
+export function catalogLoads(root: string): string[] {
+  const found: string[] = [];
+  for (const catalog of sourceFiles(root).filter((f) => f.endsWith(`${sep}catalog.ts`))) {
+    const folder = catalog.split(sep)[0]!;
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const specifier of loadedSpecifiers(join(root, file))) {
+        if (specifier.startsWith('node:')) continue;
+        if (!specifier.startsWith('.')) {
+          found.push(`${catalog}: ${file} imports the package '${specifier}'`);
+          continue;
+        }
+        const target = relative(root, resolve(dirname(join(root, file)), specifier));
+        const parts = target.split(sep);
+        if (parts.length === 1) continue; // a root file (errors.ts): checked as its own node
+        if (parts[0] !== folder) {
+          found.push(`${catalog}: ${file} imports '${specifier}' of another folder`);
+          continue;
+        }
+        visit(target.replace(/\.js$/, '.ts'));
+      }
+    };
+    visit(catalog);
+  }
+  return found;
+}

@@ -1,13 +1,15 @@
-import { compressHistory } from '../../compress/history-compressor.js';
-import { compressObservation } from '../../compress/observation-compressor.js';
-import { renderAction, renderTurns } from '../../compress/render-history.js';
-import type { CompressorDeps } from '../../compress/run-compressor.js';
-import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import {
+  compressHistory,
+  compressObservation,
+  renderAction,
+  renderTurns,
+  type CompressorDeps,
+} from '../../compress/index.js';
+import type { ChatMessage } from '../../llm/index.js';
+import type { Trajectory, Turn, CompressionEvent } from '../../domain/index.js';
 import { flattenTurns, headMessages, summaryMessage, withObservationContents } from './messages.js';
 import type { GuidelinePair } from './options.js';
 import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
 import { nothingToFold } from './summary.js';
 
 export type AconSettings = {

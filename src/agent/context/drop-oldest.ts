@@ -1,6 +1,5 @@
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory } from '../../domain/trajectory.js';
+import type { TokenCounter, ChatMessage } from '../../llm/index.js';
+import type { Trajectory } from '../../domain/index.js';
 import { flattenTurns, headMessages, turnMessages } from './messages.js';
 
 /**

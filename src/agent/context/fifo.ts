@@ -1,8 +1,7 @@
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory } from '../../domain/trajectory.js';
+import type { TokenCounter } from '../../llm/index.js';
+import type { Trajectory, CompressionEvent } from '../../domain/index.js';
 import { firstKeptTurn, reactiveBudget, turnsTokens, viewFrom, viewTokens } from './drop-oldest.js';
 import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * FIFO truncation (the ACON paper's FIFO baseline): the system prompt and the task, then only

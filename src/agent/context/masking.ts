@@ -1,5 +1,5 @@
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import type { TokenCounter } from '../../llm/index.js';
+import type { Trajectory, Turn, CompressionEvent } from '../../domain/index.js';
 import {
   flattenTurns,
   headMessages,
@@ -7,7 +7,6 @@ import {
   withObservationContents,
 } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * Observation masking (seed 001 §3.1 eq. 4, SWE-agent): with turns T_1 … T_{t-1} done, the

@@ -1,8 +1,12 @@
-import { countMessageTokens, countTokens, type TokenCounter } from '../../llm/tokenizer.js';
-import type { ChatMessage } from '../../llm/types.js';
-import { renderPrompt } from '../../prompts/template.js';
-import type { CompressorDeps } from '../../compress/run-compressor.js';
-import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import {
+  countMessageTokens,
+  countTokens,
+  type TokenCounter,
+  type ChatMessage,
+} from '../../llm/index.js';
+import { renderPrompt } from '../../prompts/index.js';
+import type { CompressorDeps } from '../../compress/index.js';
+import type { Trajectory, Turn } from '../../domain/index.js';
 import type { StrategyDeps } from './strategy.js';
 
 export const defaultTokenCounter: TokenCounter = { countTokens, countMessageTokens };

@@ -1,5 +1,5 @@
-import { ConfigSchema, type Config } from '../../config/schema.js';
-import type { GuidelineText } from '../../domain/guideline-text.js';
+import { ConfigSchema, type Config } from '../../config/index.js';
+import type { GuidelineText } from '../../domain/index.js';
 
 /** `context:` of acon.config.yaml: T_obs, T_hist, k, masking M, summary N/M, FIFO budget. */
 export type ContextOptions = Config['context'];

@@ -1,4 +1,4 @@
-import type { TokenCounter } from '../../llm/tokenizer.js';
+import type { TokenCounter } from '../../llm/index.js';
 import { FifoStrategy } from './fifo.js';
 
 /**

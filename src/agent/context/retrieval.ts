@@ -1,6 +1,5 @@
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
-import type { Trajectory, Turn } from '../../domain/trajectory.js';
+import type { TokenCounter } from '../../llm/index.js';
+import type { CompressionEvent, Trajectory, Turn } from '../../domain/index.js';
 import { Bm25Index } from './bm25.js';
 import { flattenTurns, headMessages } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { CompressorDeps } from '../../compress/run-compressor.js';
-import type { ChatMessage } from '../../llm/types.js';
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
-import type { Trajectory } from '../../domain/trajectory.js';
+import type { CompressorDeps } from '../../compress/index.js';
+import type { ChatMessage, TokenCounter } from '../../llm/index.js';
+import type { CompressionEvent, Trajectory } from '../../domain/index.js';
 import { STRATEGY_NAMES } from './strategy-names.js';
 
 export const StrategyNameSchema = z.enum(STRATEGY_NAMES);

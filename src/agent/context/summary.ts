@@ -1,11 +1,8 @@
-import { compressSummary } from '../../compress/summary-compressor.js';
-import type { CompressorDeps } from '../../compress/run-compressor.js';
-import { renderTurns } from '../../compress/render-history.js';
-import type { ChatMessage } from '../../llm/types.js';
-import type { Trajectory } from '../../domain/trajectory.js';
+import { compressSummary, type CompressorDeps, renderTurns } from '../../compress/index.js';
+import type { ChatMessage } from '../../llm/index.js';
+import type { Trajectory, CompressionEvent } from '../../domain/index.js';
 import { flattenTurns, headMessages, summaryMessage } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
 
 /**
  * LLM summary (seed 001 §3.1 eqs. 5–6, OpenHands). With turns T_1 … T_{t-1} done and t_last the

@@ -1,4 +1,4 @@
-import type { AssistantMessage } from '../../llm/types.js';
+import type { AssistantMessage } from '../../llm/index.js';
 import type { Episode, ReferencePlan } from '../types.js';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { AssistantMessage, ToolCall } from '../../llm/types.js';
+import type { AssistantMessage, ToolCall } from '../../llm/index.js';
 import { answerToolCalls } from '../tool-call-answers.js';
-import type { ActResult } from '../../agent/environment.js';
+import type { ActResult } from '../../agent/index.js';
 import type { Episode, TaskInfo } from '../types.js';
-import type { Evaluation } from '../../domain/evaluation.js';
+import type { Evaluation } from '../../domain/index.js';
 import { evaluateState, type ResolvedEvaluation } from './evaluate.js';
 import { NO_TOOL_CALL_MESSAGE, SYSTEM_PROMPT, TOOLS, firstUserMessage } from './prompts.js';
 import { supervisorFacts } from './replay.js';

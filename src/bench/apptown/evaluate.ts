@@ -1,4 +1,4 @@
-import type { Evaluation } from '../../domain/evaluation.js';
+import type { Evaluation } from '../../domain/index.js';
 import { diffTables, type Row, type TableDiff } from './diff.js';
 import { answerMatches } from './normalize.js';
 import type { TableName, Tables } from './records.js';

@@ -1,5 +1,4 @@
-import { countMessageTokens, countTokens } from '../../llm/tokenizer.js';
-import type { ChatMessage } from '../../llm/types.js';
+import { countMessageTokens, countTokens, type ChatMessage } from '../../llm/index.js';
 import type { ApptownBenchmark } from './benchmark.js';
 import { toolCallMessage } from './drive.js';
 

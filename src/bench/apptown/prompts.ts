@@ -1,4 +1,4 @@
-import type { ToolDef } from '../../llm/types.js';
+import type { ToolDef } from '../../llm/index.js';
 import { APP_NAMES } from './apps/index.js';
 
 /** The agent's standing instructions for apptown (our own words; ARCHITECTURE §5). */

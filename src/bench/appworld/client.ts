@@ -1,6 +1,6 @@
 import { connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
-import { systemClock } from '../../llm/clock.js';
+import { systemClock } from '../../llm/index.js';
 import {
   AppWorldBusyError,
   AppWorldInitializeError,

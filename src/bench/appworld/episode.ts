@@ -1,8 +1,8 @@
 import { BenchmarkError } from '../../errors.js';
-import type { AssistantMessage, ChatMessage, ToolDef } from '../../llm/types.js';
-import type { ActResult } from '../../agent/environment.js';
+import type { AssistantMessage, ChatMessage, ToolDef } from '../../llm/index.js';
+import type { ActResult } from '../../agent/index.js';
 import type { Episode, TaskInfo } from '../types.js';
-import type { Evaluation } from '../../domain/evaluation.js';
+import type { Evaluation } from '../../domain/index.js';
 import type { AppWorldClient } from './client.js';
 import { extractCode } from './code-block.js';
 import type { EvaluateOutput, InitializeOutput, Requirement } from './protocol.js';

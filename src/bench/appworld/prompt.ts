@@ -1,4 +1,4 @@
-import { renderPrompt } from '../../prompts/template.js';
+import { renderPrompt } from '../../prompts/index.js';
 import type { InitializeOutput } from './protocol.js';
 
 /**

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import type { AssistantMessage, ChatMessage, ToolCall, ToolDef } from '../../llm/types.js';
-import type { Evaluation } from '../../domain/evaluation.js';
-import type { ActResult } from '../../agent/environment.js';
+import type { AssistantMessage, ChatMessage, ToolCall, ToolDef } from '../../llm/index.js';
+import type { Evaluation } from '../../domain/index.js';
+import type { ActResult } from '../../agent/index.js';
 import type { Episode, TaskInfo } from '../types.js';
 import type { McpConnection, McpServerError } from './connection.js';
 import { evaluateMcp } from './evaluate.js';

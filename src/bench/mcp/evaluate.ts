@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { Evaluation } from '../../domain/evaluation.js';
+import type { Evaluation } from '../../domain/index.js';
 import type { Check, EvaluationSpec } from './task-schema.js';
 
 /** Case, inner spaces, surrounding quotes and a final period do not matter. */

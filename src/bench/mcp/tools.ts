@@ -1,4 +1,4 @@
-import type { ToolDef } from '../../llm/types.js';
+import type { ToolDef } from '../../llm/index.js';
 
 /**
  * How MCP tools look to the agent (issue 26): each server's tools become OpenAI function tools

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { AssistantMessage, ToolCall } from '../../llm/types.js';
+import type { AssistantMessage, ToolCall } from '../../llm/index.js';
 import { scoreTask } from './metrics.js';
 import { answerToolCalls } from '../tool-call-answers.js';
-import type { ActResult } from '../../agent/environment.js';
+import type { ActResult } from '../../agent/index.js';
 import type { Episode, TaskInfo } from '../types.js';
-import type { Evaluation } from '../../domain/evaluation.js';
+import type { Evaluation } from '../../domain/index.js';
 import { indexOf, type Library } from './library.js';
 import {
   NO_TOOL_CALL_MESSAGE,

@@ -1,4 +1,4 @@
-import type { ToolDef } from '../../llm/types.js';
+import type { ToolDef } from '../../llm/index.js';
 
 /** The agent's standing instructions for `--bench qa` (our own words; issue 14). */
 export const SYSTEM_PROMPT = `You answer questions by researching an encyclopedia with tools. The encyclopedia is the only source: its people, places and organisations are fictional, so never answer from memory.

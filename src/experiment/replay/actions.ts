@@ -1,4 +1,4 @@
-import type { AssistantMessage } from '../../domain/message.js';
+import type { AssistantMessage } from '../../domain/index.js';
 
 /**
  * What an agent did at a step, in a form two steps can be compared by: the tool calls with their

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../domain/message.js';
+import type { ChatMessage } from '../../domain/index.js';
 
 /**
  * Probes: values that a recorded trajectory goes on to use (in a later action's arguments or in

@@ -1,4 +1,4 @@
-import { ReplayMetricsSchema, type ReplayMetrics } from '../../domain/replay-metrics.js';
+import { ReplayMetricsSchema, type ReplayMetrics } from '../../domain/index.js';
 import type { TraceReplay } from './replay.js';
 
 export { ReplayMetricsSchema, type ReplayMetrics };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defaultTokenCounter } from '../../agent/index.js';
-import type { Trace } from '../../domain/trace.js';
-import type { NamedPair } from '../../guidelines/pair-list.js';
+import type { Trace } from '../../domain/index.js';
+import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
 import { startRun, stoppedRun } from '../run-lifecycle.js';
 import { ReplayMetricsSchema, replayMetrics } from './replay-metrics.js';

@@ -1,9 +1,8 @@
 import PQueue from 'p-queue';
 import { createStrategy, type GuidelinePair } from '../../agent/index.js';
-import type { Config } from '../../config/schema.js';
-import type { Trace } from '../../domain/trace.js';
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { LlmClient } from '../../llm/types.js';
+import type { Config } from '../../config/index.js';
+import type { Trace } from '../../domain/index.js';
+import type { TokenCounter, LlmClient } from '../../llm/index.js';
 import { isolatedContext } from '../condition.js';
 import { replayTrace, type TraceReplay } from './replay.js';
 

@@ -1,11 +1,13 @@
 import { createRaw, type ContextStrategy } from '../../agent/index.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
-import type { AssistantMessage, ChatMessage } from '../../domain/message.js';
-import type { Trace } from '../../domain/trace.js';
-import type { Trajectory } from '../../domain/trajectory.js';
-import type { TokenCounter } from '../../llm/tokenizer.js';
-import type { CallContext, LlmClient, ToolDef } from '../../llm/types.js';
-import { indexTrajectory } from '../../runtime/openai-messages.js';
+import type {
+  CompressionEvent,
+  AssistantMessage,
+  ChatMessage,
+  Trace,
+  Trajectory,
+} from '../../domain/index.js';
+import type { TokenCounter, CallContext, LlmClient, ToolDef } from '../../llm/index.js';
+import { indexTrajectory } from '../../runtime/index.js';
 import { actionOf, sameAction, type Action } from './actions.js';
 import { findProbes, probesKept, type Probe } from './probes.js';
 

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import type { ChatMessage, ToolCall } from '../../domain/message.js';
-import type { Trace } from '../../domain/trace.js';
+import type { ChatMessage, ToolCall, Trace } from '../../domain/index.js';
 import { InputFileError } from '../../errors.js';
 
 /**

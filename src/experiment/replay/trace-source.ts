@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { ChatMessage } from '../../domain/message.js';
-import type { Trace } from '../../domain/trace.js';
+import type { ChatMessage, Trace } from '../../domain/index.js';
 import { NotFoundError } from '../../errors.js';
 import type { RunStore } from '../../store/index.js';
 import { readTraceFile, TraceFileError } from './trace-file.js';

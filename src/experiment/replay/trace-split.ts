@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Trace } from '../../domain/trace.js';
+import type { Trace } from '../../domain/index.js';
 
 /** Fractions of the conversations each split gets; held-out takes what is left. */
 export type TraceFractions = { train: number; selection: number };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolDefSchema } from '../../llm/types.js';
+import { ToolDefSchema } from '../../llm/index.js';
 import { checkChat } from '../lint/chat-rules.js';
 import type { TrainingExample } from '../schema.js';
 import { chatMessageSchema, openAiChat, toOpenAiMessages } from './openai.js';

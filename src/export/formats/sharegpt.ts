@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import type { ChatMessage, ToolCall } from '../../llm/types.js';
+import type { ChatMessage, ToolCall } from '../../llm/index.js';
 import { issue, type LintIssue, type LintMessage } from '../lint/chat-rules.js';
 import { datasetName } from '../paths.js';
 import type { TrainingExample } from '../schema.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolDefSchema, type ChatMessage } from '../../llm/types.js';
+import { ToolDefSchema, type ChatMessage } from '../../llm/index.js';
 import { checkChat, issue, type LintIssue, type LintMessage } from '../lint/chat-rules.js';
 import type { TrainingExample } from '../schema.js';
 import type { FormatSpec } from './types.js';

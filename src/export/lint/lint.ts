@@ -1,8 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { NotFoundError } from '../../errors.js';
-import { countMessageTokens } from '../../llm/tokenizer.js';
-import type { ChatMessage } from '../../llm/types.js';
+import { countMessageTokens, type ChatMessage } from '../../llm/index.js';
 import { FORMATS } from '../formats/index.js';
 import type { ExportFormat } from '../schema.js';
 import { issue, type LintMessage } from './chat-rules.js';

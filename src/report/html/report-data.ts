@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { unifiedDiff } from '../../guidelines/diff.js';
-import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/run-store.js';
+import { unifiedDiff } from '../../guidelines/index.js';
+import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/index.js';
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';

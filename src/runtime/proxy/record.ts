@@ -1,15 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { GuidelinePair } from '../../agent/context/options.js';
-import type { Price } from '../../config/schema.js';
-import type { CompressionEvent } from '../../domain/compression-event.js';
-import type { Evaluation } from '../../domain/evaluation.js';
-import type { AssistantMessage, ChatMessage } from '../../domain/message.js';
-import type { StepRecord } from '../../domain/step.js';
-import { countMessageTokens } from '../../llm/tokenizer.js';
-import type { LlmClient } from '../../llm/types.js';
-import { rolloutMetrics } from '../../report/metrics.js';
-import type { RunStore } from '../../store/run-store.js';
+import type { GuidelinePair } from '../../agent/index.js';
+import type { Price } from '../../config/index.js';
+import type {
+  CompressionEvent,
+  Evaluation,
+  AssistantMessage,
+  ChatMessage,
+  StepRecord,
+} from '../../domain/index.js';
+import { countMessageTokens, type LlmClient } from '../../llm/index.js';
+import { rolloutMetrics } from '../../report/index.js';
+import type { RunStore } from '../../store/index.js';
 import type { CompressionReport } from '../context-compressor.js';
 import { contentText, indexTrajectory, type OpenAiMessage } from '../openai-messages.js';
 import type { ProxiedExchange } from './proxy-server.js';

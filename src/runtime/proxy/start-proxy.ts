@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { applyCompressorFlags, type CompressorFlags } from '../../config/compressor-flags.js';
-import type { Config, ProviderName } from '../../config/schema.js';
+import {
+  applyCompressorFlags,
+  type CompressorFlags,
+  type Config,
+  type ProviderName,
+} from '../../config/index.js';
 import { ProviderError } from '../../errors.js';
-import { createLlmClient } from '../../llm/client.js';
-import { OpenAiProvider } from '../../llm/openai-provider.js';
-import type { LlmProvider } from '../../llm/types.js';
+import { createLlmClient, OpenAiProvider, type LlmProvider } from '../../llm/index.js';
 import { createSimProvider } from '../../sim/index.js';
-import { openRunStore } from '../../store/open-run-store.js';
+import { openRunStore } from '../../store/index.js';
 import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
 import { MemoryCallStore } from '../memory-call-store.js';

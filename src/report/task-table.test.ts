@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskInfo } from '../bench/types.js';
-import { renderTaskTable } from './tasks.js';
+import { renderTaskTable } from './task-table.js';
 
 const task = (id: string, apps: string[]): TaskInfo => ({
   id,

@@ -1,0 +1,1 @@
+export { renderPrompt, unresolvedPlaceholders } from './template.js';
