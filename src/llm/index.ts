@@ -28,4 +28,4 @@ export {
   tokenCounterFor,
   type TokenCounter,
 } from './tokenizer.js';
-export { roleTokenizer } from './tokenizer-choice.js';
+export { roleTokenizer, checkTokenizers } from './tokenizer-choice.js';
