@@ -142,6 +142,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       noCache: opts.cache === false,
       budgetUsd: opts.budgetUsd ?? config.budget.usd,
       signal: abort.signal,
+      onWarning: (line) => process.stderr.write(`${line}\n`),
     });
     const models = Object.fromEntries(
       LLM_ROLES.map((r) => [r, `${providerOf(r)}/${config.roles[r].model}`]),

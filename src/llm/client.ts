@@ -8,6 +8,7 @@ import { samplingFor } from './model-family.js';
 import { requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
+import { TokenizerCheck } from './tokenizer-check.js';
 import type {
   CallContext,
   ChatRequest,
@@ -42,6 +43,11 @@ export type CreateLlmClientOptions = {
    * (still recorded).
    */
   signal?: AbortSignal;
+  /**
+   * Told once when a provider's reported prompt tokens differ from acon's count by more than
+   * 10% on a role's first calls (tokenizer-check.ts); unset: not checked.
+   */
+  onWarning?: (line: string) => void;
 };
 
 export type LlmStats = {
@@ -124,6 +130,7 @@ class MeteredClient {
   private readonly queues = new Map<string, EndpointQueue>();
   private readonly inFlight = new Map<string, Promise<ProviderResponse>>();
   private readonly unpriced = new Set<string>();
+  private readonly tokenizerCheck: TokenizerCheck | undefined;
   private readonly totals: Omit<LlmStats, 'unpricedModels'> = {
     calls: 0,
     cacheHits: 0,
@@ -146,6 +153,7 @@ class MeteredClient {
     this.cacheOn = config.run.cache;
     this.readCache = this.cacheOn && !opts.noCache;
     checkEndpoints(config, (name) => this.isSimulated(name));
+    this.tokenizerCheck = opts.onWarning ? new TokenizerCheck(config, opts.onWarning) : undefined;
     for (const [name, ep] of Object.entries(config.endpoints)) {
       this.queues.set(
         name,
@@ -334,6 +342,7 @@ class MeteredClient {
       error: error === undefined ? null : errorMessage(error),
     };
     const callId = this.opts.store.recordCall(record);
+    if (billable) this.tokenizerCheck?.observe(ctx.role, r.request, usage.promptTokens);
     const t = this.totals;
     t.calls++;
     t.costUsd += cost;
