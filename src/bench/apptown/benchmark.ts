@@ -24,7 +24,7 @@ export type ApptownOptions = {
 export const DEFAULT_TASKS_DIR = fileURLToPath(new URL('../../../tasks/apptown/', import.meta.url));
 
 /** Supervisor APIs every task uses; a task "uses" the supervisor app only beyond these. */
-const PLUMBING = new Set([
+const PLUMBING: ReadonlySet<string> = new Set([
   'api_docs',
   'supervisor.show_account_passwords',
   'supervisor.complete_task',

@@ -55,7 +55,7 @@ export type ProxyOptions = {
 const ChatBodySchema = z.looseObject({ messages: z.array(z.looseObject({ role: z.string() })) });
 
 /** Request headers not forwarded: hop-by-hop, and those fetch sets itself. */
-const DROP_REQUEST = new Set([
+const DROP_REQUEST: ReadonlySet<string> = new Set([
   'host',
   'connection',
   'keep-alive',
@@ -66,7 +66,7 @@ const DROP_REQUEST = new Set([
   'proxy-connection',
 ]);
 /** Response headers not passed back: fetch has already decoded and de-chunked the body. */
-const DROP_RESPONSE = new Set([
+const DROP_RESPONSE: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'content-length',
