@@ -9,7 +9,7 @@ import {
   type ToolDef,
 } from '../src/llm/index.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
-import { MemoryCallStore } from './fakes/memory-call-store.js';
+import { RecordingCallStore } from './fakes/recording-call-store.js';
 
 const KEY = 'sk-test-SECRET-123';
 const ctx = { role: 'agent', runId: 'run-1' } as const;
@@ -237,7 +237,7 @@ describe('the API key', () => {
         provider: 'openai',
         endpoints: { default: { base_url: server.url, max_retries: 1 } },
       });
-      const store = new MemoryCallStore();
+      const store = new RecordingCallStore();
       const openai = new OpenAiProvider({
         endpoints: config.endpoints,
         env: { OPENAI_API_KEY: KEY },
