@@ -22,7 +22,7 @@ export const TASK_PLAN: Record<'train' | 'dev' | 'test', Record<number, number>>
   dev: { 1: 8, 2: 8, 4: 6, 8: 4, 16: 2 },
   test: { 1: 10, 2: 10, 4: 8, 8: 8, 16: 4 },
 };
-/** Reference tool calls of a 16-question task: under agent.max_steps (50) with room to re-fetch. */
+/** Reference tool calls of a 16-question task: under agent.max_steps' default with room to re-fetch. */
 const MAX_CALLS = 40;
 /** Share of test questions from held-out templates. */
 const HELD_OUT_SHARE = 0.6;
