@@ -44,6 +44,7 @@ const LAYERS: Layers = {
   prompts: 6,
   domain: 7,
   errors: 7,
+  clock: 7,
   'seeded-random': 7,
   'url-credentials': 7,
 };

@@ -1,3 +1,4 @@
+import type { Clock } from '../src/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../src/config/schema.js';
 import {
@@ -10,7 +11,6 @@ import {
 import {
   createLlmClient,
   OpenAiProvider,
-  type Clock,
   type CreateLlmClientOptions,
   type LlmProvider,
   type ProviderRequest,
@@ -23,7 +23,7 @@ const ctx = { role: 'agent', runId: 'run-1', taskId: 't1', step: 0 } as const;
 const ask = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 
 /** Real time for latency, but backoff sleeps are recorded and skipped. */
-function skippingClock(): Clock & { sleeps: number[] } {
+function skippingClock(): Pick<Clock, 'now' | 'sleep'> & { sleeps: number[] } {
   const sleeps: number[] = [];
   return { sleeps, now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
 }

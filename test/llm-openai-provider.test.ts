@@ -1,10 +1,10 @@
+import type { Clock } from '../src/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema, EndpointSchema } from '../src/config/schema.js';
 import { ConfigError, ProviderError } from '../src/errors.js';
 import {
   createLlmClient,
   OpenAiProvider,
-  type Clock,
   type ProviderRequest,
   type ToolDef,
 } from '../src/llm/index.js';
@@ -13,7 +13,10 @@ import { RecordingCallStore } from './fakes/recording-call-store.js';
 
 const KEY = 'sk-test-SECRET-123';
 const ctx = { role: 'agent', runId: 'run-1' } as const;
-const noWait: Clock = { now: () => Date.now(), sleep: async () => undefined };
+const noWait: Pick<Clock, 'now' | 'sleep'> = {
+  now: () => Date.now(),
+  sleep: async () => undefined,
+};
 
 const payTool: ToolDef = {
   type: 'function',

@@ -1,7 +1,7 @@
 import type { Config, ProviderName } from '../config/index.js';
 import { AconError, BudgetExceededError, ConfigError, InterruptedError } from '../errors.js';
 import type { CallRecord, CallStore } from './call-store.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { costUsd } from './cost.js';
 import { EndpointQueue } from './endpoint-queue.js';
 import { samplingFor } from './model-family.js';
@@ -28,7 +28,7 @@ export type CreateLlmClientOptions = {
   /** `--no-cache`: never answer from the call cache (fresh answers are still written to it). */
   noCache?: boolean;
   /** @default the system clock */
-  clock?: Clock;
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** Jitter of retry backoff; seeded for reproducible runs. @default Math.random */
   random?: () => number;
   /** Spending limit in USD (`--budget-usd`); overrides `config.budget.usd`, `null` = none. */
@@ -115,7 +115,7 @@ type Outcome = { response: ProviderResponse; cached: boolean };
 
 class MeteredClient {
   private readonly config: Config;
-  private readonly clock: Clock;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
   private readonly random: () => number;
   private readonly budget: number | null;
   private readonly prior: number;
