@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { costUsd } from './cost.js';
 import { EndpointQueue } from './endpoint-queue.js';
 import { samplingFor } from './model-family.js';
-import { requestHash } from './request-hash.js';
+import { RequestDigests, requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
 import type {
@@ -116,6 +116,8 @@ type Outcome = { response: ProviderResponse; cached: boolean };
 class MeteredClient {
   private readonly config: Config;
   private readonly clock: Pick<Clock, 'now' | 'sleep'>;
+  /** Message and tool-list digests of this client's requests (see requestHash). */
+  private readonly digests = new RequestDigests();
   private readonly random: () => number;
   private readonly budget: number | null;
   private readonly prior: number;
@@ -227,7 +229,7 @@ class MeteredClient {
         ? { reasoningEffort: sampling.reasoningEffort }
         : {}),
     };
-    const hash = requestHash({ provider: providerName, ...request });
+    const hash = requestHash({ provider: providerName, ...request }, this.digests);
     return {
       providerName,
       provider: this.opts.providers[providerName],

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../seeded-random.js';
-import { corpusFor, type Entity } from './corpus.js';
-import { corpusLibrary, indexOf } from './library.js';
+import { generateCorpus, type Entity } from './corpus.js';
+import { corpusLibrary } from './library.js';
 import { SEARCH_K } from './prompts.js';
 import { resolveTemplate, TEMPLATES, type Template } from './questions.js';
 import type { Objective, QaTaskFile } from './task-schema.js';
@@ -30,8 +30,8 @@ const HELD_OUT_SHARE = 0.6;
 const calls = (t: Template) => 2 + t.hops.length;
 
 export function generateTaskFiles(seed: number): QaTaskFile[] {
-  const corpus = corpusFor(seed);
-  const index = indexOf(corpusLibrary(corpus));
+  const corpus = generateCorpus(seed);
+  const index = corpusLibrary(corpus).index();
   const random = seededRandom('qa-tasks', seed);
   const used = new Set<string>();
   const byKind = new Map<string, Entity[]>();
