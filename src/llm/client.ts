@@ -1,11 +1,11 @@
 import type { Config, ProviderName } from '../config/index.js';
 import { AconError, BudgetExceededError, ConfigError, InterruptedError } from '../errors.js';
 import type { CallRecord, CallStore } from './call-store.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { costUsd } from './cost.js';
 import { EndpointQueue } from './endpoint-queue.js';
 import { samplingFor } from './model-family.js';
-import { requestHash } from './request-hash.js';
+import { RequestDigests, requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
 import { TokenizerCheck } from './tokenizer-check.js';
@@ -29,7 +29,7 @@ export type CreateLlmClientOptions = {
   /** `--no-cache`: never answer from the call cache (fresh answers are still written to it). */
   noCache?: boolean;
   /** @default the system clock */
-  clock?: Clock;
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** Jitter of retry backoff; seeded for reproducible runs. @default Math.random */
   random?: () => number;
   /** Spending limit in USD (`--budget-usd`); overrides `config.budget.usd`, `null` = none. */
@@ -121,7 +121,9 @@ type Outcome = { response: ProviderResponse; cached: boolean };
 
 class MeteredClient {
   private readonly config: Config;
-  private readonly clock: Clock;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
+  /** Message and tool-list digests of this client's requests (see requestHash). */
+  private readonly digests = new RequestDigests();
   private readonly random: () => number;
   private readonly budget: number | null;
   private readonly prior: number;
@@ -235,7 +237,7 @@ class MeteredClient {
         ? { reasoningEffort: sampling.reasoningEffort }
         : {}),
     };
-    const hash = requestHash({ provider: providerName, ...request });
+    const hash = requestHash({ provider: providerName, ...request }, this.digests);
     return {
       providerName,
       provider: this.opts.providers[providerName],

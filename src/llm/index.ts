@@ -1,6 +1,5 @@
 export * from './types.js';
 export type { CallRecord, CallStore } from './call-store.js';
-export { systemClock, type Clock } from './clock.js';
 export {
   createLlmClient,
   type CreateLlmClientOptions,
