@@ -12,7 +12,9 @@ import {
 import { callOf } from './records.js';
 import { bearing, bears } from './relevance.js';
 import { clip, jsonSpans, section, tryParseJson } from './text.js';
-import { judgementSeed, readGuideline, verdictFor, type GuidelineReading } from './vocabulary.js';
+import { CompressorMemo } from './compressor-memo.js';
+import { readGuideline, verdictFor, type GuidelineReading } from './guideline-reading.js';
+import { judgementSeed } from './vocabulary.js';
 
 /**
  * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
@@ -46,7 +48,10 @@ function without(user: string, tag: string): string {
 }
 
 /** The observation compressor: the `<observation>` filtered, as compact JSON when it is JSON. */
-export function simObservationCompressor(messages: readonly ChatMessage[]): string {
+export function simObservationCompressor(
+  messages: readonly ChatMessage[],
+  memo = new CompressorMemo(),
+): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
   const task = section(user, 'task') ?? '';
@@ -58,6 +63,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     judgement: judgementSeed('obs', task, lastCall(session)),
     requested: requestedFields(session),
     focus: focusOf(task, session),
+    memo,
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -66,7 +72,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     // "Shorten long lists": the records of a list that bear on the job (relevance.ts).
     const kept = filterJson(
       policy.reading.shortenLists
-        ? bearing(json, { focus: policy.focus, cutUnrelated: policy.reading.cutLists })
+        ? bearing(json, { focus: policy.focus, cutUnrelated: policy.reading.cutLists, memo })
         : json,
       policy,
     );
@@ -120,7 +126,10 @@ type Memory = {
 };
 
 /** The history compressor (with a guideline) and the summary baseline (without one). */
-export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
+export function simHistoryCompressor(
+  messages: readonly ChatMessage[],
+  memo = new CompressorMemo(),
+): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
   const guideline = section(system, 'guideline');
@@ -137,6 +146,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     judgement: judgementSeed('hist', task, ''),
     requested: requestedFields(history),
     focus: focusOf(task, history),
+    memo,
   };
 
   const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
@@ -154,7 +164,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   // nothing the task or the agent's calls show (the threads about other things, of a list of
   // 57), and only then what does (the access token it passes, the account it is about to use).
   // Within each, the oldest facts go first.
-  const tiers = budgetTiers(facts, policy.focus, reading.allItems);
+  const tiers = budgetTiers(facts, policy.focus, reading.allItems, memo);
   const keep = () => {
     const kept = new Set(tiers.flat());
     return facts.filter((f) => kept.has(f));
@@ -177,7 +187,12 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
  * token the agent passes, the account it uses), which a re-read page cannot give back. A login
  * bears on the job from the moment it is read, not from the first call that passes its token.
  */
-function budgetTiers(facts: readonly string[], focus: string, allItems: boolean): string[][] {
+function budgetTiers(
+  facts: readonly string[],
+  focus: string,
+  allItems: boolean,
+  memo: CompressorMemo,
+): string[][] {
   const tiers: string[][] = [[], [], [], []];
   for (const line of facts) {
     if (isDocumentation(line)) {
@@ -192,7 +207,7 @@ function budgetTiers(facts: readonly string[], focus: string, allItems: boolean)
     // A login's token is what the app's later calls need: the agent logged in to use the app,
     // so the token bears on the job before any call has passed it (a summarizer keeps logins).
     const record = Object.fromEntries((fact?.facts ?? []).map((f) => [f.key, f.value]));
-    const job = fact !== undefined && (LOGIN.test(fact.source ?? '') || bears(record, focus));
+    const job = fact !== undefined && (LOGIN.test(fact.source ?? '') || bears(record, focus, memo));
     tiers[job ? 3 : 1]!.push(line);
   }
   return tiers;
@@ -528,7 +543,7 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
   }
   for (const span of spans) {
     const kept = policy.reading.shortenLists
-      ? bearing(span, { focus: policy.focus, cutUnrelated: false })
+      ? bearing(span, { focus: policy.focus, cutUnrelated: false, memo: policy.memo })
       : span;
     for (const { facts, path } of factGroups(kept, policy)) {
       addFact(memory.facts, facts, call === '' ? undefined : call, path);

@@ -1,16 +1,12 @@
 import { isShapeItem } from '../bench/index.js';
 import { abbreviate, containsToken, detached, isOpaque } from './text.js';
-import {
-  defaultKeeps,
-  shorten,
-  verdictFor,
-  type GuidelineReading,
-  type Verdict,
-} from './vocabulary.js';
+import type { CompressorMemo } from './compressor-memo.js';
+import { verdictFor, type GuidelineReading, type Verdict } from './guideline-reading.js';
+import { defaultKeeps, shorten } from './vocabulary.js';
 
 /**
  * What the simulated compressors keep of a JSON value (issue 22): what the guideline says about a
- * field through the vocabulary of vocabulary.ts (keep, drop, shorten, at most N items), and for
+ * field as guideline-reading.ts reads it (keep, drop, shorten, at most N items), and for
  * every field it does not name the generic default, a seeded draw that depends only on what the
  * prompt shows (`defaultKeeps`).
  */
@@ -34,6 +30,8 @@ export type FieldPolicy = {
   focus: string;
   /** Fields left out "unless the task asks about them" that the job does ask about. */
   asked?: ReadonlySet<string>;
+  /** The provider's memo of judgements already made (compressor-memo.ts). */
+  memo: CompressorMemo;
 };
 
 /** What the guideline says about a key in this prompt: a conditional drop the job asks about keeps it. */
@@ -82,10 +80,10 @@ export function scalarFate(
   if (verdict === 'shorten')
     return {
       keep: true,
-      value: typeof value === 'string' ? shorten(value, policy.focus) : value,
+      value: typeof value === 'string' ? shorten(value, policy.focus, policy.memo) : value,
     };
   const requested = policy.requested?.has(key) === true;
-  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, requested))
+  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, policy.memo, requested))
     return { keep: false };
   if (policy.reading.shortenTexts && typeof value === 'string') {
     // A brief writer abbreviates a long opaque string it keeps on its own judgement (`atk_0RD0…`)
@@ -93,7 +91,7 @@ export function scalarFate(
     // copies whole.
     if (!policy.reading.exact && !requested && isOpaque(value))
       return { keep: true, value: abbreviate(value) };
-    return { keep: true, value: shorten(value, policy.focus) };
+    return { keep: true, value: shorten(value, policy.focus, policy.memo) };
   }
   return { keep: true, value };
 }

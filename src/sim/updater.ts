@@ -8,7 +8,8 @@ import {
 } from '../domain/index.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';
-import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabulary.js';
+import { classOf, type FieldClass } from './field-classes.js';
+import { readGuideline, verdictFor } from './guideline-reading.js';
 
 /**
  * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
