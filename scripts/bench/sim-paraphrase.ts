@@ -100,7 +100,7 @@ function naive(variant: Variant, tasksDir: string, work: string): Outcome {
     return {
       accuracy: rollouts.filter((r) => r.success).length / rollouts.length,
       eventsPerTask: events / rollouts.length,
-      success: new Map(rollouts.map((r) => [r.taskId, r.success])),
+      success: new Map(rollouts.map((r) => [r.task_id, r.success])),
     };
   } finally {
     store.close();

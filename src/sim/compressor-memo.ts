@@ -37,7 +37,11 @@ export class CompressorMemo {
   }
 }
 
-function remember<V extends object | number>(cache: LRUCache<string, V>, key: string, make: () => V): V {
+function remember<V extends object | number>(
+  cache: LRUCache<string, V>,
+  key: string,
+  make: () => V,
+): V {
   let value = cache.get(key);
   if (value === undefined) {
     value = make();
