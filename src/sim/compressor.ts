@@ -123,6 +123,8 @@ type Memory = {
   /** What the agent did (calls that act on an app's data and were not refused), oldest first. */
   done: string[];
   facts: string[];
+  /** The provider's memo: a summary's lines are parsed again at every merge (issue #28). */
+  readonly memo: CompressorMemo;
 };
 
 /** The history compressor (with a guideline) and the summary baseline (without one). */
@@ -149,7 +151,7 @@ export function simHistoryCompressor(
     memo,
   };
 
-  const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
+  const memory: Memory = { lastStep: null, apis: [], done: [], facts: [], memo };
   const previous = section(user, 'previous_summary') ?? '';
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
   readHistory(history, policy, memory, task);
@@ -195,11 +197,11 @@ function budgetTiers(
 ): string[][] {
   const tiers: string[][] = [[], [], [], []];
   for (const line of facts) {
-    if (isDocumentation(line)) {
+    if (isDocumentation(line, memo)) {
       tiers[0]!.push(line);
       continue;
     }
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memo);
     if (allItems && fact?.path != null && LIST_ITEM.test(fact.path)) {
       tiers[2]!.push(line);
       continue;
@@ -247,7 +249,7 @@ function dropFinished(memory: Memory): void {
   });
   const calledApis = new Set(memory.apis.map((a) => a.split('.')[1] ?? a));
   memory.facts = memory.facts.filter((line) => {
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memory.memo);
     const source = fact?.source;
     if (!source) return true;
     const value = (key: string) => fact.facts.find((f) => f.key === key)?.value;
@@ -267,8 +269,8 @@ function dropFinished(memory: Memory): void {
 }
 
 /** A fact read from the API documentation (`api_docs.*`), not from the agent's data. */
-function isDocumentation(line: string): boolean {
-  return parseSourcedFactLine(line)?.source?.startsWith('api_docs.') === true;
+function isDocumentation(line: string, memo: CompressorMemo): boolean {
+  return parseSourcedFactLine(line, memo)?.source?.startsWith('api_docs.') === true;
 }
 
 function renderSummary(
@@ -284,7 +286,7 @@ function renderSummary(
     if (memory.apis.length > 0) progress.push(`- Called: ${memory.apis.join(', ')}`);
     progress.push(...memory.done);
   }
-  const state = facts.length > 0 ? grouped(facts) : ['(none)'];
+  const state = facts.length > 0 ? grouped(facts, memory.memo) : ['(none)'];
   if (structured) {
     return [
       '# History Summary',
@@ -309,10 +311,10 @@ function renderSummary(
  * Fact lines under one `[app.api]` line per call they come from, in the order of each call's
  * newest fact (a summary names its sources once, not on every line).
  */
-function grouped(facts: readonly string[]): string[] {
+function grouped(facts: readonly string[], memo: CompressorMemo): string[] {
   const groups = new Map<string, string[]>();
   for (const line of facts) {
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memo);
     const source = fact?.source ?? '';
     const body = fact?.source ? line.replace(`- ${fact.source}: `, '- ') : line;
     const list = groups.get(source) ?? [];
@@ -343,6 +345,7 @@ function addOnce(list: string[], line: string): void {
 const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
 
 function addFact(
+  memo: CompressorMemo,
   list: string[],
   group: readonly Fact[],
   source: string | undefined,
@@ -358,7 +361,7 @@ function addFact(
     const named = `${source}: `;
     const at = list.findIndex((line) => {
       if (!line.includes(named)) return false;
-      const old = parseSourcedFactLine(line);
+      const old = parseSourcedFactLine(line, memo);
       if (old?.source !== source) return false;
       // The same record: the first identifying field both lines show agrees.
       for (let i = 0; i < IDENTIFYING.length; i++) {
@@ -369,7 +372,7 @@ function addFact(
       return false;
     });
     if (at !== -1) {
-      const old = parseSourcedFactLine(list[at]!)!;
+      const old = parseSourcedFactLine(list[at]!, memo)!;
       const merged = new Map(old.facts.map((f) => [f.key, f.value]));
       for (const f of group) merged.set(f.key, f.value);
       list.splice(at, 1);
@@ -416,7 +419,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
       }
       continue;
     }
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memory.memo);
     if (fact === undefined || fact.facts.length === 0) {
       addOnce(memory.facts, line);
       continue;
@@ -427,7 +430,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
       ({ key }) =>
         verdictFor(key, policy.reading) !== 'drop' || policy.reading.unlessAsked.has(key),
     );
-    if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source, fact.path);
+    if (kept.length > 0) addFact(memory.memo, memory.facts, kept, fact.source ?? source, fact.path);
   }
 }
 
@@ -546,7 +549,7 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
       ? bearing(span, { focus: policy.focus, cutUnrelated: false, memo: policy.memo })
       : span;
     for (const { facts, path } of factGroups(kept, policy)) {
-      addFact(memory.facts, facts, call === '' ? undefined : call, path);
+      addFact(memory.memo, memory.facts, facts, call === '' ? undefined : call, path);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { isShapeItem } from '../bench/index.js';
-import { abbreviate, containsToken, detached, isOpaque } from './text.js';
+import { abbreviate, containsToken, isOpaque } from './text.js';
 import type { CompressorMemo } from './compressor-memo.js';
 import { verdictFor, type GuidelineReading, type Verdict } from './guideline-reading.js';
 import { defaultKeeps, shorten } from './vocabulary.js';
@@ -235,36 +235,25 @@ export type SourcedFacts = {
   readonly facts: readonly Fact[];
 };
 
-/**
- * Parsed fact lines (issue #28): a summary's lines are read again at every later step and by
- * every merge. Results are frozen, shared by every caller; the oldest half goes when full.
- */
-const factLines = new Map<string, SourcedFacts | null>();
-const FACT_LINES_KEPT = 16_384;
-/** Longer lines are parsed every time rather than kept. */
+/** Longer lines are parsed every time rather than remembered. */
 const FACT_LINE_MAX_CHARS = 2_048;
 
-/** A fact line with the call it names (`null` when it names none); `undefined` for other lines. */
-export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
-  const hit = factLines.get(line);
-  if (hit !== undefined) return hit ?? undefined;
-  // Only lines that look like list items are kept, fact lines or not: other lines fail at once.
-  const kept = line.length <= FACT_LINE_MAX_CHARS && /^\s*-/.test(line);
-  // A kept line is parsed from a copy: lines are split from whole prompts, and the key and the
-  // values parsed from it (slices of it) would otherwise keep those prompts alive.
-  const text = kept ? detached(line) : line;
-  const parsed = parseFactLineText(text);
-  if (kept) {
-    if (factLines.size >= FACT_LINES_KEPT) {
-      let n = 0;
-      for (const key of factLines.keys()) {
-        if (n++ >= FACT_LINES_KEPT / 2) break;
-        factLines.delete(key);
-      }
-    }
-    factLines.set(text, parsed ?? null);
+/**
+ * A fact line with the call it names (`null` when it names none); `undefined` for other lines.
+ * Remembered in the compressor's memo when given one (issue #28: a summary's lines are read again
+ * by every merge). The results are frozen, shared by every caller.
+ */
+export function parseSourcedFactLine(
+  line: string,
+  memo?: CompressorMemo,
+): SourcedFacts | undefined {
+  // Only lines that look like list items are remembered, fact lines or not: others fail at once.
+  if (memo === undefined || line.length > FACT_LINE_MAX_CHARS || !/^\s*-/.test(line)) {
+    return parseFactLineText(line);
   }
-  return parsed;
+  // A remembered line is parsed from a copy: lines are split from whole prompts, and the key and
+  // the values parsed from it (slices of it) would otherwise keep those prompts alive.
+  return memo.factLine(line, parseFactLineText);
 }
 
 /** `- [app.api: ][path: ]key=value | …`; a path is `songs[0]`, `songs[0].album` or `shipping_address`. */
