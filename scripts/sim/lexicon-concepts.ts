@@ -54,8 +54,8 @@ export const CONCEPTS = {
       'ignore.verb.2',
       'ignore.verb.4',
     ],
-    // `take`, `cut`, `cast`, `throw` … name other acts as often; `neglect` and `discount` name a
-    // failure or a price, not a choice to leave out.
+    // Alone, `take`, `withdraw`, `cancel`, `jump`, `toss` … name other acts as often (`take out`
+    // and `throw away` stay); `neglect` and `discount` name a failure or a price, not a choice.
     except: [
       'take',
       'withdraw',
@@ -184,7 +184,7 @@ export const CONCEPTS = {
     except: ['labor', 'project', 'chore', 'interrogation'],
     forms: ['user'],
   },
-  // Field classes (vocabulary.ts `classOf` says which JSON keys each holds).
+  // Field classes (src/sim/field-classes.ts `classOf` says which JSON keys each holds).
   identifiers: { senses: ['identifier.noun.1'], forms: ['id', 'key', 'uuid'] },
   credentials: {
     senses: ['password.noun.1', 'secret.noun.2'],

@@ -14,11 +14,11 @@ import { bearing, bears } from './relevance.js';
 import { clip, jsonSpans, section, tryParseJson } from './text.js';
 import { CompressorMemo } from './compressor-memo.js';
 import { readGuideline, verdictFor, type GuidelineReading } from './guideline-reading.js';
-import { judgementSeed } from './vocabulary.js';
+import { judgementSeed } from './judgement.js';
 
 /**
  * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
- * message through the vocabulary of vocabulary.ts (prose, plus the old `KEEP:` lines), and the
+ * message through the lexicon (guideline-reading.ts: prose, plus the old `KEEP:` lines), and the
  * rest of the prompt as evidence of what matters; they answer under the headings a real
  * compressor must use (`# Refined Observation`, `# History Summary`).
  *

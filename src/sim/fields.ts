@@ -2,7 +2,7 @@ import { isShapeItem } from '../bench/index.js';
 import { abbreviate, containsToken, isOpaque } from './text.js';
 import type { CompressorMemo } from './compressor-memo.js';
 import { verdictFor, type GuidelineReading, type Verdict } from './guideline-reading.js';
-import { defaultKeeps, shorten } from './vocabulary.js';
+import { defaultKeeps, shorten } from './judgement.js';
 
 /**
  * What the simulated compressors keep of a JSON value (issue 22): what the guideline says about a
@@ -17,7 +17,7 @@ export type FieldPolicy = {
   /** The prompt outside the text being compressed (the task, recent calls): the evidence. */
   evidence: string;
   /**
-   * Seeds the default judgements (vocabulary.ts `judgementSeed`): the compressor, the task and the
+   * Seeds the default judgements (judgement.ts `judgementSeed`): the compressor, the task and the
    * call whose result is filtered.
    */
   judgement: string;

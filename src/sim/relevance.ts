@@ -1,7 +1,7 @@
 import { CompressorMemo } from './compressor-memo.js';
 import { classOf } from './field-classes.js';
 import { containsToken } from './text.js';
-import { contentWords } from './vocabulary.js';
+import { contentWords } from './judgement.js';
 
 /**
  * How much of a list a compressor told to shorten lists keeps when it cannot tell which of its
