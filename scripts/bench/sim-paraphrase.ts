@@ -8,7 +8,10 @@
  * accuracy and 10% of events. Asserts nothing: it measures (test/sim-lexicon.test.ts checks the
  * cheap part, that the compressors read every rewording as v0).
  *
- *   npx tsx scripts/bench/sim-paraphrase.ts --seeds 301-303 [--max-tasks N] [--json]
+ *   npx tsx scripts/bench/sim-paraphrase.ts --seeds 301-303 [--variants obs-1,hist-5]
+ *     [--max-tasks N] [--json]
+ *
+ * `--variants` runs only those rewordings (v0 always runs: the others are measured against it).
  *
  * It runs the built CLI (bin/acon.js), so `npm run build` first.
  */
@@ -29,6 +32,7 @@ const { values: cli } = parseArgs({
   options: {
     seeds: { type: 'string', default: '301-303' },
     'max-tasks': { type: 'string' },
+    variants: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -57,12 +61,19 @@ function run(cmd: string[], cwd: string, env: Record<string, string>): string {
 
 type Variant = { name: string; kind?: 'obs' | 'hist'; text?: string };
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   { name: 'v0' },
   ...(['obs', 'hist'] as const).flatMap((kind) =>
     V0_PARAPHRASES[kind].map((text, i) => ({ name: `${kind}-${i + 1}`, kind, text })),
   ),
 ];
+const chosen = cli.variants?.split(',');
+for (const name of chosen ?? []) {
+  if (!ALL_VARIANTS.some((v) => v.name === name)) {
+    throw new Error(`--variants: no rewording "${name}" (obs-1…obs-5, hist-1…hist-5)`);
+  }
+}
+const VARIANTS = ALL_VARIANTS.filter((v) => v.name === 'v0' || chosen?.includes(v.name) !== false);
 
 /** A shipped v0 file with its body replaced: the same front matter, so the same id `*-0000`. */
 function reworded(kind: 'obs' | 'hist', text: string): string {
@@ -147,7 +158,7 @@ try {
       rows.push(row);
       if (!cli.json) {
         console.error(
-          `seed ${seed} ${variant.name}: naive ${(o.accuracy * 100).toFixed(1)}%, ${o.eventsPerTask.toFixed(2)} events/task`,
+          `seed ${seed} ${variant.name}: naive ${(o.accuracy * 100).toFixed(1)}%, ${o.eventsPerTask.toFixed(2)} events/task, ${flipped} tasks flipped`,
         );
       }
     }
