@@ -131,7 +131,6 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
   'sim/agent.ts: errorReplies': SIM_CACHE,
   'sim/analyzer.ts: CALL_KEYS': SIM_LOOKUP,
   'sim/compressor.ts: SERVICE_APPS': SIM_LOOKUP,
-  'sim/fields.ts: factLines': SIM_CACHE,
   'sim/list-gaps.ts: PAGE_ARGS': SIM_LOOKUP,
   'sim/records.ts: stepCalls': SIM_CACHE,
   'sim/records.ts: recordsByText': SIM_CACHE,
@@ -139,13 +138,7 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
   'sim/records.ts: textMemo': SIM_CACHE,
   'sim/records.ts: callMemo': SIM_CACHE,
   'sim/records.ts: plainMemo': SIM_CACHE,
-  'sim/relevance.ts: lastTopic': SIM_CACHE,
   'sim/text.ts: wordSets': SIM_CACHE,
-  'sim/vocabulary.ts: wordStarts': SIM_CACHE,
-  'sim/vocabulary.ts: shownByEvidence': SIM_CACHE,
-  'sim/vocabulary.ts: draws': SIM_CACHE,
-  'sim/vocabulary.ts: STOPWORDS': SIM_LOOKUP,
-  'sim/vocabulary.ts: lastEvidence': SIM_CACHE,
 };
 
 /** `file: name`, the finding without what kind of state it is. */

@@ -106,7 +106,7 @@ export function defaultKeeps(
 export const SHORT_TEXT_CHARS = 80;
 
 /** Words too common to show that a sentence bears on the task. */
-const STOPWORDS = new Set(
+const STOPWORDS: ReadonlySet<string> = new Set(
   'about above after again their there these those which while would could should other every where before being under until'.split(
     ' ',
   ),
