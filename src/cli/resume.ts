@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from '../config/index.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import type { RunRow } from '../store/index.js';
 
 /** The command that continues a run of each kind. */

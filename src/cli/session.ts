@@ -14,7 +14,7 @@ import {
   type CompressorFlags,
 } from '../config/index.js';
 import type { RunEnv } from '../experiment/index.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { GuidelineStore } from '../guidelines/index.js';
 import {
   createLlmClient,

@@ -12,3 +12,4 @@ export * from './trajectory.js';
 export * from './utility-analysis.js';
 export * from './trace.js';
 export * from './replay-metrics.js';
+export * from './guideline-pair.js';

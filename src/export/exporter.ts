@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NotFoundError, OutputFileError, UsageError } from '../errors.js';
+import { InvalidInputError, NotFoundError, OutputFileError } from '../errors.js';
 import { countMessageTokens, countTokens, type TokenCounter } from '../llm/index.js';
 import type { RunRow } from '../store/index.js';
 import { fitExample } from './budget.js';
@@ -144,9 +144,10 @@ function noCallsError(
   ].filter(Boolean);
   return new NotFoundError(
     `run ${run} has no ${llmRole} calls${narrowed.length > 0 ? ` in rollouts of ${narrowed.join(' and ')}` : ''}` +
-      ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with --run` +
-      (opts.role === 'agent' ? '' : ', other conditions with --condition') +
-      ', or widen with --split all / --guidelines all',
+      ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with \`run\`` +
+      (opts.role === 'agent' ? '' : ', other conditions with `conditions`') +
+      ', or widen with `splits` all / `guidelines` all',
+    { options: ['run', 'conditions', 'splits', 'guidelines'] },
   );
 }
 
@@ -226,11 +227,16 @@ function parseOptions(input: ExportOptions): ResolvedExportOptions {
   const r = ExportOptionsSchema.safeParse(input);
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
-  const field =
-    i.path.length > 0
-      ? `--${i.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-      : 'options';
-  throw new UsageError(`${field}: ${i.message}`);
+  const option = i.path.length > 0 ? String(i.path[0]) : null;
+  const message = `${option === null ? 'export options' : `\`${option}\``}: ${i.message}`;
+  // The options the message names (`teacher`), the one at fault first.
+  const named = [...message.matchAll(/`([a-z][A-Za-z]*)`/g)].map((m) => m[1]!);
+  const options = [...new Set(named)];
+  throw new InvalidInputError(message, {
+    what: 'export options',
+    value: option ?? undefined,
+    options,
+  });
 }
 
 /**
@@ -256,8 +262,9 @@ function guidelineFilter(
   if (opts.from === 'ut') {
     const ut = utOf(run);
     if (!ut) {
-      throw new UsageError(
-        `run ${run.id} recorded no UT guidelines (an optimize run made before they were recorded, or not an optimize run); use --from final, or --guidelines obs-N,hist-N`,
+      throw new InvalidInputError(
+        `run ${run.id} recorded no UT guidelines (an optimize run made before they were recorded, or not an optimize run); use \`from\` final, or \`guidelines\` obs-N,hist-N`,
+        { what: 'export source', value: run.id, options: ['from', 'guidelines'] },
       );
     }
     // The UT versions' train rollouts: the compression phase's train rollouts ran them.
@@ -299,8 +306,9 @@ async function resolveRun(
   const stored = (run: RunRow, note: string | null = null) => ({ run, ranTeacher: false, note });
   const teacher = async (guidelines: string | null) => {
     if (!deps.runTeacher) {
-      throw new UsageError(
-        '--teacher is not available here: run the teacher first (`acon run --strategy acon --split train`), then export',
+      throw new InvalidInputError(
+        '`teacher` is not available here: run the teacher first (`acon run --strategy acon --split train`), then export',
+        { what: 'export options', value: 'teacher', options: ['teacher'] },
       );
     }
     const run = store.getRun(await deps.runTeacher(guidelines));

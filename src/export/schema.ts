@@ -86,7 +86,7 @@ export const ExportOptionsSchema = z
     teacher: z.union([z.boolean(), z.string().min(1)]).default(false),
   })
   .refine((o) => !(o.run && o.teacher !== false), {
-    message: '--run and --teacher exclude each other: export a stored run, or run the teacher',
+    message: '`run` and `teacher` exclude each other: export a stored run, or run the teacher',
     path: ['teacher'],
   });
 export type ExportOptions = z.input<typeof ExportOptionsSchema>;
