@@ -24,7 +24,8 @@ import {
   type LlmRole,
 } from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
-import { openRunStore, type RunRow, type RunStore } from '../store/index.js';
+import { openRunStore, type RunStore } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
 /** Options every run-like command shares. */

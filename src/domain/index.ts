@@ -13,3 +13,5 @@ export * from './utility-analysis.js';
 export * from './trace.js';
 export * from './replay-metrics.js';
 export * from './guideline-pair.js';
+export * from './run-row.js';
+export * from './rollout-row.js';

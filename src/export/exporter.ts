@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from 'node:path';
 import { InvalidInputError, NotFoundError, OutputFileError } from '../errors.js';
 import { countMessageTokens, countTokens, type TokenCounter } from '../llm/index.js';
-import type { RunRow } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import { fitExample } from './budget.js';
 import { buildExample } from './examples.js';
 import { FORMATS } from './formats/index.js';
@@ -11,7 +11,7 @@ import { JsonlWriter } from './jsonl-writer.js';
 import { exportPaths } from './paths.js';
 import {
   DEFAULT_COMPRESSOR_STRATEGIES,
-  ExportOptionsSchema,
+  parseExportOptions,
   LLM_ROLE_OF,
   type ActiveGuidelines,
   type ExportOptions,
@@ -60,7 +60,7 @@ export async function exportDataset(
   input: ExportOptions,
   deps: ExportDeps,
 ): Promise<ExportSummary> {
-  const opts = parseOptions(input);
+  const opts = parseExportOptions(input);
   const { store } = deps;
   const { run, ranTeacher, note } = await resolveRun(opts, deps);
   const llmRole = LLM_ROLE_OF[opts.role];
@@ -221,22 +221,6 @@ async function writeExamples(
   s.examples.total = s.examples.train + s.examples.val;
   s.tokens.total = s.tokens.train + s.tokens.val;
   return { summary: s, byTask, sources, hasTools, hasVal: val !== null };
-}
-
-function parseOptions(input: ExportOptions): ResolvedExportOptions {
-  const r = ExportOptionsSchema.safeParse(input);
-  if (r.success) return r.data;
-  const i = r.error.issues[0]!;
-  const option = i.path.length > 0 ? String(i.path[0]) : null;
-  const message = `${option === null ? 'export options' : `\`${option}\``}: ${i.message}`;
-  // The options the message names (`teacher`), the one at fault first.
-  const named = [...message.matchAll(/`([a-z][A-Za-z]*)`/g)].map((m) => m[1]!);
-  const options = [...new Set(named)];
-  throw new InvalidInputError(message, {
-    what: 'export options',
-    value: option ?? undefined,
-    options,
-  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { RunRow } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import type { ActiveGuidelines, ExportRole } from './schema.js';
 import type { ExportSource } from './source.js';
 

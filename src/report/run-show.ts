@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
-import { InfraFailureSchema, type InfraFailure } from '../domain/index.js';
-import type { RolloutRow, RunRow } from '../store/index.js';
+import {
+  InfraFailureSchema,
+  type InfraFailure,
+  type RolloutRow,
+  type RunRow,
+} from '../domain/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';

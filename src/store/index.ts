@@ -20,11 +20,5 @@ export { callsDocument, compress, rolloutDocument, type CallPayload } from './do
 export { hashKey } from './call-log.js';
 export { insertSql } from './store-db.js';
 export { rolloutKey } from './rollout-table.js';
-export type {
-  RolloutRow,
-  GuidelineVersionRow,
-  RunRow,
-  StoredStep,
-  RoleUsageRow,
-} from './run-store.js';
+export type { GuidelineVersionRow, StoredStep, RoleUsageRow } from './run-store.js';
 export type { CallRow, GuidelineFilter, RolloutFilter } from './export-queries.js';

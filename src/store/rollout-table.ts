@@ -1,4 +1,9 @@
-import { type CompressionEvent, TrajectorySchema, type Trajectory } from '../domain/index.js';
+import {
+  type CompressionEvent,
+  type RolloutRow,
+  TrajectorySchema,
+  type Trajectory,
+} from '../domain/index.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import { callTexts, type CallLog } from './call-log.js';
 import { compress, rolloutDocument, type StoredStep } from './document.js';
@@ -9,7 +14,6 @@ import {
   ROLLOUT_COLUMNS,
   rolloutRow,
   type RoleUsageRow,
-  type RolloutRow,
   type StorageStats,
 } from './records.js';
 import type { StoreDb } from './store-db.js';

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { CallUsage, CompressionEvent, Trajectory } from '../domain/index.js';
+import type {
+  CallUsage,
+  CompressionEvent,
+  RolloutRow,
+  RunRow,
+  RunStatus,
+  Trajectory,
+} from '../domain/index.js';
 import type { CallRecord, CallStore, ProviderResponse } from '../llm/index.js';
 import { CallLog } from './call-log.js';
 import type { StoredStep } from './document.js';
@@ -14,9 +21,6 @@ import type {
   LlmCallRow,
   NewRun,
   RoleUsageRow,
-  RolloutRow,
-  RunRow,
-  RunStatus,
   StorageStats,
 } from './records.js';
 import { RolloutTable } from './rollout-table.js';

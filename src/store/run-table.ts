@@ -3,7 +3,8 @@ import { NotFoundError, RunBusyError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
 import type { CallLog } from './call-log.js';
 import { describeOwner, isSelf, ownerAlive, type OwnerProbe } from './ownership.js';
-import { RunRowSchema, type NewRun, type RunRow, type RunStatus } from './records.js';
+import type { RunRow, RunStatus } from '../domain/index.js';
+import { StoredRunRowSchema, type NewRun } from './records.js';
 import { now, type StoreDb } from './store-db.js';
 
 /**
@@ -99,7 +100,7 @@ export class RunTable {
   }
 
   private toRunRow(raw: unknown): RunRow {
-    const row = RunRowSchema.parse(raw);
+    const row = StoredRunRowSchema.parse(raw);
     const gone = row.status === 'running' && !ownerAlive(row.owner, this.probe);
     return gone ? { ...row, status: 'interrupted' } : row;
   }

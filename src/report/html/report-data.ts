@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unifiedDiff } from '../../guidelines/index.js';
-import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/index.js';
+import type { GuidelineVersionRow, RunStore } from '../../store/index.js';
+import type { RolloutRow } from '../../domain/index.js';
 import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
 import { withPareto } from '../pareto.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';
