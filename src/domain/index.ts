@@ -12,6 +12,8 @@ export * from './trajectory.js';
 export * from './utility-analysis.js';
 export * from './trace.js';
 export * from './replay-metrics.js';
+export * from './condition-metrics.js';
+export * from './provenance.js';
 export * from './guideline-pair.js';
 export * from './run-row.js';
 export * from './rollout-row.js';
