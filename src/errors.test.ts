@@ -8,12 +8,12 @@ import {
   GuidelineError,
   InputFileError,
   InterruptedError,
+  InvalidInputError,
   NotFoundError,
   OutputFileError,
   ProviderError,
   RunBusyError,
   TaskFileError,
-  UsageError,
 } from './errors.js';
 
 describe('InputFileError', () => {
@@ -47,7 +47,7 @@ describe('InputFileError', () => {
 
 describe('exit codes (docs/reliability.md)', () => {
   it.each([
-    ['UsageError', new UsageError('x'), 2],
+    ['InvalidInputError', new InvalidInputError('x', { what: 'split' }), 2],
     ['InputFileError', new InputFileError('f', 'field', 'x'), 2],
     ['NotFoundError', new NotFoundError('x'), 2],
     ['DatabaseError', new DatabaseError('f', 'x'), 2],

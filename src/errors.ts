@@ -6,7 +6,20 @@ export class AconError extends Error {
   override name = 'AconError';
   /** Process exit code the CLI uses for this error. */
   readonly exitCode: number = 1;
+  /**
+   * The options of the library the message names, each written in it as `` `name` ``
+   * (`` `force` ``, `` `budget.usd` ``): the CLI writes them as its flags (src/cli/library-errors.ts).
+   */
+  readonly options: readonly string[];
+
+  constructor(message?: string, opts?: AconErrorOptions) {
+    super(message, opts);
+    this.options = opts?.options ?? [];
+  }
 }
+
+/** How an error was caused, and the options its message names. */
+export type AconErrorOptions = ErrorOptions & { options?: readonly string[] };
 
 /**
  * A bad input file: names the file, the field and what is wrong or how to fix it. The
@@ -41,11 +54,58 @@ export class GuidelineError extends InputFileError {
   override name = 'GuidelineError';
 }
 
-/** Wrong command-line usage that commander cannot catch (unknown strategy, bad --tasks). */
-export class UsageError extends AconError {
-  override name = 'UsageError';
+/** What an {@link InvalidInputError} is about, for a caller that words it in its own terms. */
+export type InvalidInput = {
+  /** The kind of value: `guideline pair`, `split`, `AppWorld task id`. */
+  what: string;
+  /** The value given, as given. */
+  value?: string;
+  /** The values accepted, when there is a list of them. */
+  valid?: readonly string[];
+  /** The options the message names ({@link AconError.options}). */
+  options?: readonly string[];
+};
+
+/**
+ * A value the library cannot use: an unknown name, a malformed reference, options that do not go
+ * together, a run that cannot go on as asked. The message says what is wrong in the library's
+ * terms and what to do; the fields keep the value, the valid ones and the options it names.
+ */
+export class InvalidInputError extends AconError {
+  override name = 'InvalidInputError';
   override readonly exitCode = 2;
+  readonly what: string;
+  readonly value: string | undefined;
+  readonly valid: readonly string[];
+
+  constructor(message: string, input: InvalidInput, opts?: ErrorOptions) {
+    super(message, { ...opts, options: input.options });
+    this.what = input.what;
+    this.value = input.value;
+    this.valid = input.valid ?? [];
+  }
+
+  /**
+   * `unknown split "bogus"; use one of: train, dev, test` (at most 30 listed, the rest counted;
+   * `more` is added in parentheses). Issue #24: an unknown name is an error that lists the valid
+   * ones, never an empty result.
+   */
+  static unknown(
+    what: string,
+    value: string,
+    valid: readonly string[],
+    more = '',
+  ): InvalidInputError {
+    const shown = valid.slice(0, LISTED).join(', ');
+    const rest = valid.length > LISTED ? ` … and ${valid.length - LISTED} more` : '';
+    const list = valid.length === 0 ? 'none exist' : `use one of: ${shown}${rest}`;
+    const message = `unknown ${what} "${value}"; ${list}${more ? ` (${more})` : ''}`;
+    return new InvalidInputError(message, { what, value, valid });
+  }
 }
+
+/** At most this many valid values are listed in an "unknown …" message (the rest are counted). */
+const LISTED = 30;
 
 /** An LLM provider failed after retries (HTTP error, timeout, unusable response). */
 export class ProviderError extends AconError {
@@ -81,7 +141,7 @@ export class BenchmarkError extends AconError {
   override name = 'BenchmarkError';
 }
 
-/** The --budget-usd limit was reached; the run stops cleanly and can be resumed. */
+/** The spending limit (`budget.usd`) was reached; the run stops cleanly and can be resumed. */
 export class BudgetExceededError extends AconError {
   override name = 'BudgetExceededError';
   override readonly exitCode = 3;
@@ -91,7 +151,8 @@ export class BudgetExceededError extends AconError {
     readonly runId?: string,
   ) {
     super(
-      `budget reached: spent $${spentUsd.toFixed(4)} of $${budgetUsd.toFixed(4)}; raise --budget-usd and continue with --resume${runId ? ` ${runId}` : ' RUN'}`,
+      `budget reached: spent $${spentUsd.toFixed(4)} of $${budgetUsd.toFixed(4)}; raise the budget (\`budget.usd\`) and resume run ${runId ?? 'RUN'} (\`resume\`)`,
+      { options: ['budget.usd', 'resume'] },
     );
   }
 }

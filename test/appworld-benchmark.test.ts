@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UsageError } from '../src/errors.js';
+import { InvalidInputError } from '../src/errors.js';
 import type { AssistantMessage } from '../src/llm/types.js';
 import {
   appWorldSystemPrompt,
@@ -329,9 +329,9 @@ describe('AppWorld benchmark', () => {
   it('says where task ids come from when none are given', async () => {
     const b = createAppWorld({ urls: ['http://127.0.0.1:1'], experimentPrefix: 'x' });
     const err = await b.listTasks('train').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
+    expect(err).toBeInstanceOf(InvalidInputError);
     expect((err as Error).message).toMatch(
-      /set APPWORLD_ROOT .* or name the tasks with --tasks ID,ID or a task-id file/,
+      /set APPWORLD_ROOT .* or name the tasks with `taskIds` ID,ID or a task-id file/,
     );
   });
 

@@ -9,6 +9,7 @@ import {
   folderCycles,
   formatEdge,
   importEdges,
+  namedOutside,
   sourceFiles,
   unplacedNodes,
   upwardImports,
@@ -89,6 +90,11 @@ describe('import rules of src/ (ARCHITECTURE §2)', () => {
 
   it('keeps every catalog.ts free of packages and other folders', () => {
     expect(catalogLoads(SRC)).toEqual([]);
+  });
+
+  it('throws UsageError, the error that names flags, only in src/cli', () => {
+    // The library throws InvalidInputError in its own terms; src/cli/library-errors.ts words it as flags.
+    expect(namedOutside(SRC, 'UsageError', 'cli')).toEqual([]);
   });
 
   it('builds the SQLite store only in src/store: everything else types against RunStore', () => {
@@ -246,6 +252,20 @@ describe('folder graph checks', () => {
     expect(catalogLoads(root)).toEqual([
       "agent/catalog.ts: agent/names.ts imports the package 'zod'",
       "agent/catalog.ts: agent/names.ts imports '../llm/index.js' of another folder",
+    ]);
+  });
+
+  it('finds UsageError named in code outside cli/, not in a comment, a string or cli/ itself', () => {
+    const root = tree({
+      'cli/run.ts': "import { UsageError } from './usage-error.js';\nthrow new UsageError('x');\n",
+      'guidelines/resolve.ts':
+        "// a UsageError once lived here\nconst s = 'UsageError';\nimport { UsageError } from '../cli/usage-error.js';\n",
+      'guidelines/resolve.test.ts': "import { UsageError } from '../cli/usage-error.js';\n",
+      'config/init.ts': "export const e = new UsageError('--force');\n",
+    });
+    expect(namedOutside(root, 'UsageError', 'cli').sort()).toEqual([
+      'config/init.ts:1',
+      'guidelines/resolve.ts:3',
     ]);
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerExport, registerLint } from '../src/cli/export.js';
-import { UsageError } from '../src/errors.js';
+import { UsageError } from '../src/cli/usage-error.js';
 import { LintFailedError } from '../src/export/index.js';
 import { buildFixture, RUN_ID, type Fixture } from './export-fixture.js';
 

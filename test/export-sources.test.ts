@@ -82,7 +82,7 @@ describe('acon export: the clean teacher set by default', () => {
 
   it('refuses --from ut for a run that recorded no UT versions, saying what to do', async () => {
     const f = mixed();
-    await expect(exp(f, { from: 'ut' })).rejects.toThrow(/recorded no UT guidelines.*--from final/);
+    await expect(exp(f, { from: 'ut' })).rejects.toThrow(/recorded no UT guidelines.*`from` final/);
   });
 
   it('accepts a condition label that contains a comma', async () => {

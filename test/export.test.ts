@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NotFoundError, UsageError } from '../src/errors.js';
+import { InvalidInputError, NotFoundError } from '../src/errors.js';
 import { countMessageTokens } from '../src/llm/tokenizer.js';
 import {
   exportDataset,
@@ -334,10 +334,10 @@ describe('exportDataset', () => {
       const out = join(f.dir, 'teacher.jsonl');
       await expect(
         exportDataset({ format: 'openai', role: 'hist', out }, { store: empty }),
-      ).rejects.toThrow(/--teacher/);
+      ).rejects.toThrow(/`teacher`/);
       await expect(
         exportDataset({ format: 'openai', role: 'hist', out, teacher: true }, { store: empty }),
-      ).rejects.toThrow(UsageError);
+      ).rejects.toThrow(InvalidInputError);
       const calls: (string | null)[] = [];
       // The fake teacher "runs" by pointing at the fixture's database.
       const teacherStore = f.store;
@@ -367,7 +367,7 @@ describe('exportDataset', () => {
           { format: 'openai', role: 'hist', out, teacher: true, run: RUN_ID },
           { store: teacherStore, runTeacher },
         ),
-      ).rejects.toThrow(UsageError);
+      ).rejects.toThrow(InvalidInputError);
     } finally {
       empty.close();
     }

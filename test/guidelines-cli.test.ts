@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerGuidelines } from '../src/cli/guidelines.js';
-import { NotFoundError, UsageError } from '../src/errors.js';
+import { NotFoundError } from '../src/errors.js';
+import { UsageError } from '../src/cli/usage-error.js';
 import { GuidelineStore } from '../src/guidelines/store.js';
 
 const ANSI = '\u001b[';

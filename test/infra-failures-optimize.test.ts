@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { infraFailures } from '../src/store/index.js';
 import { optimize } from '../src/optimize/optimize.js';
 import { optimizeReport } from '../src/report/optimize-report.js';
-import { rolloutKey } from '../src/store/run-store.js';
+import { rolloutKey } from '../src/store/index.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { INSTANT_CLOCK, lossyEnv, makeEnv, optimizeParams, taskResolver } from './helpers/env.js';

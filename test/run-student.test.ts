@@ -3,7 +3,6 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
 import { applyCompressorFlags } from '../src/config/compressor-flags.js';
-import { UsageError } from '../src/errors.js';
 import { FakeOpenAiServer, type FakeRequest } from './fakes/fake-openai-server.js';
 import { roleOf, simBackedHandler } from './fakes/sim-backed-handler.js';
 import { runAcon, tempDir } from './helpers/cli.js';
@@ -32,10 +31,10 @@ describe('applyCompressorFlags', () => {
     expect(config.roles.agent.provider).toBeUndefined();
   });
 
-  it('refuses a base URL that is not a URL, naming the flag', () => {
+  it('refuses a base URL that is not a URL, naming the option', () => {
     expect(() =>
       applyCompressorFlags(ConfigSchema.parse({}), { compressorBaseUrl: 'localhost:8001' }),
-    ).toThrow(UsageError);
+    ).toThrow(/^`compressorBaseUrl` must be a URL/);
   });
 });
 

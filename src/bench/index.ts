@@ -21,7 +21,7 @@ export {
   benchDefinition,
 } from './registry.js';
 export type { OpenBenchOptions } from './registry.js';
-export { tasksOfSplit, unknownName } from './task-filter.js';
+export { tasksOfSplit } from './task-filter.js';
 export {
   isShapeItem,
   choiceFields,

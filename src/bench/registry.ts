@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import type { Benchmark } from './types.js';
 
 /**
@@ -95,9 +95,7 @@ export const BENCH_NAMES = BENCHES.map((b) => b.name);
 export function benchDefinition(name: string): BenchDefinition {
   const def = BENCHES.find((b) => b.name === name);
   if (!def) {
-    throw new UsageError(
-      `unknown benchmark "${name}"; use one of: ${BENCH_NAMES.join(', ')} (apptown runs offline)`,
-    );
+    throw InvalidInputError.unknown('benchmark', name, BENCH_NAMES, 'apptown runs offline');
   }
   return def;
 }

@@ -1,24 +1,5 @@
-import { TaskFileError, UsageError } from '../errors.js';
+import { InvalidInputError, TaskFileError } from '../errors.js';
 import type { Benchmark, TaskInfo } from './types.js';
-
-/** At most this many valid values are listed in an "unknown …" message (the rest are counted). */
-const LISTED = 30;
-
-/**
- * `unknown split "bogus"; use one of: train, dev, test` — the error every name filter gives
- * (issue #24: an unknown name is an error that lists the valid ones, never an empty result).
- */
-export function unknownName(
-  what: string,
-  value: string,
-  valid: readonly string[],
-  more = '',
-): UsageError {
-  const shown = valid.slice(0, LISTED).join(', ');
-  const rest = valid.length > LISTED ? ` … and ${valid.length - LISTED} more` : '';
-  const list = valid.length === 0 ? 'none exist' : `use one of: ${shown}${rest}`;
-  return new UsageError(`unknown ${what} "${value}"; ${list}${more ? ` (${more})` : ''}`);
-}
 
 /** The splits a benchmark's tasks are in, in the order they first appear. */
 export function splitsOf(tasks: readonly TaskInfo[]): string[] {
@@ -38,7 +19,7 @@ export async function tasksOfSplit(
   if (ids) return tasksById(bench, split, ids);
   const tasks = await bench.listTasks(split);
   if (tasks.length > 0) return tasks;
-  throw unknownName('split', split, splitsOf(await bench.listTasks()));
+  throw InvalidInputError.unknown('split', split, splitsOf(await bench.listTasks()));
 }
 
 async function tasksById(
@@ -57,7 +38,12 @@ async function tasksById(
       // A task whose file is invalid is not listed; naming it says what is wrong with its file.
       return bench.getTask(id).catch((err: unknown) => {
         if (err instanceof TaskFileError) throw err;
-        throw unknownName('task', id, inSplit, `tasks of ${split}; all: acon tasks list`);
+        throw InvalidInputError.unknown(
+          'task',
+          id,
+          inSplit,
+          `tasks of ${split}; all: acon tasks list`,
+        );
       });
     }),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { confirmFromFlags, confirmPaidRun, mustConfirm, type ConfirmIo } from './confirm.js';
 
 function io(interactive: boolean, answer = '') {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { checked, positiveNumber } from './numbers.js';
 
 /** What asking needs from the terminal; tests pass a fake. */

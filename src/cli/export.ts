@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { asUsage } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import type { runConditions as RunConditions } from '../experiment/index.js';
 import { DB_OPTION } from './shared-options.js';
 
@@ -170,35 +171,38 @@ async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
   // Without --teacher an export only reads the database.
   const store = openRunStore(dbPath, { mode: raw.teacher ? 'write' : 'read' });
   try {
-    const summary = await exportDataset(
-      {
-        run: raw.run,
-        bench: cmd.getOptionValueSource('bench') === 'cli' ? raw.bench : null,
-        role: raw.role,
-        format: raw.format,
-        out: raw.out,
-        includeFailed: raw.includeFailed === true,
-        conditions: raw.condition && raw.condition.length > 0 ? raw.condition : null,
-        splits,
-        guidelines,
-        valRatio: nums.data.valRatio ?? 0,
-        maxTokens: nums.data.maxTokens ?? null,
-        overflow: raw.overflow,
-        seed: nums.data.seed ?? config.seed,
-        teacher: raw.teacher ?? false,
-      },
-      {
-        store,
-        runTeacher: await teacherRunner(raw, dbPath),
-        activeGuidelines: () => {
-          try {
-            const g = new GuidelineStore();
-            return { obs: g.activeId('obs'), hist: g.activeId('hist') };
-          } catch {
-            return null;
-          }
+    const runTeacher = await teacherRunner(raw, dbPath);
+    const summary = await asUsage(() =>
+      exportDataset(
+        {
+          run: raw.run,
+          bench: cmd.getOptionValueSource('bench') === 'cli' ? raw.bench : null,
+          role: raw.role,
+          format: raw.format,
+          out: raw.out,
+          includeFailed: raw.includeFailed === true,
+          conditions: raw.condition && raw.condition.length > 0 ? raw.condition : null,
+          splits,
+          guidelines,
+          valRatio: nums.data.valRatio ?? 0,
+          maxTokens: nums.data.maxTokens ?? null,
+          overflow: raw.overflow,
+          seed: nums.data.seed ?? config.seed,
+          teacher: raw.teacher ?? false,
         },
-      },
+        {
+          store,
+          runTeacher,
+          activeGuidelines: () => {
+            try {
+              const g = new GuidelineStore();
+              return { obs: g.activeId('obs'), hist: g.activeId('hist') };
+            } catch {
+              return null;
+            }
+          },
+        },
+      ),
     );
     for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import pc from 'picocolors';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import {
   terminalWidth,
   formatAccuracy,

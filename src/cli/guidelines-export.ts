@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { EXPORT_TARGETS, EXPORT_TARGET_NAMES } from '../runtime/catalog.js';
 
 const TARGET_HELP = Object.entries(EXPORT_TARGETS)

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * A comma-separated flag value as a list; an empty or comma-only value is refused (issue #24: it

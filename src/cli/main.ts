@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { AconError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
+import { cliMessage } from './library-errors.js';
 import { registerExport, registerLint } from './export.js';
 import { registerGuidelines } from './guidelines.js';
 import { registerInit } from './init.js';
@@ -78,7 +79,7 @@ async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
   const { explainDatabaseError } = await import('../store/index.js');
   const err = explainDatabaseError(thrown);
   if (err instanceof AconError) {
-    process.stderr.write(`${pc.red('error:')} ${redactUrlCredentials(err.message)}\n`);
+    process.stderr.write(`${pc.red('error:')} ${redactUrlCredentials(cliMessage(err))}\n`);
     if (verbose && err.stack) process.stderr.write(`${redactUrlCredentials(err.stack)}\n`);
     return err.exitCode;
   }

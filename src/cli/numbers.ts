@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 
 /** A whole-number flag ≥ 1 (`--concurrency`, `--rounds`…); undefined when not given. */
 export function positiveInt(value: string | undefined, flag: string): number | undefined {

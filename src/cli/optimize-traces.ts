@@ -4,7 +4,8 @@ import type {
   TraceOptimizeParamsSchema as TraceOptimizeParamsSchemaType,
   TraceOptimizeResult,
 } from '../optimize/index.js';
-import { UsageError } from '../errors.js';
+import { forFlag } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import {
   fileTraces,
   recordedRun,
@@ -88,8 +89,11 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
     db: opts.db,
     bench,
     validate: async ({ guidelines }) => {
-      const { resolveGuidelinePair } = await import('../guidelines/index.js');
-      if (!opts.resume) await resolveGuidelinePair(params.guidelines, guidelines);
+      const { GUIDELINE_PAIR, resolveGuidelinePair } = await import('../guidelines/index.js');
+      if (opts.resume) return;
+      await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+        resolveGuidelinePair(params.guidelines, guidelines),
+      );
     },
   });
   const release = onInterrupt(session.abort);

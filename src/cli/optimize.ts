@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { UsageError } from '../errors.js';
+import { forFlag } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import { nameList } from './lists.js';
 import { checked, positiveInt, positiveNumber, wholeNumberIn } from './numbers.js';
 import { addConfirmOptions, confirmFromFlags } from './confirm.js';
+import type { GuidelineStore } from '../guidelines/index.js';
 import type { OptimizeParams } from '../optimize/index.js';
+import type { RunStore } from '../store/index.js';
 import type { refuseConflicts as RefuseConflicts } from './resume.js';
 import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
@@ -190,15 +193,10 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
     // Splits and the starting guideline versions fail before the database is touched.
     validate: async ({ bench, guidelines, store, db }) => {
       const { tasksOfSplit } = await import('../bench/index.js');
-      const { resolveGuidelinePair } = await import('../guidelines/index.js');
-      const { checkGuidelinesFolder } = await import('../guidelines/index.js');
       for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
         await tasksOfSplit(bench, split, null);
       }
-      if (!opts.resume) {
-        checkGuidelinesFolder(guidelines, params.guidelines, store.learnedGuidelineIds(), db);
-        await resolveGuidelinePair(params.guidelines, guidelines);
-      }
+      if (!opts.resume) await checkStartGuidelines(params.guidelines, guidelines, store, db);
     },
   });
   const release = onInterrupt(session.abort);
@@ -357,4 +355,17 @@ function sessionOptions(opts: RawOpts): SessionOptions {
     taskFile: opts.taskFile,
     qaData: opts.qaData,
   };
+}
+
+/** The starting guidelines exist (and their folder, when the database learned some in it). */
+async function checkStartGuidelines(
+  spec: string | null,
+  guidelines: GuidelineStore,
+  store: RunStore,
+  db: string,
+): Promise<void> {
+  const { GUIDELINE_PAIR, checkGuidelinesFolder, resolveGuidelinePair } =
+    await import('../guidelines/index.js');
+  checkGuidelinesFolder(guidelines, spec, store.learnedGuidelineIds(), db);
+  await forFlag('--guidelines', GUIDELINE_PAIR, () => resolveGuidelinePair(spec, guidelines));
 }

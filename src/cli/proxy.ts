@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import pc from 'picocolors';
 import type { CompressorFlags } from '../config/index.js';
-import { UsageError } from '../errors.js';
+import { forFlag } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import { redactUrlCredentials } from '../url-credentials.js';
 import { DEFAULT_SHUTDOWN_GRACE_S, PROXY_LIMIT_DEFAULTS } from '../runtime/catalog.js';
 import {
@@ -143,16 +144,15 @@ async function proxyAction(opts: RawOpts): Promise<void> {
   // Loaded here, not at start-up: `acon --help` loads no config, guideline or LLM module (issue #28).
   const { loadConfig } = await import('../config/index.js');
   const { GuidelineStore } = await import('../guidelines/index.js');
-  const { resolveGuidelinePair } = await import('../guidelines/index.js');
+  const { GUIDELINE_PAIR, resolveGuidelinePair } = await import('../guidelines/index.js');
   const { LLM_ROLES } = await import('../llm/index.js');
   const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
   if (opts.provider) {
     config.provider = opts.provider;
     for (const role of LLM_ROLES) delete config.roles[role].provider;
   }
-  const guidelines = await resolveGuidelinePair(
-    opts.guidelines,
-    new GuidelineStore({ dir: opts.guidelinesDir }),
+  const guidelines = await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+    resolveGuidelinePair(opts.guidelines, new GuidelineStore({ dir: opts.guidelinesDir })),
   );
   // A log line may name the upstream or the compressor's endpoint: no URL credentials in it.
   const log = (line: string) => void process.stderr.write(`${redactUrlCredentials(line)}\n`);

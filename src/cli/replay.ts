@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ReplayParams, ReplayResult } from '../experiment/index.js';
-import { UsageError } from '../errors.js';
+import { forFlag } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import {
   fileTraces,
   recordedRun,
@@ -79,7 +80,7 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { ReplayParamsSchema, runReplay } = await import('../experiment/index.js');
-  const { resolvePairList } = await import('../guidelines/index.js');
+  const { GUIDELINE_PAIR, resolvePairList } = await import('../guidelines/index.js');
   if (!opts.resume && opts.traces === undefined) {
     throw new UsageError('give --traces (a run id or a JSONL file), or --resume RUN');
   }
@@ -111,7 +112,9 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
     bench,
     roles: ['agent', 'obs_compressor', 'hist_compressor'],
     validate: async ({ guidelines }) => {
-      pairs = await resolvePairList(params.guidelines, guidelines);
+      pairs = await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+        resolvePairList(params.guidelines, guidelines),
+      );
     },
   });
   const release = onInterrupt(session.abort);

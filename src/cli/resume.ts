@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from '../config/index.js';
-import { UsageError } from '../errors.js';
-import type { RunRow } from '../store/index.js';
+import { UsageError } from './usage-error.js';
+import type { RunRow } from '../domain/index.js';
 
 /** The command that continues a run of each kind. */
 const RESUMED_BY: Record<string, string> = {

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { StrategyName } from '../agent/index.js';
 import { STRATEGY_NAMES } from '../agent/catalog.js';
-import { UsageError } from '../errors.js';
+import { forFlag } from './library-errors.js';
+import { UsageError } from './usage-error.js';
 import type { RunConditionsResult, RunParams } from '../experiment/index.js';
 import type { CompressorFlags } from '../config/index.js';
 import { nameList } from './lists.js';
@@ -233,7 +234,10 @@ async function runAction(
         const { checkGuidelinesFolder } = await import('../guidelines/index.js');
         checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
       }
-      await conditionsFor(params.strategies, given, guidelines);
+      const { GUIDELINE_PAIR } = await import('../guidelines/index.js');
+      await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+        conditionsFor(params.strategies, given, guidelines),
+      );
     },
   });
   const release = onInterrupt(session.abort);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { DB_OPTION } from './shared-options.js';
 
 type DiffOpts = { config?: string; db?: string; json?: boolean; wide?: boolean };

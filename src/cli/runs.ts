@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { RunBusyError, UsageError } from '../errors.js';
+import { RunBusyError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { checked, positiveInt } from './numbers.js';
 import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
 

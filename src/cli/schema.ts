@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ZodType } from 'zod';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The `--json` shapes, by the name `acon schema NAME` takes. Each is the zod schema the output

@@ -14,7 +14,7 @@ import {
   type CompressorFlags,
 } from '../config/index.js';
 import type { RunEnv } from '../experiment/index.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import { GuidelineStore } from '../guidelines/index.js';
 import {
   checkTokenizers,
@@ -25,7 +25,8 @@ import {
   type LlmRole,
 } from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
-import { openRunStore, type RunRow, type RunStore } from '../store/index.js';
+import { openRunStore, type RunStore } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import { recordedConfig, refuseConflicts, requireKind } from './resume.js';
 
 /** Options every run-like command shares. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 
 // The options of `acon tasks list|show`, imported when one runs: zod stays out of the CLI's
 // start-up (issue #28).

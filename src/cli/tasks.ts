@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { Benchmark } from '../bench/index.js';
 import { benchDefinition } from '../bench/catalog.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from './usage-error.js';
 import type { BenchOptions } from './tasks-options.js';
 
 /** Where the commands print; tests pass buffers. */

@@ -1,5 +1,5 @@
 import { ENV_VAR_NAME, EndpointSchema, type Config } from './schema.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { KEY_NOT_NAME, looksLikeKey } from './key-shape.js';
 
 /**
@@ -21,15 +21,26 @@ export type CompressorFlags = {
 /** The endpoint name the compressor flags define. */
 export const COMPRESSOR_ENDPOINT = 'compressor';
 
+/** An error about the compressor options; the message names them as `` `compressorKeyEnv` ``. */
+function invalid(message: string, options: (keyof CompressorFlags)[], value?: string) {
+  return new InvalidInputError(message, { what: 'compressor endpoint', value, options });
+}
+
+/**
+ * Points both compressor roles at the model and endpoint `flags` name.
+ * @throws InvalidInputError for a key variable that is no name (or looks like a key), a base URL
+ *   that is none, or a key variable without a base URL
+ */
 export function applyCompressorFlags(config: Config, flags: CompressorFlags): void {
   if (flags.compressorKeyEnv !== undefined && !ENV_VAR_NAME.test(flags.compressorKeyEnv)) {
-    // Not echoed: what was typed may be the key itself (issue #31).
-    throw new UsageError(
-      '--compressor-key-env takes the NAME of an environment variable holding the key (e.g. VLLM_API_KEY), not the key itself; the value is not shown in case it is a key',
+    // Not echoed, nor kept on the error: what was typed may be the key itself (issue #31).
+    throw invalid(
+      '`compressorKeyEnv` takes the NAME of an environment variable holding the key (e.g. VLLM_API_KEY), not the key itself; the value is not shown in case it is a key',
+      ['compressorKeyEnv'],
     );
   }
   if (flags.compressorKeyEnv !== undefined && looksLikeKey(flags.compressorKeyEnv)) {
-    throw new UsageError(`--compressor-key-env: ${KEY_NOT_NAME}`);
+    throw invalid(`\`compressorKeyEnv\`: ${KEY_NOT_NAME}`, ['compressorKeyEnv']);
   }
   const models = {
     obs_compressor: flags.obsCompressorModel ?? flags.compressorModel,
@@ -41,13 +52,18 @@ export function applyCompressorFlags(config: Config, flags: CompressorFlags): vo
       api_key_env: flags.compressorKeyEnv ?? config.endpoints.default?.api_key_env,
     });
     if (!parsed.success || !/^https?:\/\//.test(flags.compressorBaseUrl)) {
-      throw new UsageError(
-        `--compressor-base-url must be a URL such as http://127.0.0.1:8001/v1, got "${flags.compressorBaseUrl}"`,
+      throw invalid(
+        `\`compressorBaseUrl\` must be a URL such as http://127.0.0.1:8001/v1, got "${flags.compressorBaseUrl}"`,
+        ['compressorBaseUrl'],
+        flags.compressorBaseUrl,
       );
     }
     config.endpoints[COMPRESSOR_ENDPOINT] = parsed.data;
   } else if (flags.compressorKeyEnv !== undefined) {
-    throw new UsageError('--compressor-key-env needs --compressor-base-url');
+    throw invalid('`compressorKeyEnv` needs `compressorBaseUrl`', [
+      'compressorKeyEnv',
+      'compressorBaseUrl',
+    ]);
   }
   for (const role of ['obs_compressor', 'hist_compressor'] as const) {
     const model = models[role];

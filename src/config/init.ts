@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 
 // Shipped next to the sources; from src/config and dist/config alike this is ../../src/config.
 const TEMPLATE = fileURLToPath(
@@ -15,7 +15,11 @@ export function configTemplate(): string {
 /** Writes a commented acon.config.yaml; refuses to overwrite one unless `force`. */
 export function writeConfigTemplate(file: string, force = false): void {
   if (existsSync(file) && !force) {
-    throw new UsageError(`${file} already exists; pass --force to overwrite it`);
+    throw new InvalidInputError(`${file} already exists; pass \`force\` to overwrite it`, {
+      what: 'config file',
+      value: file,
+      options: ['force'],
+    });
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, configTemplate());

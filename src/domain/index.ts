@@ -14,3 +14,6 @@ export * from './trace.js';
 export * from './replay-metrics.js';
 export * from './condition-metrics.js';
 export * from './provenance.js';
+export * from './guideline-pair.js';
+export * from './run-row.js';
+export * from './rollout-row.js';

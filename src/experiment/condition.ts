@@ -1,4 +1,5 @@
-import type { ContextOptions, GuidelinePair, StrategyName } from '../agent/index.js';
+import type { ContextOptions, StrategyName } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import type { GuidelineKind } from '../guidelines/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Benchmark, TaskInfo } from '../bench/index.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import type { RunStore } from '../store/index.js';
 
 const STATE_KEY = 'task-digests';
@@ -35,8 +35,9 @@ export async function checkTaskDigests(opts: {
   if (changed.length > 0) {
     const names = changed.map((t) => t.id).join(', ');
     if (!opts.allow) {
-      throw new UsageError(
-        `task ${names} changed since run ${opts.runId} started, so --resume would mix two versions of it; restore the task file, start a new run, or pass --allow-task-changes to go on with the new version`,
+      throw new InvalidInputError(
+        `task ${names} changed since run ${opts.runId} started, so resuming it would mix two versions of it; restore the task file, start a new run, or allow task changes (\`run.allow_task_changes\`) to go on with the new version`,
+        { what: 'resumed tasks', value: names, options: ['run.allow_task_changes'] },
       );
     }
     opts.warn(

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NotFoundError, OutputFileError, UsageError } from '../errors.js';
+import { InvalidInputError, NotFoundError, OutputFileError } from '../errors.js';
 import { countMessageTokens, countTokens, type TokenCounter } from '../llm/index.js';
-import type { RunRow } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import { fitExample } from './budget.js';
 import { buildExample } from './examples.js';
 import { FORMATS } from './formats/index.js';
@@ -11,7 +11,7 @@ import { JsonlWriter } from './jsonl-writer.js';
 import { exportPaths } from './paths.js';
 import {
   DEFAULT_COMPRESSOR_STRATEGIES,
-  ExportOptionsSchema,
+  parseExportOptions,
   LLM_ROLE_OF,
   type ActiveGuidelines,
   type ExportOptions,
@@ -60,7 +60,7 @@ export async function exportDataset(
   input: ExportOptions,
   deps: ExportDeps,
 ): Promise<ExportSummary> {
-  const opts = parseOptions(input);
+  const opts = parseExportOptions(input);
   const { store } = deps;
   const { run, ranTeacher, note } = await resolveRun(opts, deps);
   const llmRole = LLM_ROLE_OF[opts.role];
@@ -144,9 +144,10 @@ function noCallsError(
   ].filter(Boolean);
   return new NotFoundError(
     `run ${run} has no ${llmRole} calls${narrowed.length > 0 ? ` in rollouts of ${narrowed.join(' and ')}` : ''}` +
-      ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with --run` +
-      (opts.role === 'agent' ? '' : ', other conditions with --condition') +
-      ', or widen with --split all / --guidelines all',
+      ` (its conditions: ${has.length > 0 ? has.join(', ') : 'none'}); pick another run with \`run\`` +
+      (opts.role === 'agent' ? '' : ', other conditions with `conditions`') +
+      ', or widen with `splits` all / `guidelines` all',
+    { options: ['run', 'conditions', 'splits', 'guidelines'] },
   );
 }
 
@@ -222,17 +223,6 @@ async function writeExamples(
   return { summary: s, byTask, sources, hasTools, hasVal: val !== null };
 }
 
-function parseOptions(input: ExportOptions): ResolvedExportOptions {
-  const r = ExportOptionsSchema.safeParse(input);
-  if (r.success) return r.data;
-  const i = r.error.issues[0]!;
-  const field =
-    i.path.length > 0
-      ? `--${i.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-      : 'options';
-  throw new UsageError(`${field}: ${i.message}`);
-}
-
 /**
  * The guideline filter: the given versions, none (`null`), or by default the final active
  * guideline of the exported role (both for agent turns): an optimize run's recorded final
@@ -256,8 +246,9 @@ function guidelineFilter(
   if (opts.from === 'ut') {
     const ut = utOf(run);
     if (!ut) {
-      throw new UsageError(
-        `run ${run.id} recorded no UT guidelines (an optimize run made before they were recorded, or not an optimize run); use --from final, or --guidelines obs-N,hist-N`,
+      throw new InvalidInputError(
+        `run ${run.id} recorded no UT guidelines (an optimize run made before they were recorded, or not an optimize run); use \`from\` final, or \`guidelines\` obs-N,hist-N`,
+        { what: 'export source', value: run.id, options: ['from', 'guidelines'] },
       );
     }
     // The UT versions' train rollouts: the compression phase's train rollouts ran them.
@@ -299,8 +290,9 @@ async function resolveRun(
   const stored = (run: RunRow, note: string | null = null) => ({ run, ranTeacher: false, note });
   const teacher = async (guidelines: string | null) => {
     if (!deps.runTeacher) {
-      throw new UsageError(
-        '--teacher is not available here: run the teacher first (`acon run --strategy acon --split train`), then export',
+      throw new InvalidInputError(
+        '`teacher` is not available here: run the teacher first (`acon run --strategy acon --split train`), then export',
+        { what: 'export options', value: 'teacher', options: ['teacher'] },
       );
     }
     const run = store.getRun(await deps.runTeacher(guidelines));

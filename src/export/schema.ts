@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { z } from 'zod';
 import type { ChatMessage, ToolDef } from '../llm/index.js';
 
@@ -86,7 +87,7 @@ export const ExportOptionsSchema = z
     teacher: z.union([z.boolean(), z.string().min(1)]).default(false),
   })
   .refine((o) => !(o.run && o.teacher !== false), {
-    message: '--run and --teacher exclude each other: export a stored run, or run the teacher',
+    message: '`run` and `teacher` exclude each other: export a stored run, or run the teacher',
     path: ['teacher'],
   });
 export type ExportOptions = z.input<typeof ExportOptionsSchema>;
@@ -115,3 +116,20 @@ export type ActiveGuidelines = () => { obs: string; hist: string } | null;
 
 /** The teacher's run and the effect of `runTeacher`: it stores a run and returns its id. */
 export type RunTeacher = (guidelines: string | null) => Promise<string>;
+
+/** The options of an export, checked; a bad one is an error that names it as `` `name` ``. */
+export function parseExportOptions(input: ExportOptions): ResolvedExportOptions {
+  const r = ExportOptionsSchema.safeParse(input);
+  if (r.success) return r.data;
+  const i = r.error.issues[0]!;
+  const option = i.path.length > 0 ? String(i.path[0]) : null;
+  const message = `${option === null ? 'export options' : `\`${option}\``}: ${i.message}`;
+  // The options the message names (`teacher`), the one at fault first.
+  const named = [...message.matchAll(/`([a-z][A-Za-z]*)`/g)].map((m) => m[1]!);
+  const options = [...new Set(named)];
+  throw new InvalidInputError(message, {
+    what: 'export options',
+    value: option ?? undefined,
+    options,
+  });
+}

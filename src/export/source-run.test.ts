@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRow } from '../store/run-store.js';
+import type { RunRow } from '../domain/index.js';
 import { defaultSourceRun, noSourceRunError } from './source-run.js';
 
 /** Newest first, as `listRuns` returns them. */

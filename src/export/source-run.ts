@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { RunRow } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import type { ActiveGuidelines, ExportRole } from './schema.js';
 import type { ExportSource } from './source.js';
 
@@ -76,10 +76,11 @@ export function noSourceRunError(
   const of = bench === null ? '' : ` of ${bench}`;
   const latest = store.latestRunWithRollouts();
   const other = latest
-    ? ` The newest run with rollouts is ${latest.id} (${latest.kind} on ${latest.bench}); export it with --run ${latest.id} if it holds the teacher's calls.`
+    ? ` The newest run with rollouts is ${latest.id} (${latest.kind} on ${latest.bench}); export it with \`run\` ${latest.id} if it holds the teacher's calls.`
     : '';
   return new NotFoundError(
-    `no finished optimize run${of} in ${store.path}, so no teacher set to export by default; run \`acon optimize${bench ? ` --bench ${bench}` : ''}\` first, or pass --teacher to run the teacher now.${other}`,
+    `no finished optimize run${of} in ${store.path}, so no teacher set to export by default; run \`acon optimize${bench ? ` --bench ${bench}` : ''}\` first, or pass \`teacher\` to run the teacher now.${other}`,
+    { options: ['run', 'teacher'] },
   );
 }
 

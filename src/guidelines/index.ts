@@ -21,7 +21,7 @@ export {
   type MetricValue,
 } from './schema.js';
 export { parseGuideline, readGuidelineFile, serializeGuideline } from './file.js';
-export { resolveGuidelinePair } from './resolve.js';
+export { GUIDELINE_PAIR, resolveGuidelinePair } from './resolve.js';
 export { resolvePairList, type NamedPair } from './pair-list.js';
 export { REQUIRED_HEADING, validateGuidelineText, type GuidelineValidation } from './validate.js';
 export {

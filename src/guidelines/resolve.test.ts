@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { resolveGuidelinePair } from './resolve.js';
 import { GuidelineStore } from './store.js';
 
@@ -35,6 +35,6 @@ describe('resolveGuidelinePair', () => {
   });
 
   it('rejects two versions of one kind', async () => {
-    await expect(resolveGuidelinePair('obs@0,obs@1', store)).rejects.toThrow(UsageError);
+    await expect(resolveGuidelinePair('obs@0,obs@1', store)).rejects.toThrow(InvalidInputError);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GuidelineError, NotFoundError, UsageError } from '../errors.js';
+import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
 import { parseGuideline } from './file.js';
 import { GuidelineStore, PACKAGE_GUIDELINES_DIR, toVersionRow, type NewGuideline } from './store.js';
 
@@ -132,7 +132,7 @@ describe('GuidelineStore', () => {
   });
 
   it.each(['obs', 'obs@best', 'v3', 'obs-0001x'])('rejects the malformed reference %j', (ref) => {
-    expect(() => store.get(ref)).toThrow(UsageError);
+    expect(() => store.get(ref)).toThrow(InvalidInputError);
   });
 
   it('says how to list versions when one is missing', () => {
@@ -162,7 +162,7 @@ describe('GuidelineStore', () => {
   it('refuses to promote a file outside the directory', () => {
     const outside = join(dir, 'elsewhere.md');
     writeFileSync(outside, readFileSync(store.get('obs-0000').path, 'utf8'));
-    expect(() => store.promote(outside)).toThrow(UsageError);
+    expect(() => store.promote(outside)).toThrow(InvalidInputError);
   });
 
   it('reports a broken ACTIVE pointer with the file and the fix', () => {

@@ -11,7 +11,7 @@ import {
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { GuidelineError, NotFoundError, UsageError } from '../errors.js';
+import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { GuidelineVersionRow } from '../store/index.js';
 import { parseGuideline, readGuidelineFile, serializeGuideline } from './file.js';
 import {
@@ -70,7 +70,7 @@ const RESERVED_DIR = '.reserved';
 const FILE_NAME = /^(\d{4,})(?:-(.+))?\.md$/;
 
 const REF_HELP =
-  'use an id (obs-0003), <kind>@<n> (obs@3), <kind>@active, <kind>@latest or a path to a guideline file';
+  'name one by id (obs-0003), <kind>@<n> (obs@3), <kind>@active, <kind>@latest or the path of a guideline file';
 
 export function formatGuidelineId(kind: GuidelineKind, n: number): string {
   return `${kind}-${String(n).padStart(4, '0')}`;
@@ -137,7 +137,7 @@ export class GuidelineStore {
    * `obs@latest` (the newest version that was not rejected: the optimizer's last accepted one)
    * or a path to a guideline file. Rejected candidates are reached by id or number.
    *
-   * @throws UsageError for a reference that is none of these; NotFoundError when it names nothing
+   * @throws InvalidInputError for a reference that is none of these; NotFoundError when it names nothing
    */
   get(ref: string): StoredGuideline {
     const trimmed = ref.trim();
@@ -154,13 +154,24 @@ export class GuidelineStore {
         return latest;
       }
       if (/^\d+$/.test(selector)) return this.byId(formatGuidelineId(kind, Number(selector)));
-      throw new UsageError(`unknown version selector "${ref}": ${REF_HELP}`);
+      throw this.unknownRef(ref, kind);
     }
     if (trimmed.endsWith('.md') || trimmed.includes('/') || trimmed.includes(sep)) {
       const path = resolve(trimmed);
       return { ...readGuidelineFile(path), path };
     }
-    throw new UsageError(`unknown guideline version "${ref}": ${REF_HELP}`);
+    throw this.unknownRef(ref);
+  }
+
+  /**
+   * `unknown guideline version "obs@actve"; versions: obs-0000, obs-0001; name one by id …` (of
+   * the kind named, else of both; the newest 12 when there are more).
+   */
+  private unknownRef(ref: string, kind?: GuidelineKind): InvalidInputError {
+    const valid = this.list(kind).map((g) => g.id);
+    const listed = valid.length > 12 ? ['…', ...valid.slice(-12)] : valid;
+    const message = `unknown guideline version "${ref}"; versions: ${listed.join(', ') || 'none'}; ${REF_HELP}`;
+    return new InvalidInputError(message, { what: 'guideline version', value: ref, valid });
   }
 
   /** The active version: the id in `<kind>/ACTIVE`, else the seed. */
@@ -216,7 +227,10 @@ export class GuidelineStore {
     this.ensureSeed(kind);
     const id = input.id ?? formatGuidelineId(kind, this.claim(kind, 1));
     if (input.id !== undefined && idNumber(id) < 0) {
-      throw new UsageError(`reserved guideline id "${id}" is not an id like obs-0003`);
+      throw new InvalidInputError(`reserved guideline id "${id}" is not an id like obs-0003`, {
+        what: 'guideline id',
+        value: id,
+      });
     }
     const slug = slugify(input.slug ?? input.phase) || input.phase;
     const path = join(this.dir, kind, `${id.slice(kind.length + 1)}-${slug}.md`);
@@ -358,8 +372,9 @@ export class GuidelineStore {
     const target = this.get(ref);
     const inStore = this.list(target.kind).find((g) => g.id === target.id);
     if (!inStore || resolve(inStore.path) !== resolve(target.path)) {
-      throw new UsageError(
+      throw new InvalidInputError(
         `${target.path} is not a version in ${this.dir}; copy it there as ${target.kind}/${target.id.slice(target.kind.length + 1)}-<slug>.md first`,
+        { what: 'guideline version', value: ref },
       );
     }
     const previous = this.activeId(target.kind);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PairRule } from '../bench/types.js';
-import type { RolloutRow } from '../store/run-store.js';
+import type { RolloutRow } from '../domain/index.js';
 import { ConfigSchema } from '../config/schema.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 

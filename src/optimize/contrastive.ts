@@ -1,5 +1,5 @@
 import type { PairKind, PairRule, PairSide } from '../bench/index.js';
-import type { RolloutRow } from '../store/index.js';
+import type { RolloutRow } from '../domain/index.js';
 
 /**
  * A contrastive pair of the utility phase (seed 003): the same task with full context and with

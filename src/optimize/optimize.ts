@@ -1,4 +1,4 @@
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import { summarizeRun } from '../metrics/index.js';
 import {
   ConditionMetricsSchema,

@@ -1,4 +1,4 @@
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import type { GuidelineKind } from '../guidelines/index.js';
 import type { Phase } from './params.js';
 import {

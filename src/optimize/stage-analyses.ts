@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import { z } from 'zod';
-import type { RolloutRow } from '../store/index.js';
+import type { RolloutRow } from '../domain/index.js';
 import {
   analyzeContrastivePair,
   analyzeSuccessfulRun,

@@ -1,4 +1,4 @@
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import { runRollouts, type Condition } from '../experiment/index.js';
 import { conditionMetrics } from '../metrics/index.js';
 import type { RunEnv } from '../experiment/index.js';

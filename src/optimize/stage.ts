@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import type { GuidelineText } from '../domain/index.js';
 import type { TaskInfo } from '../bench/index.js';
 import type { GuidelineStore, GuidelineKind } from '../guidelines/index.js';

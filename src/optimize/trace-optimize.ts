@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import { defaultTokenCounter } from '../agent/index.js';
 import { GuidelineTextSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
 import {

@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import { z } from 'zod';
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import { defaultTokenCounter } from '../agent/index.js';
 import { ReplayMetricsSchema, type ReplayMetrics, type Trace } from '../domain/index.js';
 import { replayMetrics, replayTraces, type RunEnv, type TraceReplay } from '../experiment/index.js';

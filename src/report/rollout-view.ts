@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { CompressionEventSchema, type CompressionEvent, type Trajectory } from '../domain/index.js';
+import {
+  CompressionEventSchema,
+  type CompressionEvent,
+  type RolloutRow,
+  type Trajectory,
+} from '../domain/index.js';
 import { AssistantMessageSchema, ChatMessageSchema } from '../llm/index.js';
-import type { RolloutRow, StoredStep } from '../store/index.js';
+import type { StoredStep } from '../store/index.js';
 import { wrapLine, type FitOptions } from './fit-table.js';
 import { RolloutSummarySchema, summarizeRollout } from './run-show.js';
 import { int, SIMULATED_NOTE } from './table.js';

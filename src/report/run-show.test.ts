@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RolloutRow } from '../store/run-store.js';
+import type { RolloutRow } from '../domain/index.js';
 import { failureReason } from './run-show.js';
 
 function rollout(over: Partial<RolloutRow>): RolloutRow {

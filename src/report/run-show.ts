@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { unknownName } from '../bench/index.js';
-import { InfraFailureSchema, type InfraFailure } from '../domain/index.js';
-import type { RolloutRow, RunRow } from '../store/index.js';
+import { InvalidInputError } from '../errors.js';
+import {
+  InfraFailureSchema,
+  type InfraFailure,
+  type RolloutRow,
+  type RunRow,
+} from '../domain/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
@@ -157,7 +161,7 @@ export function runShow(
 function checkFilter(what: string, value: string | null, present: string[]): void {
   const valid = [...new Set(present)];
   if (value !== null && !valid.includes(value)) {
-    throw unknownName(what, value, valid, `the ${what}s of this run`);
+    throw InvalidInputError.unknown(what, value, valid, `the ${what}s of this run`);
   }
 }
 

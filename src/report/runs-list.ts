@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunRow } from '../store/index.js';
+import type { RunRow } from '../domain/index.js';
 import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { modelsText, pct1 } from './table.js';
 

@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  createStrategy,
-  defaultContextOptions,
-  type GuidelinePair,
-  type ContextStrategy,
-} from '../agent/index.js';
-import type { CompressionEvent, Trajectory, ChatMessage } from '../domain/index.js';
+import { createStrategy, defaultContextOptions, type ContextStrategy } from '../agent/index.js';
+import type { ChatMessage, CompressionEvent, GuidelinePair, Trajectory } from '../domain/index.js';
 import { compressHistory, renderTurns, type CompressorDeps } from '../compress/index.js';
 import { countMessageTokens, countTokens, type LlmClient } from '../llm/index.js';
 import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';

@@ -1,4 +1,4 @@
-import type { GuidelinePair } from '../agent/index.js';
+import type { GuidelinePair } from '../domain/index.js';
 import { resolveGuidelinePair, GuidelineStore } from '../guidelines/index.js';
 
 /** A guideline pair for the compressors: P_obs and P_hist, each its version id and text. */

@@ -112,7 +112,7 @@ describe('SqliteRunStore with groupCommit', () => {
     record(store, 'r2', 0);
     const lost = store.committed();
     // What a full disk can do: SQLite ends the transaction itself.
-    (store as unknown as { db: Database.Database }).db.exec('ROLLBACK');
+    (store as unknown as { s: { db: Database.Database } }).s.db.exec('ROLLBACK');
     await expect(lost).rejects.toThrow(/rolled back/);
     // The rollouts go on: r1's next call continues from its committed call, r2 starts afresh.
     record(store, 'r1', 1);

@@ -17,13 +17,8 @@ export { SCHEMA_VERSION } from './schema.js';
 export { asDatabaseError, checkHeader, openDatabase } from './open.js';
 export { fileSchema, LEGACY_VERSION, legacySchema } from './schema.js';
 export { callsDocument, compress, rolloutDocument, type CallPayload } from './document.js';
-export { hashKey, insertSql } from './run-store.js';
-export { rolloutKey } from './run-store.js';
-export type {
-  RolloutRow,
-  GuidelineVersionRow,
-  RunRow,
-  StoredStep,
-  RoleUsageRow,
-} from './run-store.js';
+export { hashKey } from './call-log.js';
+export { insertSql } from './store-db.js';
+export { rolloutKey } from './rollout-table.js';
+export type { GuidelineVersionRow, StoredStep, RoleUsageRow } from './run-store.js';
 export type { CallRow, GuidelineFilter, RolloutFilter } from './export-queries.js';

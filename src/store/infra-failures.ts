@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InfraFailureSchema, type InfraFailure } from '../domain/index.js';
-import { rolloutKey, type RunStore } from './run-store.js';
+import { rolloutKey } from './rollout-table.js';
+import type { RunStore } from './run-store.js';
 
 // The list of a run's infrastructure failures, kept in the run's state. It lives with the store
 // so that `acon runs` and `acon runs show` read it without loading the experiment runner.

@@ -1,10 +1,8 @@
 import { hostname } from 'node:os';
+import type { RunOwner } from '../domain/index.js';
 
 /** The process working on a run. */
 export type Owner = { pid: number; host: string };
-
-/** What the runs table records about a run's owner. */
-export type OwnerRecord = { pid: number | null; host: string | null; heartbeatAt: number | null };
 
 /** How the store tells whether an owner is still there; tests pass fakes. */
 export type OwnerProbe = {
@@ -34,7 +32,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-export function isSelf(owner: OwnerRecord, probe: OwnerProbe): boolean {
+export function isSelf(owner: RunOwner, probe: OwnerProbe): boolean {
   return owner.pid === probe.self.pid && owner.host === probe.self.host;
 }
 
@@ -42,7 +40,7 @@ export function isSelf(owner: OwnerRecord, probe: OwnerProbe): boolean {
  * Whether the recorded owner still works on the run: its heartbeat is recent and, on this host,
  * its process exists (a SIGKILLed owner is gone at once, not only after the heartbeat goes stale).
  */
-export function ownerAlive(owner: OwnerRecord, probe: OwnerProbe): boolean {
+export function ownerAlive(owner: RunOwner, probe: OwnerProbe): boolean {
   if (owner.pid === null || owner.host === null || owner.heartbeatAt === null) return false;
   if (probe.now() - owner.heartbeatAt > STALE_AFTER_MS) return false;
   if (owner.host === probe.self.host) return isSelf(owner, probe) || probe.pidAlive(owner.pid);
@@ -50,7 +48,7 @@ export function ownerAlive(owner: OwnerRecord, probe: OwnerProbe): boolean {
 }
 
 /** The one-line description of a live owner, for the refusal message. */
-export function describeOwner(owner: OwnerRecord, probe: OwnerProbe): string {
+export function describeOwner(owner: RunOwner, probe: OwnerProbe): string {
   const ago =
     owner.heartbeatAt === null ? '?' : Math.round((probe.now() - owner.heartbeatAt) / 1000);
   return `pid ${owner.pid} on ${owner.host} (last heartbeat ${ago}s ago)`;

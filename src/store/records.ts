@@ -8,13 +8,13 @@ import {
   RolloutMetricsSchema,
   type CallUsage,
   type RolloutMetrics,
+  type RolloutRow,
+  type RunRow,
+  RunStatusSchema,
 } from '../domain/index.js';
 import { decompress } from './document.js';
-import type { OwnerRecord } from './ownership.js';
 
 /** The records the run store reads and writes, and the zod schemas of its rows. */
-const RunStatusSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'budget']);
-export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** A JSON text column holding `schema`'s data. */
 const json = <T extends z.ZodType>(schema: T) =>
@@ -42,15 +42,13 @@ const StoredRunSchema = z.object({
   heartbeat_at: z.number().nullable(),
 });
 
-/** A runs-table row as recorded (status as stored; SqliteRunStore also checks the owner). */
-export const RunRowSchema = StoredRunSchema.transform(
-  ({ owner_pid, owner_host, heartbeat_at, ...row }) => ({
+/** A runs-table row as the domain's RunRow (status as stored; SqliteRunStore also checks the owner). */
+export const StoredRunRowSchema = StoredRunSchema.transform(
+  ({ owner_pid, owner_host, heartbeat_at, ...row }): RunRow => ({
     ...row,
-    owner: { pid: owner_pid, host: owner_host, heartbeatAt: heartbeat_at } satisfies OwnerRecord,
+    owner: { pid: owner_pid, host: owner_host, heartbeatAt: heartbeat_at },
   }),
 );
-/** A run as commands see it: `running` with its owner gone reads `interrupted`. */
-export type RunRow = z.output<typeof RunRowSchema>;
 
 const StoredRolloutSchema = z.object({
   id: z.string(),
@@ -79,9 +77,13 @@ const StoredRolloutSchema = z.object({
 /** The columns a RolloutRow is read from (not the row's number and document). */
 export const ROLLOUT_COLUMNS = Object.keys(StoredRolloutSchema.shape).join(', ');
 
-export type RolloutRow = Omit<z.infer<typeof StoredRolloutSchema>, 'evaluation'> & {
-  evaluation: Evaluation;
-};
+/** True when two types are the same; else `never`, so the check below fails to compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+/** The stored columns read are the domain's RolloutRow, but for the evaluation (decoded on use). */
+export const STORED_ROLLOUT_IS_ROLLOUT_ROW: Same<
+  Omit<z.output<typeof StoredRolloutSchema>, 'evaluation'>,
+  Omit<RolloutRow, 'evaluation'>
+> = true;
 
 /** Where a row keeps its stored evaluation, and then its parsed value (not enumerable). */
 const STORED_EVALUATION = Symbol('stored evaluation');

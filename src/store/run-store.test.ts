@@ -8,7 +8,8 @@ import type { CallRecord } from '../llm/call-store.js';
 import type { ChatMessage, ToolDef } from '../llm/types.js';
 import Database from 'better-sqlite3';
 import { compress } from './document.js';
-import { hashKey, SqliteRunStore, type FinishedRollout } from './run-store.js';
+import { hashKey } from './call-log.js';
+import { SqliteRunStore, type FinishedRollout } from './run-store.js';
 import { simRun } from '../../test/helpers/store.js';
 
 const RUN = 'run-roundtrip';

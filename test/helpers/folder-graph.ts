@@ -177,3 +177,28 @@ export function catalogLoads(root: string): string[] {
   }
   return found;
 }
+
+/**
+ * Files outside the folder `owner` that name the identifier `name` in code (comments and strings
+ * do not count), as `path:line`: the CLI's UsageError, which names flags, stays in src/cli/.
+ */
+export function namedOutside(root: string, name: string, owner: string): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(root)) {
+    if (file.split(sep)[0] === owner) continue;
+    const text = readFileSync(join(root, file), 'utf8');
+    const scanner = ts.createScanner(
+      ts.ScriptTarget.Latest,
+      true,
+      ts.LanguageVariant.Standard,
+      text,
+    );
+    for (let t = scanner.scan(); t !== ts.SyntaxKind.EndOfFileToken; t = scanner.scan()) {
+      if (t === ts.SyntaxKind.Identifier && scanner.getTokenValue() === name) {
+        const line = text.slice(0, scanner.getTokenStart()).split('\n').length;
+        found.push(`${file.split(sep).join('/')}:${line}`);
+      }
+    }
+  }
+  return found;
+}

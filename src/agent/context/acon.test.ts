@@ -7,7 +7,7 @@ import {
   toolTurn,
   trajectoryOf,
 } from '../../../test/fakes/scripted-llm.js';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import type { Trajectory } from '../../domain/trajectory.js';
 import type { ChatMessage } from '../../llm/types.js';
 import { AconStrategy, type AconSettings } from './acon.js';
@@ -254,7 +254,7 @@ describe('createStrategy', () => {
   });
 
   it('asks for guidelines for acon and naive', () => {
-    expect(() => createStrategy('acon', defaultContextOptions(), base)).toThrow(UsageError);
+    expect(() => createStrategy('acon', defaultContextOptions(), base)).toThrow(InvalidInputError);
     expect(() => createStrategy('naive', defaultContextOptions(), base)).toThrow(/guidelines/);
   });
 

@@ -6,9 +6,8 @@ import {
   type CompressorDeps,
 } from '../../compress/index.js';
 import type { ChatMessage } from '../../llm/index.js';
-import type { Trajectory, Turn, CompressionEvent } from '../../domain/index.js';
+import type { CompressionEvent, GuidelinePair, Trajectory, Turn } from '../../domain/index.js';
 import { flattenTurns, HeadMessages, summaryMessage, withObservationContents } from './messages.js';
-import type { GuidelinePair } from './options.js';
 import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
 import { nothingToFold } from './summary.js';
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import { AconStrategy } from './acon.js';
 import { createFifo } from './fifo.js';
 import { MaskingStrategy } from './masking.js';
@@ -38,8 +38,9 @@ export function createStrategy(
     case 'naive':
     case 'acon': {
       if (options.guidelines === undefined) {
-        throw new UsageError(
+        throw new InvalidInputError(
           `strategy "${name}" needs guidelines: pass { guidelines: { obs, hist } } (the shipped v0 ones for "naive")`,
+          { what: 'strategy options', value: name },
         );
       }
       return new AconStrategy(
@@ -66,6 +67,6 @@ export { RetrievalStrategy } from './retrieval.js';
 export { SummaryStrategy } from './summary.js';
 export { countLines, maskPlaceholder, defaultTokenCounter } from './messages.js';
 export { defaultContextOptions } from './options.js';
-export type { ContextOptions, GuidelinePair, StrategyOptions } from './options.js';
+export type { ContextOptions, StrategyOptions } from './options.js';
 export { StrategyNameSchema } from './strategy.js';
 export type { ContextStrategy, StrategyDeps, StrategyName, ViewResult } from './strategy.js';

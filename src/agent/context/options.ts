@@ -1,5 +1,5 @@
 import { ConfigSchema, type Config } from '../../config/index.js';
-import type { GuidelineText } from '../../domain/index.js';
+import type { GuidelinePair } from '../../domain/index.js';
 
 /** `context:` of acon.config.yaml: T_obs, T_hist, k, masking M, summary N/M, FIFO budget. */
 export type ContextOptions = Config['context'];
@@ -8,9 +8,6 @@ export type ContextOptions = Config['context'];
 export function defaultContextOptions(): ContextOptions {
   return ConfigSchema.shape.context.parse(undefined);
 }
-
-/** The guideline pair the `acon` and `naive` strategies compress with. */
-export type GuidelinePair = { obs: GuidelineText; hist: GuidelineText };
 
 export type StrategyOptions = ContextOptions & {
   /** Required by `acon` and `naive` (the runner passes the active, or the v0, guidelines). */

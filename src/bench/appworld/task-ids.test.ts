@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import { TaskIdSource, parseTaskIds } from './task-ids.js';
 
 let dir: string;
@@ -42,10 +42,10 @@ describe('TaskIdSource', () => {
   it('explains where task ids come from when there is no source', async () => {
     const source = new TaskIdSource({});
     const err = await source.list('train').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
+    expect(err).toBeInstanceOf(InvalidInputError);
     expect((err as Error).message).toMatch(/APPWORLD_ROOT/);
     expect((err as Error).message).toMatch(/data\/datasets\/<split>\.txt/);
-    expect((err as Error).message).toMatch(/--tasks ID,ID/);
+    expect((err as Error).message).toMatch(/`taskIds` ID,ID/);
     expect((err as Error).message).toMatch(/task-id file/);
   });
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 
 /** AppWorld's dataset splits (files `data/datasets/<split>.txt` of an AppWorld install). */
 export const APPWORLD_SPLITS = ['train', 'dev', 'test_normal', 'test_challenge'] as const;
@@ -11,11 +11,19 @@ export const CUSTOM_SPLIT = 'custom';
 /** AppWorld task ids look like `82e2fac_1`; anything path- or shell-like is a mistake. */
 const TASK_ID = /^[A-Za-z0-9][\w.-]*$/;
 
+/** The options of a TaskIdSource that name tasks, as the messages below name them. */
+const TASK_OPTIONS = ['taskIds', 'taskFile'];
+
 export const NO_TASK_SOURCE_HINT =
   'AppWorld task ids come from your AppWorld install: set APPWORLD_ROOT to the folder where you ran ' +
   '`appworld download data` (acon reads $APPWORLD_ROOT/data/datasets/<split>.txt, splits ' +
-  `${APPWORLD_SPLITS.join(', ')}), or name the tasks with --tasks ID,ID or a task-id file ` +
-  '(one id per line)';
+  `${APPWORLD_SPLITS.join(', ')}), or name the tasks with \`taskIds\` ID,ID or a task-id file ` +
+  '(`taskFile`, one id per line)';
+
+/** An error about where AppWorld task ids come from (`what`), naming the options that give them. */
+function invalid(message: string, what: string, value?: string, opts?: ErrorOptions) {
+  return new InvalidInputError(message, { what, value, options: TASK_OPTIONS }, opts);
+}
 
 export type TaskIdSourceOptions = {
   /** Tasks named on the command line; they replace every split's list. */
@@ -59,8 +67,9 @@ export class TaskIdSource {
       all.push(...ids.map((id) => ({ id, split: name })));
     }
     if (all.length === 0) {
-      throw new UsageError(
+      throw invalid(
         `no AppWorld task lists in ${datasetsDir(root)}: run \`appworld download data\` in ${root}`,
+        'AppWorld split',
       );
     }
     return all;
@@ -80,13 +89,13 @@ export class TaskIdSource {
 
   private requireRoot(): string {
     const root = this.opts.appworldRoot;
-    if (!root) throw new UsageError(`no AppWorld tasks to run. ${NO_TASK_SOURCE_HINT}`);
+    if (!root) throw invalid(`no AppWorld tasks to run. ${NO_TASK_SOURCE_HINT}`, 'AppWorld tasks');
     return root;
   }
 
   private explicitIds(): Promise<string[]> {
     this.explicit ??= (async () => {
-      const ids = (this.opts.taskIds ?? []).map((id) => checkTaskId(id.trim(), '--tasks'));
+      const ids = (this.opts.taskIds ?? []).map((id) => checkTaskId(id.trim(), '`taskIds`'));
       if (this.opts.taskFile) ids.push(...(await readTaskFile(this.opts.taskFile)));
       return [...new Set(ids)];
     })();
@@ -98,10 +107,12 @@ export class TaskIdSource {
     if (!ids) {
       const file = join(datasetsDir(root), `${split}.txt`);
       ids = readIdFile(file).catch((err: unknown) => {
-        if (err instanceof UsageError) throw err;
-        throw new UsageError(
+        if (err instanceof InvalidInputError) throw err;
+        throw invalid(
           `cannot read AppWorld split ${split} from ${file} (${errorCode(err)}): run ` +
             `\`appworld download data\` in ${root}, or point APPWORLD_ROOT at the folder that has data/datasets`,
+          'AppWorld split',
+          split,
           { cause: err },
         );
       });
@@ -117,8 +128,9 @@ function datasetsDir(root: string): string {
 
 function checkSplit(split: string): string {
   if (!(APPWORLD_SPLITS as readonly string[]).includes(split)) {
-    throw new UsageError(
+    throw new InvalidInputError(
       `unknown AppWorld split "${split}": use one of ${APPWORLD_SPLITS.join(', ')}`,
+      { what: 'AppWorld split', value: split, valid: APPWORLD_SPLITS },
     );
   }
   return split;
@@ -126,7 +138,8 @@ function checkSplit(split: string): string {
 
 function checkTaskId(id: string, where: string): string {
   if (!TASK_ID.test(id)) {
-    throw new UsageError(`${where}: "${id}" is not an AppWorld task id (ids look like 82e2fac_1)`);
+    const message = `${where}: "${id}" is not an AppWorld task id (ids look like 82e2fac_1)`;
+    throw invalid(message, 'AppWorld task id', id);
   }
   return id;
 }
@@ -153,10 +166,12 @@ async function readTaskFile(file: string): Promise<string[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read task-id file ${file} (${errorCode(err)})`, { cause: err });
+    const message = `cannot read task-id file ${file} (${errorCode(err)})`;
+    throw invalid(message, 'task-id file', file, { cause: err });
   }
   const ids = parseTaskIds(text, file);
-  if (ids.length === 0) throw new UsageError(`task-id file ${file} lists no task ids`);
+  if (ids.length === 0)
+    throw invalid(`task-id file ${file} lists no task ids`, 'task-id file', file);
   return ids;
 }
 

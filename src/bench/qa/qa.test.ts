@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../llm/tokenizer.js';
 import { contrastivePairs } from '../../optimize/contrastive.js';
-import type { RolloutRow } from '../../store/run-store.js';
+import type { RolloutRow } from '../../domain/index.js';
 import { DEFAULT_QA_TASKS_DIR, createQa, qaPairRule } from './benchmark.js';
 import { DEFAULT_CORPUS_SEED, KIND_COUNTS, generateCorpus } from './corpus.js';
 import { renderArticle } from './article.js';

@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
-import { createStrategy, type GuidelinePair } from '../../agent/index.js';
+import { createStrategy } from '../../agent/index.js';
+import type { GuidelinePair } from '../../domain/index.js';
 import type { Config } from '../../config/index.js';
 import type { Trace } from '../../domain/index.js';
 import type { TokenCounter, LlmClient } from '../../llm/index.js';

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import type { ChatMessage, ToolCall } from '../../llm/index.js';
 import { issue, type LintIssue, type LintMessage } from '../lint/chat-rules.js';
 import { datasetName } from '../paths.js';
@@ -224,8 +224,9 @@ export function mergeDatasetInfo(existing: string | null, ctx: SidecarContext): 
     try {
       parsed = JSON.parse(existing) as unknown;
     } catch (e) {
-      throw new UsageError(
+      throw new InvalidInputError(
         `${ctx.paths.datasetInfo} is not valid JSON, so the export's entries cannot be added to it; fix or remove the file`,
+        { what: 'dataset info file', value: ctx.paths.datasetInfo },
         { cause: e },
       );
     }

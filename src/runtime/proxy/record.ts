@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { GuidelinePair } from '../../agent/index.js';
+import type { GuidelinePair } from '../../domain/index.js';
 import type { Price } from '../../config/index.js';
 import type {
   CompressionEvent,
