@@ -72,7 +72,15 @@ export function simAgentTurn(
     }
     return { decision, target, args, retry };
   };
-  const at = progress(messages, n, opts.refetchLimit);
+  let at = progress(messages, n, opts.refetchLimit);
+  // Steps it sees nothing to do at (the list ended before this page, no listed item is left to
+  // handle) it passes over, saying so; the answer step is never passed over.
+  const skipped: string[] = [];
+  for (let s = at.next < n - 1 ? view(at.next).skip : undefined; s !== undefined;) {
+    skipped.push(`step ${at.next + 1}${s.to > at.next + 1 ? `-${s.to}` : ''} (${s.why})`);
+    at = { ...at, next: s.to, attempts: new Map(), failedTries: 0, failedCall: undefined };
+    s = at.next < n - 1 ? view(at.next).skip : undefined;
+  }
   let chosen = choose(at);
   // The very call that just failed is all it could try again (a guessed value, a refused
   // request): nothing to correct, so it moves on.
@@ -101,6 +109,7 @@ export function simAgentTurn(
   } else {
     content = `Step ${decision.index + 1} of ${n}: calling ${action}.`;
   }
+  if (skipped.length > 0) content += ` Nothing to do at ${skipped.join(', ')}.`;
   return {
     role: 'assistant',
     content,

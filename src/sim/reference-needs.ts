@@ -17,7 +17,12 @@ export type Blocker = { fromStep: number; why: string };
 export type Resolution =
   | { kind: 'found'; value: string; record: Item; why: string }
   | { kind: 'unsure'; value: string; record: Item; why: string }
-  | { kind: 'missing'; why: string };
+  | { kind: 'missing'; why: string }
+  /**
+   * The value is only known from a response (a file name of a listing), and the response in view
+   * does not show it: the agent cannot tell that anything is missing, so it has nothing to do.
+   */
+  | { kind: 'unseen'; why: string };
 
 function newest<T>(list: readonly T[]): T | undefined {
   return list[list.length - 1];
@@ -109,10 +114,12 @@ const shownKey = (field: string) => field.split('.')[0] ?? field;
 
 /**
  * "The item whose `select.field` is X" (and whose other fields meet `select.and`): the newest such
- * record, else one without a selector field.
+ * record, else one without a selector field. When only a response states X (`need.in`
+ * observation: the file names of a listing), the agent knows X only by seeing it: it never names
+ * X while it cannot see it, and with the response in view but X not in it, it has no item left.
  */
 function resolveMatch(
-  { field, call, withField }: NeedScope,
+  { need, seen, field, call, withField }: NeedScope,
   select: Extract<NeedSelect, { kind: 'match' }>,
 ): Resolution {
   const conditions = [select, ...(select.and ?? [])];
@@ -147,6 +154,14 @@ function resolveMatch(
     };
   }
   const keys = [...new Set(conditions.map((c) => `\`${shownKey(c.field)}\``))].join(', ');
+  if (need.in === 'observation') {
+    const shown = seen
+      .records()
+      .some((r) => r.source.kind === 'observation' && r.source.call === call && r.plain !== true);
+    return shown
+      ? { kind: 'unseen', why: `no further ${call} item to handle in my context` }
+      : { kind: 'missing', why: `the ${call} result with its ${keys} is not in my context` };
+  }
   return { kind: 'missing', why: `no item with ${said} (${keys}) and its \`${field}\`` };
 }
 

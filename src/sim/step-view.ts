@@ -1,6 +1,6 @@
 import { decideBranch, type Item, type ReferenceNeed, type ReferencePlan } from '../bench/index.js';
 import { viewChoice } from './choice-view.js';
-import { pagingNote } from './list-gaps.js';
+import { pageRead } from './page-reads.js';
 import { resolveNeed, type Blocker } from './reference-needs.js';
 import type { Seen } from './seen.js';
 import { containsToken } from './text.js';
@@ -50,6 +50,11 @@ export type StepView = {
   args: Record<string, unknown>;
   notes: string[];
   blockers: Blocker[];
+  /**
+   * The agent has nothing to do at this step, as far as it can see (the list ended before this
+   * page, no item of a listing is left to handle): it goes on at plan step `to`.
+   */
+  skip?: { why: string; to: number };
 };
 
 /**
@@ -69,11 +74,15 @@ export function viewStep(
   const notes: string[] = [];
   const blockers: Blocker[] = [];
   const records = new Map<string, Item>();
+  let skip: StepView['skip'];
   for (const need of step.needs) {
     if (need.fromStep < 0 || need.fromStep >= index) continue;
     const r = resolveNeed(plan, need, seen);
     let value: string;
-    if (r.kind === 'missing') {
+    if (r.kind === 'unseen') {
+      skip ??= { why: r.why, to: index + 1 };
+      value = need.value;
+    } else if (r.kind === 'missing') {
       blockers.push({ fromStep: need.fromStep, why: r.why });
       value = guess(need);
     } else {
@@ -90,8 +99,9 @@ export function viewStep(
     notes.push(got.note);
     if (got.value !== choice.value) args = replaceValue(args, choice.value, got.value);
   }
-  const paging = pagingNote(plan, index, seen);
-  if (paging !== undefined) notes.push(paging);
+  const paging = pageRead(plan, index, seen);
+  if (paging.read && paging.note !== undefined) notes.push(paging.note);
+  if (!paging.read) skip ??= { why: paging.why, to: paging.to };
   const d = step.decision;
   if (d !== undefined) {
     const record = records.get(d.arg);
@@ -119,5 +129,5 @@ export function viewStep(
       blockers.push({ fromStep: doc, why: `how to call ${app}.${api} is not in my context` });
     }
   }
-  return { args, notes, blockers };
+  return { args, notes, blockers, ...(skip ? { skip } : {}) };
 }

@@ -47,6 +47,22 @@ function dedupe(needs: Need[]): Need[] {
   });
 }
 
+/**
+ * Where the agent learns which value a need is (issue 61): a selector whose values the
+ * instruction states is the task's; one whose remaining values an API documentation response
+ * read so far shows (an app's name, to pick its password) is the docs'; anything else (a file
+ * name of a listing, a number read in an email) only an earlier response shows.
+ */
+function needSource(need: Need, instruction: string, docs: readonly string[]): Need {
+  if (need.select?.kind !== 'match') return { ...need, in: 'observation' };
+  const text = instruction.toLowerCase();
+  const values = [need.select, ...(need.select.and ?? [])].map((c) => c.value.toLowerCase());
+  const unstated = values.filter((v) => !text.includes(v));
+  if (unstated.length === 0) return { ...need, in: 'task' };
+  const inDocs = unstated.every((v) => docs.some((d) => d.toLowerCase().includes(`"${v}"`)));
+  return { ...need, in: inDocs ? 'docs' : 'observation' };
+}
+
 /** The step's declared `reads`, checked to appear verbatim in the response they come from. */
 function readsOf(
   task: LoadedTask,
@@ -191,7 +207,10 @@ export function replayReference(task: LoadedTask, world: World): Replay {
     const decision = decisionOf(task, spec, scope);
     // A computed value is not copied: the choice, not its producer, stands for it.
     const chosen = new Set(choices.map((c) => c.value));
-    const needs = dedupe([...resolved.needs, ...reads]).filter((n) => !chosen.has(n.value));
+    const docs = observations.filter((_, i) => task.reference[i]?.app === 'api_docs');
+    const needs = dedupe([...resolved.needs, ...reads])
+      .filter((n) => !chosen.has(n.value))
+      .map((n) => needSource(n, task.instruction, docs));
     scope.steps.set(spec.id, { index, result: response.body });
     observations.push(renderResponse(response));
     callOf.set(spec.id, `${spec.app}.${spec.api}`);
