@@ -55,12 +55,17 @@ function dedupe(needs: Need[]): Need[] {
  */
 function needSource(need: Need, instruction: string, docs: readonly string[]): Need {
   if (need.select?.kind !== 'match') return { ...need, in: 'observation' };
-  const text = instruction.toLowerCase();
-  const values = [need.select, ...(need.select.and ?? [])].map((c) => c.value.toLowerCase());
-  const unstated = values.filter((v) => !text.includes(v));
+  const values = [need.select, ...(need.select.and ?? [])].map((c) => c.value);
+  // As a word: "emailed" does not state the mail account.
+  const unstated = values.filter((v) => !statesWord(instruction, v));
   if (unstated.length === 0) return { ...need, in: 'task' };
   const inDocs = unstated.every((v) => docs.some((d) => d.toLowerCase().includes(`"${v}"`)));
   return { ...need, in: inDocs ? 'docs' : 'observation' };
+}
+
+function statesWord(text: string, value: string): boolean {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'i').test(text);
 }
 
 /** The step's declared `reads`, checked to appear verbatim in the response they come from. */
