@@ -106,7 +106,8 @@ try {
     'acon/openai-agents': ['aconInputFilter', 'agentsModelCompressor', 'compressInput'],
   })) {
     const missing = names.filter((name) => !exported.get(entry)?.has(name));
-    if (missing.length > 0) fail(`ESM import: ${entry} lacks ${missing.join(', ')} (it exports: ${esm})`);
+    if (missing.length > 0)
+      fail(`ESM import: ${entry} lacks ${missing.join(', ')} (it exports: ${esm})`);
   }
   const cjs = run(
     process.execPath,
