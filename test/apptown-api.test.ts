@@ -298,6 +298,26 @@ describe('apptown episode', () => {
     expect(complete?.needs).toHaveLength(1);
   });
 
+  it('says where the agent learns each value it needs (issue 61)', async () => {
+    const plan = await bench.referencePlan('mail-pay-share-1');
+    const needs = plan.steps.flatMap((s) => s.needs);
+    // "Wallet" is in the instruction, so its password is selected by a value the task states;
+    // "mail" is not, and no docs response was read, so only the passwords response shows it.
+    const byAccount = (name: string) =>
+      needs.find(
+        (n) =>
+          n.select?.kind === 'match' &&
+          n.select.field === 'account_name' &&
+          n.select.value === name,
+      );
+    expect(byAccount('wallet')?.in).toBe('task');
+    expect(byAccount('mail')?.in).toBe('observation');
+    // A value read by position or out of a response's text is an observation's.
+    expect(
+      needs.filter((n) => n.select?.kind !== 'match').every((n) => n.in === 'observation'),
+    ).toBe(true);
+  });
+
   it('lists values an agent reads out of text as needs too', async () => {
     const plan = await bench.referencePlan('mail-pay-share-1');
     const pay = plan.steps.find((s) => (s.args as { api?: string }).api === 'send_money');

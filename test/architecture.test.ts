@@ -134,7 +134,7 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
   'llm/linked-signal.ts: children': TRANSPORT,
   'llm/retry.ts: RETRYABLE_STATUS': TRANSPORT,
   'llm/wire-request.ts: jsonOf': TRANSPORT,
-  'sim/agent.ts: errorReplies': SIM_CACHE,
+  'sim/error-reply.ts: errorReplies': SIM_CACHE,
   'sim/analyzer.ts: CALL_KEYS': SIM_LOOKUP,
   'sim/compressor.ts: SERVICE_APPS': SIM_LOOKUP,
   'sim/list-gaps.ts: PAGE_ARGS': SIM_LOOKUP,

@@ -12,6 +12,7 @@ export type {
   ChoiceCondition,
   NeedSelect,
   ReferenceNeed,
+  NeedSource,
 } from './types.js';
 export {
   hasScenarios,

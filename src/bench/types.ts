@@ -80,7 +80,18 @@ export type ReferenceNeed = {
   select?: NeedSelect;
   /** The argument key it is passed as. */
   arg?: string;
+  /**
+   * Where the agent learns which value it needs (issue 61): `task`, the instruction states the
+   * selector's value ("my Road Trip playlist"); `docs`, the API documentation does (an app's
+   * name); `observation`, only an earlier response shows it (a file name in a listing, a phone
+   * number in an email's body), so the agent cannot name a value it no longer sees.
+   * @default 'observation'
+   */
+  in?: NeedSource;
 };
+
+/** Where a need's value is stated to the agent (see ReferenceNeed.in). */
+export type NeedSource = 'task' | 'docs' | 'observation';
 
 /**
  * A declared decision (issue 22): which API a step calls depends on a field of the record its

@@ -20,6 +20,12 @@ export const ConditionMetricsSchema = z.object({
   meanSteps: z.number(),
   /** meanSteps / meanSteps(raw): trajectory elongation (seed 001); null without raw. */
   stepsVsRaw: z.number().nullable(),
+  /**
+   * Rollouts stopped at the step cap (`agent.max_steps`), printed beside the steps ratio: a
+   * rollout stopped there measures the cap, not the agent (issue 61). Absent where the stored rows
+   * were not read (the figure is counted from their status).
+   */
+  atStepCap: z.number().int().optional(),
   /** Billed USD per task (call-cache hits cost 0, so it depends on what ran first). */
   costPerTask: z.number(),
   /** Full USD per task (full-cost.ts); null when a rollout has none. */

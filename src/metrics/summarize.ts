@@ -23,19 +23,24 @@ export function summarizeRun(
 ): ConditionMetrics[] {
   const byCondition = new Map<string, RolloutMetrics[]>();
   const outcomes = new Map<string, ScenarioOutcome[]>();
+  const atCap = new Map<string, number>();
   for (const row of store.rollouts(runId)) {
     if (taskIds && !taskIds.has(row.task_id)) continue;
     // Pushed, not copied: a copy per row made a 10,000-rollout run quadratic.
     const metrics = byCondition.get(row.condition) ?? [];
     const outcome = outcomes.get(row.condition) ?? [];
     metrics.push(row.metrics);
+    if (row.status === 'max_steps') atCap.set(row.condition, (atCap.get(row.condition) ?? 0) + 1);
     outcome.push({ taskId: row.task_id, success: row.metrics.success });
     byCondition.set(row.condition, metrics);
     outcomes.set(row.condition, outcome);
   }
   const raw = byCondition.get(rawCondition);
   const rows = conditions.map((c) => {
-    const m = conditionMetrics(c, byCondition.get(c) ?? [], { seed, raw });
+    const m = {
+      ...conditionMetrics(c, byCondition.get(c) ?? [], { seed, raw }),
+      atStepCap: atCap.get(c) ?? 0,
+    };
     return scenarios ? { ...m, sgc: scenarioGoalCompletion(outcomes.get(c) ?? []).sgc } : m;
   });
   return withPareto(rows);

@@ -81,4 +81,16 @@ describe('conditionTable failures (issue #54)', () => {
     });
     expect(clean).not.toMatch(/comp fail|ctx limit/);
   });
+
+  it('prints the steps ratio with the rollouts that ended at the step cap (issue 61)', () => {
+    const raw = [rollout([]), rollout([])];
+    const rows = [
+      conditionMetrics('raw', raw, { seed: 1, raw }),
+      { ...conditionMetrics('fifo', raw, { seed: 1, raw }), atStepCap: 1 },
+    ];
+    const [, , rawLine, fifoLine] = conditionTable(rows, p, { wide: true }).split('\n').slice(1);
+    expect(fifoLine).toContain('1.00×, 1/2 at the cap');
+    expect(rawLine).toContain('1.00×');
+    expect(rawLine).not.toContain('at the cap');
+  });
 });

@@ -148,7 +148,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
       key: 'stepsVsRaw',
       label: '×steps',
       note: 'steps ÷ raw steps',
-      value: (r) => (r.stepsVsRaw === null ? undefined : `${r.stepsVsRaw.toFixed(2)}×`),
+      value: (r) => (r.stepsVsRaw === null ? undefined : stepsRatio(r)),
       align: 'right',
       priority: 5,
     },
@@ -269,4 +269,14 @@ export function verdictText(verdict: string, opts: FitOptions = {}): string {
   const limit = opts.wide ? Number.POSITIVE_INFINITY : (opts.width ?? 100);
   const lines = wrapLine(`verdict ${verdict}`, limit - 2);
   return `${lines.map((l, i) => (i === 0 ? l : `  ${l}`)).join('\n')}\n`;
+}
+
+/**
+ * The steps ratio with the rollouts that ended at the step cap as a second number ("1.25×, 22/40
+ * at the cap"), when any did: their steps are the cap's, not the agent's (issue 61).
+ */
+function stepsRatio(r: ConditionMetrics): string {
+  const ratio = `${(r.stepsVsRaw ?? 0).toFixed(2)}×`;
+  const atCap = r.atStepCap ?? 0;
+  return atCap > 0 ? `${ratio}, ${atCap}/${r.tasks} at the cap` : ratio;
 }

@@ -638,3 +638,97 @@ describe('a value read out of a response (issue 61)', () => {
     expect(next(after(cut, contacts))).toMatchObject({ api: 'show_thread' });
   });
 });
+
+describe('simAgentTurn knows only what it was told (issue 61)', () => {
+  /** list files → move a.pdf → move b.pdf → answer; the file names only the listing states. */
+  const move = (name: string, id: number): ReferencePlan['steps'][number] => ({
+    tool: 'call_api',
+    args: { app: 'files', api: 'move', args: { file_id: id } },
+    needs: [
+      {
+        value: String(id),
+        fromStep: 0,
+        field: 'id',
+        select: { kind: 'match', field: 'name', value: name, prefix: false },
+        arg: 'file_id',
+        in: 'observation',
+      },
+    ],
+  });
+  const FILES: ReferencePlan = {
+    steps: [
+      { tool: 'call_api', args: { app: 'files', api: 'list', args: {} }, needs: [] },
+      move('a.pdf', 11),
+      move('b.pdf', 12),
+      { tool: 'complete_task', args: { answer: null, status: 'success' }, needs: [] },
+    ],
+  };
+  const listed = (items: unknown[]): ChatMessage[] => [
+    ...head,
+    {
+      role: 'assistant',
+      content: 'Step 1 of 4: calling files.list.',
+      tool_calls: [
+        {
+          id: 'c0',
+          type: 'function',
+          function: { name: 'call_api', arguments: JSON.stringify(FILES.steps[0]!.args) },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c0', content: JSON.stringify({ items }) },
+  ];
+  const next = (m: ChatMessage[]) => simAgentTurn(FILES, m, { ...CTX, step: 1 }, OPTS);
+
+  it('passes over an item only a response named when the response in view no longer shows it', () => {
+    const msg = next(listed([{ id: 12, name: 'b.pdf' }]));
+    expect(JSON.parse(msg.tool_calls![0]!.function.arguments)).toMatchObject({
+      args: { file_id: 12 },
+    });
+    expect(msg.content).toMatch(/^Step 3 of 4: .*Nothing to do at step 2 /);
+    // It never names the value it could not see.
+    expect(msg.content).not.toContain('a.pdf');
+  });
+
+  it('re-reads the listing when it no longer sees it, without naming the value', () => {
+    const m = listed([]);
+    m[m.length - 1] = {
+      role: 'tool',
+      tool_call_id: 'c0',
+      content: 'Previous 3 lines omitted for brevity.',
+    };
+    const msg = next(m);
+    expect(msg.content).toMatch(/re-fetching it/);
+    expect(msg.content).not.toContain('a.pdf');
+  });
+
+  it('stops paging where the page it sees says the list ended, whatever its plan has', () => {
+    const page = (p: number) => ({
+      tool: 'call_api',
+      args: { app: 'files', api: 'list', args: { page_index: p, page_limit: 2 } },
+      needs: [],
+    });
+    const PAGED: ReferencePlan = {
+      steps: [page(0), page(1), page(2), FILES.steps[3]!],
+    };
+    const m = listed([]);
+    m[m.length - 1] = {
+      role: 'tool',
+      tool_call_id: 'c0',
+      content: JSON.stringify({ has_more: false, items: [{ id: 11, name: 'a.pdf' }] }),
+    };
+    m[m.length - 2] = {
+      ...m[m.length - 2]!,
+      tool_calls: [
+        {
+          id: 'c0',
+          type: 'function',
+          function: { name: 'call_api', arguments: JSON.stringify(page(0).args) },
+        },
+      ],
+    } as ChatMessage;
+    const msg = simAgentTurn(PAGED, m, { ...CTX, step: 1 }, OPTS);
+    expect(msg.tool_calls![0]!.function.name).toBe('complete_task');
+    expect(msg.content).toContain('Nothing to do at step 2-3 (files.list has no page 1');
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
-import { listGaps, pagingNote } from './list-gaps.js';
+import { listGaps } from './list-gaps.js';
 import { visibleActions, visibleRecords } from './records.js';
 
 /**
@@ -245,16 +245,5 @@ describe('pages the agent cannot compute over', () => {
     };
     const m = [call('a', 0), refused, call('b', 1), result('b', 1, [contact(3)])];
     expect(gaps(m).map((g) => g.fromStep)).toEqual([0]);
-  });
-});
-
-describe('pagingNote', () => {
-  it('says it reads the next page because the previous one had more', () => {
-    const m = [call('a', 0), result('a', 0, [contact(1), contact(2)])];
-    const seen = { records: () => visibleRecords(m), actions: () => visibleActions(m) };
-    expect(pagingNote(PLAN, 1, seen)).toBe('`has_more` was true on page 0');
-    expect(pagingNote(PLAN, 0, seen)).toBeUndefined();
-    const none = { records: () => [], actions: () => [] };
-    expect(pagingNote(PLAN, 1, none)).toBeUndefined();
   });
 });

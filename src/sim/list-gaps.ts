@@ -32,13 +32,13 @@ type Seen = {
 /** Arguments that say which page of a list to read: never data copied from a response. */
 export const PAGE_ARGS = new Set(['page_index', 'page_limit']);
 
-function pageOf(args: Record<string, unknown>): number {
+export function pageOf(args: Record<string, unknown>): number {
   const p = Number(args.page_index ?? 0);
   return Number.isInteger(p) && p >= 0 ? p : 0;
 }
 
 /** Same list: the same arguments apart from the page and the credentials. */
-function sameList(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+export function sameList(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const k of keys) {
     if (PAGE_ARGS.has(k) || /token|password/i.test(k)) continue;
@@ -339,32 +339,4 @@ function fieldsText(choice: ReferenceChoice): string {
   return choiceFields(choice)
     .map((f) => `\`${f}\``)
     .join(' or ');
-}
-
-/**
- * Why the agent reads page k of a list (k > 0), as its reasoning says it: the previous page's
- * `has_more`, or the `total_pages` a response showed. `undefined` when it cannot see either (it
- * pages on as the task's intent says, without a reason to give).
- */
-export function pagingNote(plan: ReferencePlan, index: number, seen: Seen): string | undefined {
-  const step = plan.steps[index];
-  if (step === undefined) return undefined;
-  const { call, args } = stepCallOf(step);
-  const page = pageOf(args);
-  if (args.page_index === undefined || page === 0) return undefined;
-  let note: string | undefined;
-  for (const r of seen.records()) {
-    const s = r.source;
-    const ours =
-      (s.kind === 'observation' && s.call === call && sameList(s.args, args)) ||
-      (s.kind === 'summary' && s.call === call);
-    if (!ours || r.list !== undefined || r.plain === true) continue;
-    const at = s.kind === 'observation' ? pageOf(s.args) : Number(r.fields.page_index);
-    if (r.fields.has_more === 'true' && at === page - 1) {
-      note = `\`has_more\` was true on page ${page - 1}`;
-    } else if (Number(r.fields.total_pages) > page && note === undefined) {
-      note = `\`total_pages\` is ${r.fields.total_pages}`;
-    }
-  }
-  return note;
 }

@@ -149,6 +149,7 @@ export type Need = {
   field?: string;
   select?: NeedSelect;
   arg?: string;
+  in?: 'task' | 'docs' | 'observation';
 };
 
 export type Scope = {

@@ -47,6 +47,27 @@ function dedupe(needs: Need[]): Need[] {
   });
 }
 
+/**
+ * Where the agent learns which value a need is (issue 61): a selector whose values the
+ * instruction states is the task's; one whose remaining values an API documentation response
+ * read so far shows (an app's name, to pick its password) is the docs'; anything else (a file
+ * name of a listing, a number read in an email) only an earlier response shows.
+ */
+function needSource(need: Need, instruction: string, docs: readonly string[]): Need {
+  if (need.select?.kind !== 'match') return { ...need, in: 'observation' };
+  const values = [need.select, ...(need.select.and ?? [])].map((c) => c.value);
+  // As a word: "emailed" does not state the mail account.
+  const unstated = values.filter((v) => !statesWord(instruction, v));
+  if (unstated.length === 0) return { ...need, in: 'task' };
+  const inDocs = unstated.every((v) => docs.some((d) => d.toLowerCase().includes(`"${v}"`)));
+  return { ...need, in: inDocs ? 'docs' : 'observation' };
+}
+
+function statesWord(text: string, value: string): boolean {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'i').test(text);
+}
+
 /** The step's declared `reads`, checked to appear verbatim in the response they come from. */
 function readsOf(
   task: LoadedTask,
@@ -191,7 +212,10 @@ export function replayReference(task: LoadedTask, world: World): Replay {
     const decision = decisionOf(task, spec, scope);
     // A computed value is not copied: the choice, not its producer, stands for it.
     const chosen = new Set(choices.map((c) => c.value));
-    const needs = dedupe([...resolved.needs, ...reads]).filter((n) => !chosen.has(n.value));
+    const docs = observations.filter((_, i) => task.reference[i]?.app === 'api_docs');
+    const needs = dedupe([...resolved.needs, ...reads])
+      .filter((n) => !chosen.has(n.value))
+      .map((n) => needSource(n, task.instruction, docs));
     scope.steps.set(spec.id, { index, result: response.body });
     observations.push(renderResponse(response));
     callOf.set(spec.id, `${spec.app}.${spec.api}`);
