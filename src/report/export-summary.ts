@@ -1,5 +1,6 @@
 import pc from 'picocolors';
-import { fitTable, type Column, type FitOptions, modelLabel } from './index.js';
+import { fitTable, type Column, type FitOptions } from './fit-table.js';
+import { modelLabel } from './table.js';
 import type { LintReport, ExportSummary } from '../export/index.js';
 
 const int = (n: number) => n.toLocaleString('en-US');

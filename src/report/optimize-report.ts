@@ -1,13 +1,6 @@
 import type { OptimizeResult } from '../optimize/index.js';
-import {
-  wrapLine,
-  type FitOptions,
-  conditionColumns,
-  PEAK_NOTE,
-  resultTable,
-  runIdLine,
-  SIMULATED_NOTE,
-} from './index.js';
+import { wrapLine, type FitOptions } from './fit-table.js';
+import { conditionColumns, PEAK_NOTE, resultTable, runIdLine, SIMULATED_NOTE } from './table.js';
 import type { ConditionMetrics } from '../domain/index.js';
 import { verdictLine, versionVerdictRows } from '../metrics/index.js';
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { SourcedFacts } from './fields.js';
+import type { SourcedFacts } from './fact.js';
 import { detached } from './text.js';
 
 /**

@@ -1,6 +1,9 @@
 import { isShapeItem } from '../bench/index.js';
 import { abbreviate, containsToken, isOpaque } from './text.js';
 import type { CompressorMemo } from './compressor-memo.js';
+import type { Fact, SourcedFacts } from './fact.js';
+
+export type { Fact, SourcedFacts } from './fact.js';
 import { verdictFor, type GuidelineReading, type Verdict } from './guideline-reading.js';
 import { defaultKeeps, shorten } from './judgement.js';
 
@@ -157,9 +160,6 @@ export function filterLines(text: string, policy: FieldPolicy): string {
   return out.join('\n');
 }
 
-/** One fact line of a summary: the kept scalar fields of one JSON object. */
-export type Fact = { key: string; value: string };
-
 /**
  * The facts of one JSON object after filtering, and where it sits in the response when that is
  * inside a list's item: `songs[0]` (the first item of the `songs` list), `songs[0].album` (the
@@ -227,13 +227,6 @@ export function formatFactLine(
 export function parseFactLine(line: string): readonly Fact[] {
   return parseSourcedFactLine(line)?.facts ?? [];
 }
-
-export type SourcedFacts = {
-  readonly source: string | null;
-  /** Where the object sits inside a list's item (`songs[0]`, `songs[0].album`), see FactGroup. */
-  readonly path: string | null;
-  readonly facts: readonly Fact[];
-};
 
 /** Longer lines are parsed every time rather than remembered. */
 const FACT_LINE_MAX_CHARS = 2_048;

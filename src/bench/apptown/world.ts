@@ -1,5 +1,5 @@
 import { mulberry32 } from '../../seeded-random.js';
-import { ArgSchemas } from './apps/api-docs.js';
+import { ArgSchemas } from './arg-schemas.js';
 import { IdAllocator } from './ids.js';
 import type { Profile, TableName, Tables } from './records.js';
 

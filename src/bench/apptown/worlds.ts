@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { ArgSchemas } from './apps/api-docs.js';
+import { ArgSchemas } from './arg-schemas.js';
 import { generateTables } from './seed-data.js';
 import type { Tables } from './records.js';
 import { initialIds, World } from './world.js';

@@ -1,21 +1,8 @@
 import { z } from 'zod';
 import { ApiError, defineApi, type Api, type App } from '../api.js';
 import type { World } from '../world.js';
-
-type JsonSchema = {
-  type?: string | string[];
-  description?: string;
-  default?: unknown;
-  enum?: unknown[];
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  minItems?: number;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-};
+import type { ArgSchemas} from '../arg-schemas.js';
+import { type JsonSchema } from '../arg-schemas.js';
 
 /** zod's safe-integer bounds say nothing to a reader; only real limits are shown. */
 const MEANINGFUL_BOUND = 1e12;
@@ -25,24 +12,6 @@ function typeName(s: JsonSchema): string {
   if (s.type === 'array') return `list[${s.items ? typeName(s.items) : 'any'}]`;
   if (Array.isArray(s.type)) return s.type.join(' | ');
   return s.type ?? 'any';
-}
-
-/**
- * JSON schemas of argument schemas, once each: they never change, and converting one costs more
- * than a whole API call (every task's reference replay reads several API docs). The worlds of
- * one benchmark share one (src/bench/apptown/worlds.ts).
- */
-export class ArgSchemas {
-  private readonly schemas = new WeakMap<Api['args'], JsonSchema>();
-
-  of(args: Api['args']): JsonSchema {
-    let schema = this.schemas.get(args);
-    if (!schema) {
-      schema = z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
-      this.schemas.set(args, schema);
-    }
-    return schema;
-  }
 }
 
 /** One row per parameter, the way API references print them. */
