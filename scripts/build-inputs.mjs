@@ -17,7 +17,7 @@ export const STAMP = 'dist/.build-inputs.json';
 // Everything the build reads: the compiled sources, the compiler's settings and version (through
 // the lock file), the task files that scripts/task-yaml-index.mjs indexes, and that script.
 const INPUT_DIRS = [
-  ['src', /\.(ts|mts|cts)$/],
+  ['src', /\.(ts|mts|cts|json)$/],
   ['tasks', /\.ya?ml$/],
 ];
 const INPUT_FILES = [

@@ -89,13 +89,25 @@ try {
     ],
     consumer,
   );
-  for (const expected of [
-    'acon:applyPlan,createContextCompressor,loadGuidelines',
-    'acon/ai-sdk:aconMiddleware,compressPrompt,languageModelCompressor',
-    'acon/langchain:aconMiddleware,chatModelCompressor,compressMessages',
-    'acon/openai-agents:aconInputFilter,agentsModelCompressor,compressInput',
-  ]) {
-    if (!esm.includes(expected)) fail(`ESM import: expected ${expected} in ${esm}`);
+  // Each entry must export at least these names; an entry may export more (the list grows).
+  const exported = new Map(
+    esm
+      .trim()
+      .split(' ')
+      .map((part) => {
+        const [entry, names] = part.split(':');
+        return [entry, new Set(names.split(','))];
+      }),
+  );
+  for (const [entry, names] of Object.entries({
+    acon: ['applyPlan', 'createContextCompressor', 'loadGuidelines'],
+    'acon/ai-sdk': ['aconMiddleware', 'compressPrompt', 'languageModelCompressor'],
+    'acon/langchain': ['aconMiddleware', 'chatModelCompressor', 'compressMessages'],
+    'acon/openai-agents': ['aconInputFilter', 'agentsModelCompressor', 'compressInput'],
+  })) {
+    const missing = names.filter((name) => !exported.get(entry)?.has(name));
+    if (missing.length > 0)
+      fail(`ESM import: ${entry} lacks ${missing.join(', ')} (it exports: ${esm})`);
   }
   const cjs = run(
     process.execPath,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WorldCache } from '../src/bench/apptown/worlds.js';
 import { buildAlone, TEMPLATES, worldSeeds } from '../scripts/bench/apptown-tasks/index.js';
 
 /**
@@ -10,9 +11,10 @@ import { buildAlone, TEMPLATES, worldSeeds } from '../scripts/bench/apptown-task
 describe('apptown task templates', () => {
   it.each([0, 41])('build or report no candidate on the first world of set %i', (set) => {
     const seed = worldSeeds(set)[0]!;
+    const worlds = new WorldCache();
     const outcomes = TEMPLATES.map((t) => {
       try {
-        return buildAlone(t, seed) ? 'built' : 'none';
+        return buildAlone(t, seed, worlds) ? 'built' : 'none';
       } catch (err) {
         return `${t.slug}: ${(err as Error).message}`;
       }

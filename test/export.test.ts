@@ -6,11 +6,11 @@ import { countMessageTokens } from '../src/llm/tokenizer.js';
 import {
   exportDataset,
   lintFile,
-  renderExportSummary,
   type ExportFormat,
   type ExportOptions,
   type ExportRole,
 } from '../src/export/index.js';
+import { renderExportSummary } from '../src/report/export-summary.js';
 import { SqliteRunStore } from '../src/store/run-store.js';
 import {
   buildFixture,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { infraFailures } from '../src/store/index.js';
 import { optimize } from '../src/optimize/optimize.js';
-import { optimizeReport } from '../src/optimize/optimize-report.js';
+import { optimizeReport } from '../src/report/optimize-report.js';
 import { rolloutKey } from '../src/store/run-store.js';
 import { FakeOpenAiServer, reply, type FakeHandler } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';

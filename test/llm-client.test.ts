@@ -1,3 +1,4 @@
+import type { Clock } from '../src/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../src/config/schema.js';
 import {
@@ -10,20 +11,19 @@ import {
 import {
   createLlmClient,
   OpenAiProvider,
-  type Clock,
   type CreateLlmClientOptions,
   type LlmProvider,
   type ProviderRequest,
 } from '../src/llm/index.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
-import { MemoryCallStore } from './fakes/memory-call-store.js';
+import { RecordingCallStore } from './fakes/recording-call-store.js';
 
 const KEY = 'sk-test-SECRET-123';
 const ctx = { role: 'agent', runId: 'run-1', taskId: 't1', step: 0 } as const;
 const ask = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 
 /** Real time for latency, but backoff sleeps are recorded and skipped. */
-function skippingClock(): Clock & { sleeps: number[] } {
+function skippingClock(): Pick<Clock, 'now' | 'sleep'> & { sleeps: number[] } {
   const sleeps: number[] = [];
   return { sleeps, now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
 }
@@ -38,12 +38,12 @@ function configFor(server: FakeOpenAiServer, over: Record<string, unknown> = {})
 
 describe('createLlmClient with the openai provider', () => {
   let server: FakeOpenAiServer;
-  let store: MemoryCallStore;
+  let store: RecordingCallStore;
   let clock: ReturnType<typeof skippingClock>;
 
   beforeEach(async () => {
     server = await FakeOpenAiServer.start();
-    store = new MemoryCallStore();
+    store = new RecordingCallStore();
     clock = skippingClock();
   });
 
@@ -314,7 +314,7 @@ class EchoSimProvider implements LlmProvider {
 describe('createLlmClient with a simulated provider', () => {
   it('records every call, bypasses the cache and the HTTP limits, and costs nothing', async () => {
     const sim = new EchoSimProvider();
-    const store = new MemoryCallStore();
+    const store = new RecordingCallStore();
     const config = ConfigSchema.parse({
       endpoints: { default: { base_url: 'http://127.0.0.1:9/v1', concurrency: 1, rpm: 1 } },
     });
@@ -333,7 +333,7 @@ describe('createLlmClient with a simulated provider', () => {
     const sim = new EchoSimProvider();
     let commit!: () => void;
     let fail!: (err: Error) => void;
-    const store = new (class extends MemoryCallStore {
+    const store = new (class extends RecordingCallStore {
       committed() {
         return new Promise<void>((res, rej) => ((commit = res), (fail = rej)));
       }
@@ -369,7 +369,7 @@ describe('createLlmClient with a simulated provider', () => {
       provider: 'openai',
       roles: { agent: { model: 'x', provider: 'sim' } },
     });
-    const llm = createLlmClient({ config, providers: { sim }, store: new MemoryCallStore() });
+    const llm = createLlmClient({ config, providers: { sim }, store: new RecordingCallStore() });
     await expect(llm.chat(ask('hi'), ctx)).resolves.toMatchObject({ provider: 'sim', model: 'x' });
     // The analyzer falls back to `openai`, which was not given: a recorded error, not a crash.
     await expect(llm.chat(ask('hi'), { ...ctx, role: 'analyzer' })).rejects.toThrow(

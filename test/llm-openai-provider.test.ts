@@ -1,19 +1,22 @@
+import type { Clock } from '../src/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema, EndpointSchema } from '../src/config/schema.js';
 import { ConfigError, ProviderError } from '../src/errors.js';
 import {
   createLlmClient,
   OpenAiProvider,
-  type Clock,
   type ProviderRequest,
   type ToolDef,
 } from '../src/llm/index.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
-import { MemoryCallStore } from './fakes/memory-call-store.js';
+import { RecordingCallStore } from './fakes/recording-call-store.js';
 
 const KEY = 'sk-test-SECRET-123';
 const ctx = { role: 'agent', runId: 'run-1' } as const;
-const noWait: Clock = { now: () => Date.now(), sleep: async () => undefined };
+const noWait: Pick<Clock, 'now' | 'sleep'> = {
+  now: () => Date.now(),
+  sleep: async () => undefined,
+};
 
 const payTool: ToolDef = {
   type: 'function',
@@ -237,7 +240,7 @@ describe('the API key', () => {
         provider: 'openai',
         endpoints: { default: { base_url: server.url, max_retries: 1 } },
       });
-      const store = new MemoryCallStore();
+      const store = new RecordingCallStore();
       const openai = new OpenAiProvider({
         endpoints: config.endpoints,
         env: { OPENAI_API_KEY: KEY },

@@ -1,7 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMcp, type McpEpisode, type Timers } from '../src/bench/mcp/index.js';
+import type { Clock } from '../src/clock.js';
+import { createMcp, type McpEpisode } from '../src/bench/mcp/index.js';
 import type { ReferencePlan } from '../src/bench/types.js';
 import { countTokens } from '../src/llm/tokenizer.js';
 import { runConditions } from '../src/experiment/run-conditions.js';
@@ -167,7 +168,7 @@ describe('a server that fails mid-rollout', () => {
 
   it('fails a call that outlives its timeout (injected timers) and stops the rollout', async () => {
     const pending: { fn: () => void; ms: number }[] = [];
-    const timers: Timers = {
+    const timers: Pick<Clock, 'setTimeout' | 'clearTimeout'> = {
       setTimeout: (fn, ms) => {
         const t = { fn, ms };
         pending.push(t);

@@ -1,10 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApptown } from '../src/bench/apptown/index.js';
 import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { writeWordTokenizer } from './helpers/word-tokenizer.js';
 import { SHORT_TASKS_DIR, SHORT_TASKS_ENV, taskResolver } from './helpers/env.js';
 
 /**
@@ -104,6 +105,8 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
       { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
     );
     expect(res.code, res.stderr).toBe(0);
+    // The fake counts prompts in o200k, as acon does: no tokenizer warning.
+    expect(res.stderr).not.toMatch(/prompt tokens on its first/);
     const chats = fake.chatRequests;
     expect(sentBy(chats, 'o4-mini').length).toBeGreaterThan(0);
     expect(sentBy(chats, 'gpt-5-mini').length).toBeGreaterThan(0);
@@ -241,5 +244,48 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
       if (v.parent !== null) children.set(v.parent, (children.get(v.parent) ?? 0) + 1);
     }
     expect(Math.max(0, ...children.values()), log.stdout).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('a tokenizer that is not the model’s (issue #54)', () => {
+  it('warns once on stderr, naming the setting, when the reported prompt tokens are >10% off', async () => {
+    const fake = await start();
+    const cwd = tempDir();
+    config(cwd, fake.url, {
+      agent: 'gpt-4.1',
+      obs_compressor: 'gpt-4.1',
+      hist_compressor: 'gpt-4.1',
+    });
+    // The agent counts in a word-level tokenizer while the server reports o200k counts.
+    const path = writeWordTokenizer(cwd);
+    const file = join(cwd, 'acon.config.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        '  agent:\n    model: gpt-4.1\n',
+        `  agent:\n    model: gpt-4.1\n    tokenizer: hf:${path}\n`,
+      ),
+    );
+    const res = await runAcon(
+      [
+        'run',
+        '--bench',
+        'apptown',
+        '--split',
+        'dev',
+        '--strategy',
+        'raw',
+        '--max-tasks',
+        '1',
+      ].concat(['--provider', 'openai', '--yes']),
+      { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const warnings = res.stderr.split('\n').filter((l) => l.includes('prompt tokens on its first'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /the agent model reported .* acon counted .* in hf:model\/tokenizer\.json/,
+    );
+    expect(warnings[0]).toMatch(/set roles\.agent\.tokenizer or endpoints\.default\.tokenizer/);
   });
 });

@@ -1,7 +1,8 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompressionPlan, ContextCompressor } from '../src/runtime/context-compressor.js';
-import type { ProxyLimits, ProxyTimers } from '../src/runtime/proxy/limits.js';
+import type { Clock } from '../src/clock.js';
+import type { ProxyLimits } from '../src/runtime/proxy/limits.js';
 import { ProxyServer } from '../src/runtime/proxy/proxy-server.js';
 import { listenOnLoopback } from './helpers/loopback.js';
 
@@ -13,7 +14,7 @@ import { listenOnLoopback } from './helpers/loopback.js';
  */
 
 /** Timers a test fires by hand; `whenSet(ms)` resolves once a timer of that length is set. */
-class ManualTimers implements ProxyTimers {
+class ManualTimers implements Pick<Clock, 'setTimeout' | 'clearTimeout'> {
   private next = 1;
   private readonly pending = new Map<number, { fn: () => void; ms: number }>();
   private readonly waiting: { ms: number; resolve: () => void }[] = [];
@@ -104,7 +105,11 @@ async function upstream(hold = false): Promise<Upstream> {
 
 async function proxy(
   up: Upstream,
-  opts: { limits?: Partial<ProxyLimits>; timers?: ProxyTimers; compressor?: ContextCompressor },
+  opts: {
+    limits?: Partial<ProxyLimits>;
+    timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+    compressor?: ContextCompressor;
+  },
   log: string[] = [],
 ): Promise<{ server: ProxyServer; url: string }> {
   const server = new ProxyServer({

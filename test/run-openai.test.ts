@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { conditionMetrics, rolloutMetrics } from '../src/report/metrics.js';
+import { conditionMetrics, rolloutMetrics } from '../src/metrics/metrics.js';
 import { runConditions } from '../src/experiment/run-conditions.js';
 import { systemTokens } from '../src/experiment/rollouts.js';
 import type { ToolDef } from '../src/llm/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runConditions } from '../src/experiment/run-conditions.js';
-import type { ConditionMetrics } from '../src/report/metrics.js';
+import type { ConditionMetrics } from '../src/domain/condition-metrics.js';
 import { conditionTable } from '../src/report/table.js';
 import { makeEnv } from './helpers/env.js';
 

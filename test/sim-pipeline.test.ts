@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createStrategy, defaultContextOptions } from '../src/agent/context/index.js';
 import { runEpisode, type EpisodeResult } from '../src/agent/loop.js';
-import { readGuideline } from '../src/sim/vocabulary.js';
+import { readGuideline } from '../src/sim/guideline-reading.js';
 import { createSimProvider } from '../src/sim/index.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import {

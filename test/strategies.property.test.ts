@@ -4,6 +4,7 @@ import { createStrategy, defaultContextOptions } from '../src/agent/context/inde
 import { StrategyNameSchema } from '../src/agent/context/strategy.js';
 import type { Trajectory, Turn } from '../src/domain/trajectory.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../src/llm/types.js';
+import { mulberry32 } from '../src/seeded-random.js';
 import {
   charTokens,
   historySummary,
@@ -12,16 +13,9 @@ import {
   ScriptedLlm,
 } from './fakes/scripted-llm.js';
 
-/** mulberry32: a tiny seeded PRNG, so every failure reproduces from its seed. */
+/** acon's seeded PRNG, so every failure reproduces from its seed. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { RolloutShow } from '../src/report/rollout-view.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 import { SHORT_TASKS_ENV } from './helpers/env.js';
+import { wordCount, writeWordTokenizer } from './helpers/word-tokenizer.js';
 
 /**
  * Issue #54: thresholds and peaks are counted in the agent's tokenizer, and the result names it.
@@ -14,8 +15,7 @@ import { SHORT_TASKS_ENV } from './helpers/env.js';
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const T_OBS = 64;
 
-async function runWith(tokenizer: string | undefined) {
-  const cwd = tempDir();
+async function runWith(tokenizer: string | undefined, cwd = tempDir()) {
   const agent = tokenizer ? `  agent:\n    model: gpt-4.1\n    tokenizer: ${tokenizer}\n` : '';
   writeFileSync(
     join(cwd, 'acon.config.yaml'),
@@ -81,5 +81,41 @@ describe('the agent tokenizer (tokenizer: cl100k)', () => {
       .filter((e) => e.kind === 'obs');
     expect(obs.length).toBeGreaterThan(0);
     for (const e of obs) expect(e.inputTokens).toBe(o200k.countTokens(e.input, PLAIN));
+  });
+});
+
+describe("the model's own tokenizer (tokenizer: hf:PATH)", () => {
+  it('fires T_obs at the counts of that tokenizer.json and names it in the provenance', async () => {
+    const cwd = tempDir();
+    const path = writeWordTokenizer(cwd);
+    const { stdout, views } = await runWith(`hf:${path}`, cwd);
+    expect(stdout).toMatch(new RegExp(`· tokens\\s+hf:${path.replace('.', '\\.')}`));
+    const obs = views
+      .flatMap((v) => v.steps.flatMap((s) => s.compressions))
+      .filter((e) => e.kind === 'obs');
+    expect(obs.length).toBeGreaterThan(0);
+    let differs = 0;
+    for (const e of obs) {
+      expect(e.inputTokens).toBe(wordCount(e.input));
+      expect(e.inputTokens).toBeGreaterThan(T_OBS);
+      if (o200k.countTokens(e.input, PLAIN) !== e.inputTokens) differs += 1;
+    }
+    expect(differs).toBeGreaterThan(0);
+  });
+
+  it('stops before storing anything when the file is not there, naming it', async () => {
+    const cwd = tempDir();
+    writeFileSync(
+      join(cwd, 'acon.config.yaml'),
+      'roles:\n  agent:\n    model: gpt-4.1\n    tokenizer: hf:models/none/tokenizer.json\n',
+    );
+    const res = await runAcon(
+      ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'acon', '--max-tasks', '1'],
+      { cwd, env: { ...SHORT_TASKS_ENV } },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/models\/none\/tokenizer\.json.*no such file/);
+    expect(res.stdout).toBe('');
+    expect(existsSync(join(cwd, 'runs'))).toBe(false);
   });
 });

@@ -86,10 +86,13 @@ export function buildBaseline(ref: string, dir: string): string {
   } catch {
     throw new Error(`--baseline ${ref}: no such commit here; give a commit, tag or branch`);
   }
-  const lockThere = git('show', `${commit}:package-lock.json`);
-  if (lockThere !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim()) {
+  const differing = lockDifferences(
+    git('show', `${commit}:package-lock.json`),
+    readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
+  );
+  if (differing.length > 0) {
     throw new Error(
-      `${ref} has other dependencies (its package-lock.json differs): measure it in its own checkout`,
+      `${ref} has other dependencies (${differing.slice(0, 3).join(', ')}): measure it in its own checkout`,
     );
   }
   const tree = join(dir, 'baseline');
@@ -103,6 +106,21 @@ export function buildBaseline(ref: string, dir: string): string {
   const index = join(tree, 'scripts', 'task-yaml-index.mjs');
   if (existsSync(index)) execFileSync(process.execPath, [index], { cwd: tree, stdio: 'inherit' });
   return tree;
+}
+
+/**
+ * The packages the baseline's lock file pins at another version than ours, or lacks in ours. A
+ * lock that only adds packages (a new dependency the baseline never loads) is no difference: the
+ * baseline runs on this checkout's node_modules with every package it needs at its own version.
+ */
+export function lockDifferences(baselineLock: string, ourLock: string): string[] {
+  type Lock = { packages?: Record<string, { version?: string }> };
+  const theirs = (JSON.parse(baselineLock) as Lock).packages ?? {};
+  const ours = (JSON.parse(ourLock) as Lock).packages ?? {};
+  return Object.entries(theirs)
+    .filter(([path]) => path !== '')
+    .filter(([path, p]) => ours[path]?.version !== p.version)
+    .map(([path, p]) => `${path.replace(/^node_modules\//, '')}@${p.version ?? '?'}`);
 }
 
 export function removeBaseline(dir: string): void {

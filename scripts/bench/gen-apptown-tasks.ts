@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { Document } from 'yaml';
 import { ApptownBenchmark } from '../../src/bench/apptown/benchmark.js';
 import { runPlan } from '../../src/bench/apptown/drive.js';
+import { WorldCache } from '../../src/bench/apptown/worlds.js';
 import type { TaskFile } from '../../src/bench/apptown/task-schema.js';
 import { TaskBuilder, type ChangeInput } from './apptown-tasks/builder.js';
 import { buildAlone, HELD_OUT, TEMPLATES, worldSeeds } from './apptown-tasks/index.js';
@@ -101,15 +102,15 @@ function join2(sentences: string[]): string {
     .join(' ');
 }
 
-function build(parts: Template[], seed: number): Built {
+function build(parts: Template[], seed: number, worlds: WorldCache): Built {
   // Pass 1 learns which apps the parts use (discovery comes first in the real task).
-  const probe = new TaskBuilder(seed);
+  const probe = new TaskBuilder(seed, worlds);
   const first = runParts(probe, parts, seed);
   if (first.asker !== -1 && first.asker !== parts.length - 1) throw new NoCandidate();
   const apps = [
     ...new Set(probe.steps.map((s) => s.app).filter((a) => a !== 'api_docs' && a !== 'supervisor')),
   ];
-  const b = new TaskBuilder(seed);
+  const b = new TaskBuilder(seed, worlds);
   b.discover(['supervisor', ...apps]);
   const { specs } = runParts(b, parts, seed);
   b.handIn();
@@ -126,9 +127,9 @@ function build(parts: Template[], seed: number): Built {
  * Whether a template computes a value from data: its reference declares a `choose` on the first
  * world that has data for it. Read from the reference, so a new template needs no label.
  */
-function computesFromData(t: Template): boolean {
+function computesFromData(t: Template, worlds: WorldCache): boolean {
   for (const seed of SEEDS) {
-    const b = buildAlone(t, seed);
+    const b = buildAlone(t, seed, worlds);
     if (b) return b.steps.some((s) => s.choose !== undefined);
   }
   throw new Error(`${t.slug}: no world has data for it`);
@@ -136,8 +137,8 @@ function computesFromData(t: Template): boolean {
 
 type Pools = { aggregate: Template[]; ordinary: Template[] };
 
-function poolsOf(templates: Template[]): Pools {
-  const aggregate = templates.filter(computesFromData);
+function poolsOf(templates: Template[], worlds: WorldCache): Pools {
+  const aggregate = templates.filter((t) => computesFromData(t, worlds));
   return { aggregate, ordinary: templates.filter((t) => !aggregate.includes(t)) };
 }
 
@@ -163,7 +164,13 @@ function* combos(pools: Pools, parts: number, picker: Picker): Generator<Templat
   }
 }
 
-function makeTask(split: Split, index: number, pools: Pools, used: Set<string>) {
+function makeTask(
+  split: Split,
+  index: number,
+  pools: Pools,
+  used: Set<string>,
+  worlds: WorldCache,
+) {
   const picker = new Picker(index * 7919 + split.length + SET_SEED * 104729);
   for (const parts of combos(pools, partsOf(index), picker)) {
     const template = parts.map((p) => p.slug).join('+');
@@ -172,7 +179,7 @@ function makeTask(split: Split, index: number, pools: Pools, used: Set<string>) 
       const key = `${template}@${seed}`;
       if (used.has(key)) continue;
       try {
-        const body = build(parts, seed);
+        const body = build(parts, seed, worlds);
         const calls = body.reference.length;
         if (calls < MIN_CALLS || calls > MAX_CALLS) continue;
         used.add(key);
@@ -216,11 +223,12 @@ async function main(outDir: string) {
   for (const name of await readdir(outDir)) {
     if (name.endsWith('.yaml')) await rm(join(outDir, name));
   }
+  const worlds = new WorldCache();
   for (const { split, count, templates } of PLAN) {
     const used = new Set<string>();
-    const pools = poolsOf(templates);
+    const pools = poolsOf(templates, worlds);
     for (let i = 0; i < count; i++) {
-      const task = makeTask(split, i, pools, used);
+      const task = makeTask(split, i, pools, used, worlds);
       await writeFile(join(outDir, `${task.id}.yaml`), toYaml(task));
     }
   }

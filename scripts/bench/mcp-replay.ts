@@ -7,7 +7,7 @@
  */
 import { createMcp } from '../../src/bench/mcp/index.js';
 import { countTokens } from '../../src/llm/tokenizer.js';
-import { median } from '../../src/report/metrics.js';
+import { median } from '../../src/metrics/metrics.js';
 
 const bench = createMcp(process.argv[2] ? { tasksDir: process.argv[2] } : {});
 for (const split of ['train', 'dev', 'test']) {

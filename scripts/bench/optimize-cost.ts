@@ -61,7 +61,7 @@ import {
   underPerf,
   type Finished,
 } from './baseline.js';
-import { median } from '../../src/report/metrics.js';
+import { median } from '../../src/metrics/metrics.js';
 import { wholeOption } from './whole-option.js';
 
 const { values, positionals } = parseArgs({

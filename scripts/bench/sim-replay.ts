@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { createApptown } from '../../src/bench/apptown/index.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import type { LlmProvider, ProviderRequest } from '../../src/llm/types.js';
-import { median } from '../../src/report/metrics.js';
+import { median } from '../../src/metrics/metrics.js';
 import type * as SimIndex from '../../src/sim/index.js';
 import type { SimProviderOptions } from '../../src/sim/index.js';
 import { openRunStore } from '../../src/store/index.js';

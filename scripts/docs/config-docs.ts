@@ -112,8 +112,12 @@ function typeOf(s: JsonSchema): string {
       return range('integer');
     case 'number':
       return range('number');
-    case 'string':
+    case 'string': {
+      // A template literal (`hf:${string}`) is a pattern with a literal prefix: `hf:…`.
+      const prefix = s.pattern?.match(/^\^([\w:-]+)\[/)?.[1];
+      if (prefix) return `\`${prefix}…\``;
       return s.format === 'uri' ? 'URL' : 'string';
+    }
     case 'boolean':
       return 'boolean';
     case 'null':

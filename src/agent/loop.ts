@@ -1,5 +1,6 @@
 import type { AgentEnvironment } from './environment.js';
 import type { Evaluation, CompressionEvent, StepRecord, Trajectory } from '../domain/index.js';
+import { ConfigSchema } from '../config/index.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
 import { cutReasonText } from '../llm/index.js';
 import type {
@@ -22,7 +23,7 @@ export type RunEpisodeOptions = {
   llm: LlmClient;
   /** runId, rolloutId, taskId of the agent calls; role and step are set per call. */
   callCtx: Omit<CallContext, 'role'>;
-  /** @default 50 */
+  /** @default agent.max_steps' default in src/config/schema.ts */
   maxSteps?: number;
   /**
    * Consecutive answers without a tool call that get a corrective observation; one more stops
@@ -64,7 +65,7 @@ export type EpisodeResult = {
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult> {
   const { episode } = opts;
-  const maxSteps = opts.maxSteps ?? 50;
+  const maxSteps = opts.maxSteps ?? ConfigSchema.shape.agent.parse(undefined).max_steps;
   const run: EpisodeRun = {
     opts,
     tokens: opts.tokens ?? defaultTokenCounter,

@@ -28,7 +28,7 @@ export type BenchDefinition = {
   defaultSplits: DefaultSplits;
   /**
    * Its tasks form scenarios (task ids `<scenario>_<n>`), so results also report scenario goal
-   * completion (src/report/scenario.ts).
+   * completion (src/metrics/scenario.ts).
    */
   scenarios: boolean;
   /** Opens it; heavy modules load only here, so `acon --help` stays fast. */

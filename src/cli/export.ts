@@ -148,8 +148,8 @@ async function exportAction(_o: ExportRaw, cmd: Command): Promise<void> {
   setFlagsFromString('--heap-growing-percent=20');
   const { loadConfig } = await import('../config/index.js');
   const { openRunStore } = await import('../store/index.js');
-  const { exportDataset, renderExportSummary } = await import('../export/index.js');
-  const { terminalWidth } = await import('../report/index.js');
+  const { exportDataset } = await import('../export/index.js');
+  const { terminalWidth, renderExportSummary } = await import('../report/index.js');
   const { GuidelineStore } = await import('../guidelines/index.js');
   const { config } = loadConfig({ file: raw.config });
   const splits = raw.split === 'all' ? null : commaList(raw.split);
@@ -242,7 +242,8 @@ Examples:
       const { LintMaxTokensSchema } = await import('./export-options.js');
       const maxTokens = LintMaxTokensSchema.safeParse(raw.maxTokens);
       if (!maxTokens.success) throw new UsageError(maxTokens.error.issues[0]!.message);
-      const { lintFile, renderLintReport, LintFailedError } = await import('../export/index.js');
+      const { lintFile, LintFailedError } = await import('../export/index.js');
+      const { renderLintReport } = await import('../report/index.js');
       const report = await lintFile(file, {
         format: raw.format,
         maxTokens: maxTokens.data ?? null,

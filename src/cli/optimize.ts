@@ -176,8 +176,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { optimize } = await import('../optimize/index.js');
   const { OptimizeParamsSchema } = await import('../optimize/index.js');
   const { formatPlan } = await import('../optimize/index.js');
-  const { optimizeReport } = await import('../optimize/index.js');
-  const { terminalWidth } = await import('../report/index.js');
+  const { terminalWidth, optimizeReport } = await import('../report/index.js');
   const { createProgress } = await import('./progress.js');
   const given = await optimizeParams(opts);
   let params = given;

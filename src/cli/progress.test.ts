@@ -1,17 +1,13 @@
+import type { Clock } from '../clock.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
-import {
-  createProgress,
-  progressIntervalSec,
-  progressText,
-  type ProgressClock,
-} from './progress.js';
+import { createProgress, progressIntervalSec, progressText } from './progress.js';
 
 /** A clock tests advance by hand; `every` fires when time passes its interval. */
 function fakeClock() {
   let t = 1_000_000;
   const timers: { ms: number; next: number; fn: () => void }[] = [];
-  const clock: ProgressClock & { advance(ms: number): void } = {
+  const clock: Pick<Clock, 'now' | 'every'> & { advance(ms: number): void } = {
     now: () => t,
     every(ms, fn) {
       const timer = { ms, next: t + ms, fn };

@@ -1,21 +1,6 @@
 import cliProgress from 'cli-progress';
+import { systemClock, type Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';
-
-/** What the progress display needs from the world; tests pass a fake. */
-export type ProgressClock = {
-  now(): number;
-  /** Calls `fn` every `ms` until the returned function is called. */
-  every(ms: number, fn: () => void): () => void;
-};
-
-export const systemClock: ProgressClock = {
-  now: () => Date.now(),
-  every(ms, fn) {
-    const t = setInterval(fn, ms);
-    t.unref();
-    return () => clearInterval(t);
-  },
-};
 
 /** The numbers one progress display shows, across every stage of a command. */
 export type ProgressState = {
@@ -132,7 +117,7 @@ export type ProgressOptions = {
   silent?: boolean;
   /** USD spent so far (the LLM client's running total). */
   spentUsd?: () => number;
-  clock?: ProgressClock;
+  clock?: Pick<Clock, 'now' | 'every'>;
   /**
    * Seconds between lines when the stream is not a terminal; 0 prints none.
    * @default ACON_PROGRESS_INTERVAL from the environment, else 10
@@ -181,7 +166,7 @@ export function createProgress(opts: ProgressOptions): Progress {
 /** The counts behind the display: per-stage timings, successes so far, the current stage. */
 class StageProgress implements Progress {
   private readonly stream: NodeJS.WritableStream & { isTTY?: boolean };
-  private readonly clock: ProgressClock;
+  private readonly clock: Pick<Clock, 'now' | 'every'>;
   private readonly started: number;
   private readonly stages = new Map<string, StageTiming>();
   private planned = 0;

@@ -17,6 +17,7 @@ import type { RunEnv } from '../experiment/index.js';
 import { UsageError } from '../errors.js';
 import { GuidelineStore } from '../guidelines/index.js';
 import {
+  checkTokenizers,
   createLlmClient,
   OpenAiProvider,
   LLM_ROLES,
@@ -108,6 +109,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       loaded.config,
       db,
     );
+    checkTokenizers(config);
     const providerOf = (role: LlmRole) => providerIn(config, role);
     const simNeeded = LLM_ROLES.some((r) => providerOf(r) === 'sim');
     bench = await openBench(benchName, config, benchOpts);
@@ -140,6 +142,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       noCache: opts.cache === false,
       budgetUsd: opts.budgetUsd ?? config.budget.usd,
       signal: abort.signal,
+      onWarning: (line) => process.stderr.write(`${line}\n`),
     });
     const models = Object.fromEntries(
       LLM_ROLES.map((r) => [r, `${providerOf(r)}/${config.roles[r].model}`]),

@@ -12,3 +12,5 @@ export * from './trajectory.js';
 export * from './utility-analysis.js';
 export * from './trace.js';
 export * from './replay-metrics.js';
+export * from './condition-metrics.js';
+export * from './provenance.js';

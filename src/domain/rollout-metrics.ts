@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The metrics of one rollout as stored; src/report/metrics.ts computes them (ARCHITECTURE §4).
+// The metrics of one rollout as stored; src/metrics/metrics.ts computes them (ARCHITECTURE §4).
 
 export const RoleUsageSchema = z.object({
   calls: z.number().int(),

@@ -12,7 +12,7 @@ import {
   type LlmClient,
   type ToolDef,
 } from '../llm/index.js';
-import { rolloutMetrics } from '../report/index.js';
+import { rolloutMetrics } from '../metrics/index.js';
 import { rolloutKey, type RunStore } from '../store/index.js';
 import { isolatedContext, type Condition } from './condition.js';
 import { InfraFailureLog } from '../store/index.js';

@@ -9,13 +9,8 @@ import {
   resolveGuidelinePair,
   type GuidelineStore,
 } from '../guidelines/index.js';
-import {
-  ConditionMetricsSchema,
-  summarizeRun,
-  conditionsVerdict,
-  ProvenanceSchema,
-  type Provenance,
-} from '../report/index.js';
+import { ConditionMetricsSchema, ProvenanceSchema, type Provenance } from '../domain/index.js';
+import { summarizeRun, conditionsVerdict } from '../metrics/index.js';
 import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/index.js';
 import { infraFailures } from '../store/index.js';

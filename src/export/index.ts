@@ -27,4 +27,3 @@ export { FORMATS, type FormatSpec } from './formats/index.js';
 export { scrubText, REDACTED } from './scrub.js';
 export { validationTasks } from './split.js';
 export { exportPaths, type ExportPaths } from './paths.js';
-export { renderExportSummary, renderLintReport } from './render.js';

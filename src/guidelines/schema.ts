@@ -52,7 +52,7 @@ export const GuidelineMetricsSchema = z
   .object({
     /** Task success rate, 0..1. */
     accuracy: z.number().min(0).max(1).optional(),
-    /** Mean peak agent context tokens per rollout (system prompt and tools excluded, paper v3; src/report/metrics.ts). */
+    /** Mean peak agent context tokens per rollout (system prompt and tools excluded, paper v3; src/metrics/metrics.ts). */
     peakTokens: z.number().nonnegative().optional(),
     /** Mean agent steps per rollout. */
     steps: z.number().nonnegative().optional(),

@@ -1,13 +1,14 @@
 import type { Config, ProviderName } from '../config/index.js';
 import { AconError, BudgetExceededError, ConfigError, InterruptedError } from '../errors.js';
 import type { CallRecord, CallStore } from './call-store.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { costUsd } from './cost.js';
 import { EndpointQueue } from './endpoint-queue.js';
 import { samplingFor } from './model-family.js';
-import { requestHash } from './request-hash.js';
+import { RequestDigests, requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
+import { TokenizerCheck } from './tokenizer-check.js';
 import type {
   CallContext,
   ChatRequest,
@@ -28,7 +29,7 @@ export type CreateLlmClientOptions = {
   /** `--no-cache`: never answer from the call cache (fresh answers are still written to it). */
   noCache?: boolean;
   /** @default the system clock */
-  clock?: Clock;
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** Jitter of retry backoff; seeded for reproducible runs. @default Math.random */
   random?: () => number;
   /** Spending limit in USD (`--budget-usd`); overrides `config.budget.usd`, `null` = none. */
@@ -42,6 +43,11 @@ export type CreateLlmClientOptions = {
    * (still recorded).
    */
   signal?: AbortSignal;
+  /**
+   * Told once when a provider's reported prompt tokens differ from acon's count by more than
+   * 10% on a role's first calls (tokenizer-check.ts); unset: not checked.
+   */
+  onWarning?: (line: string) => void;
 };
 
 export type LlmStats = {
@@ -115,7 +121,9 @@ type Outcome = { response: ProviderResponse; cached: boolean };
 
 class MeteredClient {
   private readonly config: Config;
-  private readonly clock: Clock;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
+  /** Message and tool-list digests of this client's requests (see requestHash). */
+  private readonly digests = new RequestDigests();
   private readonly random: () => number;
   private readonly budget: number | null;
   private readonly prior: number;
@@ -124,6 +132,7 @@ class MeteredClient {
   private readonly queues = new Map<string, EndpointQueue>();
   private readonly inFlight = new Map<string, Promise<ProviderResponse>>();
   private readonly unpriced = new Set<string>();
+  private readonly tokenizerCheck: TokenizerCheck | undefined;
   private readonly totals: Omit<LlmStats, 'unpricedModels'> = {
     calls: 0,
     cacheHits: 0,
@@ -146,6 +155,7 @@ class MeteredClient {
     this.cacheOn = config.run.cache;
     this.readCache = this.cacheOn && !opts.noCache;
     checkEndpoints(config, (name) => this.isSimulated(name));
+    this.tokenizerCheck = opts.onWarning ? new TokenizerCheck(config, opts.onWarning) : undefined;
     for (const [name, ep] of Object.entries(config.endpoints)) {
       this.queues.set(
         name,
@@ -227,7 +237,7 @@ class MeteredClient {
         ? { reasoningEffort: sampling.reasoningEffort }
         : {}),
     };
-    const hash = requestHash({ provider: providerName, ...request });
+    const hash = requestHash({ provider: providerName, ...request }, this.digests);
     return {
       providerName,
       provider: this.opts.providers[providerName],
@@ -334,6 +344,7 @@ class MeteredClient {
       error: error === undefined ? null : errorMessage(error),
     };
     const callId = this.opts.store.recordCall(record);
+    if (billable) this.tokenizerCheck?.observe(ctx.role, r.request, usage.promptTokens);
     const t = this.totals;
     t.calls++;
     t.costUsd += cost;

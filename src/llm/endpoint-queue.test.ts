@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { EndpointQueue } from './endpoint-queue.js';
 
-const idleClock: Clock = { now: () => 0, sleep: async () => undefined };
+const idleClock: Pick<Clock, 'now' | 'sleep'> = { now: () => 0, sleep: async () => undefined };
 
 /** A task that stays running until released. */
 function gate() {
@@ -54,7 +54,7 @@ describe('EndpointQueue', () => {
   it('waits for tokens before taking a concurrency slot', async () => {
     let now = 0;
     const sleeps: number[] = [];
-    const clock: Clock = {
+    const clock: Pick<Clock, 'now' | 'sleep'> = {
       now: () => now,
       sleep: async (ms) => void (sleeps.push(ms), (now += ms)),
     };

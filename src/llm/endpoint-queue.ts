@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { withLinkedSignal } from './linked-signal.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -25,7 +25,7 @@ export class EndpointQueue {
 
   constructor(
     readonly limits: EndpointLimits,
-    clock: Clock,
+    clock: Pick<Clock, 'now' | 'sleep'>,
   ) {
     this.queue = new PQueue({
       concurrency: limits.concurrency,

@@ -1,6 +1,5 @@
 export * from './types.js';
 export type { CallRecord, CallStore } from './call-store.js';
-export { systemClock, type Clock } from './clock.js';
 export {
   createLlmClient,
   type CreateLlmClientOptions,
@@ -28,4 +27,4 @@ export {
   tokenCounterFor,
   type TokenCounter,
 } from './tokenizer.js';
-export { roleTokenizer } from './tokenizer-choice.js';
+export { roleTokenizer, checkTokenizers } from './tokenizer-choice.js';

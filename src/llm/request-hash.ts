@@ -27,7 +27,10 @@ const ENCODING_VERSION = 'acon-request-v2';
  * JSON-escaped: it is computed on every call over the whole history, and escaping a 120 kB
  * history took 0.3 ms against 0.1 ms for hashing it (measured on Node 20).
  */
-export function requestHash(req: HashedRequest): string {
+export function requestHash(
+  req: HashedRequest,
+  digests: RequestDigests = new RequestDigests(),
+): string {
   const { provider, model, messages, tools, responseFormat, temperature, maxTokens, seed } = req;
   const { limitParam, reasoningEffort } = req;
   const toolList = tools && tools.length > 0 ? tools : undefined;
@@ -45,7 +48,7 @@ export function requestHash(req: HashedRequest): string {
     ['responseFormat', responseFormat],
     ['seed', seed],
     ['temperature', temperature],
-    ['tools', toolList && digestOf(toolDigests, toolList)],
+    ['tools', toolList && digests.of(digests.tools, toolList)],
   ];
   const set = fields.filter(([, v]) => v !== undefined);
   const parts = [`${ENCODING_VERSION}{${set.length}:`];
@@ -53,7 +56,7 @@ export function requestHash(req: HashedRequest): string {
     canonicalParts(key, parts);
     if (key === 'messages') {
       parts.push(`[${messages.length}:`);
-      for (const m of messages) parts.push(digestOf(messagePieces, m));
+      for (const m of messages) parts.push(digests.of(digests.messages, m));
     } else if (key === 'tools') {
       parts.push(value as string);
     } else {
@@ -66,22 +69,24 @@ export function requestHash(req: HashedRequest): string {
 /**
  * Each message enters the request's hash as its own digest, remembered per message object: a
  * prompt repeats the trajectory's messages step after step (nothing changes a message once it
- * was sent), so only a step's new messages are hashed (issue #16).
+ * was sent), so only a step's new messages are hashed (issue #16). An LLM client keeps one.
  */
-const messagePieces = new WeakMap<object, string>();
-const toolDigests = new WeakMap<object, string>();
+export class RequestDigests {
+  readonly messages = new WeakMap<object, string>();
+  readonly tools = new WeakMap<object, string>();
 
-/** The canonical piece of a message's or tool list's digest (`s64:<hex>`), once per object. */
-function digestOf(cache: WeakMap<object, string>, value: object): string {
-  let d = cache.get(value);
-  if (d === undefined) {
-    const parts: string[] = [];
-    canonicalParts(value, parts);
-    const hex = sha256OfParts(parts);
-    d = `s${hex.length}:${hex}`;
-    cache.set(value, d);
+  /** The canonical piece of a message's or tool list's digest (`s64:<hex>`), once per object. */
+  of(cache: WeakMap<object, string>, value: object): string {
+    let d = cache.get(value);
+    if (d === undefined) {
+      const parts: string[] = [];
+      canonicalParts(value, parts);
+      const hex = sha256OfParts(parts);
+      d = `s${hex.length}:${hex}`;
+      cache.set(value, d);
+    }
+    return d;
   }
-  return d;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { TokenBucket } from './token-bucket.js';
 
 /** A clock that only moves when someone sleeps; sleeps are recorded. */
-function fakeClock(): Clock & { sleeps: number[] } {
+function fakeClock(): Pick<Clock, 'now' | 'sleep'> & { sleeps: number[] } {
   let now = 0;
   const sleeps: number[] = [];
   return {

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 const MINUTE_MS = 60_000;
 
@@ -14,7 +14,7 @@ export class TokenBucket {
 
   constructor(
     private readonly perMinute: number,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now' | 'sleep'>,
   ) {
     if (!(perMinute > 0)) {
       throw new RangeError(`Expected \`perMinute\` to be a number above 0, got \`${perMinute}\``);

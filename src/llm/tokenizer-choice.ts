@@ -1,4 +1,5 @@
 import type { Config, TokenizerName } from '../config/index.js';
+import { checkTokenizer } from './tokenizer.js';
 import type { LlmRole } from './types.js';
 
 /**
@@ -9,4 +10,10 @@ import type { LlmRole } from './types.js';
 export function roleTokenizer(config: Config, role: LlmRole): TokenizerName {
   const r = config.roles[role];
   return r.tokenizer ?? config.endpoints[r.endpoint]?.tokenizer ?? 'o200k';
+}
+
+/** Every tokenizer the config names, read now (a missing `hf:` file is a config error up front). */
+export function checkTokenizers(config: Config): void {
+  for (const role of Object.keys(config.roles) as LlmRole[])
+    checkTokenizer(roleTokenizer(config, role));
 }

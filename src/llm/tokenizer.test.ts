@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { wordCount, writeWordTokenizer } from '../../test/helpers/word-tokenizer.js';
 import {
+  checkTokenizer,
   countMessageTokens,
   countTokens,
   createTokenCounter,
@@ -210,5 +216,38 @@ describe('tokenCounterFor (issue #54)', () => {
     expect(o.countTokens(text)).toBe(o200k.countTokens(text));
     expect(c.countTokens(text)).toBe(cl100k.countTokens(text));
     expect(c.countTokens(text)).not.toBe(o.countTokens(text));
+  });
+});
+
+describe('a Hugging Face tokenizer (hf:PATH)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acon-hf-'));
+  const file = join(dir, writeWordTokenizer(dir));
+
+  it("counts in the model's own tokenizer.json, not in a GPT encoding", () => {
+    const counter = tokenCounterFor(`hf:${file}`);
+    expect(counter.tokenizer).toBe(`hf:${file}`);
+    const text = '{"id": 4821, "title": "Blue Train"}\n{"id": 4822, "title": "Giant Steps"}';
+    expect(counter.countTokens(text)).toBe(wordCount(text));
+    expect(counter.countTokens(text)).not.toBe(countTokens(text));
+    const long = Array.from({ length: 200 }, (_, i) => `line ${i}: value=${i * 7}`).join('\n');
+    expect(counter.countTokens(long)).toBe(wordCount(long));
+    const messages: ChatMessage[] = [{ role: 'user', content: 'find record 7' }];
+    // The chat framing as for every encoding (3 per message, 3 for the reply) plus the words.
+    expect(counter.countMessageTokens(messages)).toBe(3 + 3 + wordCount('user') + 3);
+  });
+
+  it('stops with a config error naming the file when it is missing or not a tokenizer', () => {
+    expect(() => checkTokenizer(`hf:${join(dir, 'nope.json')}`)).toThrow(ConfigError);
+    expect(() => checkTokenizer(`hf:${join(dir, 'nope.json')}`)).toThrow(
+      /nope\.json.*no such file/,
+    );
+    writeFileSync(join(dir, 'bad.json'), '{"model": {"type": "NoSuchModel"}}');
+    expect(() => checkTokenizer(`hf:${join(dir, 'bad.json')}`)).toThrow(
+      /bad\.json.*not a tokenizer\.json/,
+    );
+    writeFileSync(join(dir, 'text.json'), 'not json');
+    expect(() => checkTokenizer(`hf:${join(dir, 'text.json')}`)).toThrow(/not JSON/);
+    // The GPT encodings ship with acon: nothing to check.
+    expect(() => checkTokenizer('cl100k')).not.toThrow();
   });
 });

@@ -1,33 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type * as HfTokenizers from '@huggingface/tokenizers';
 import type * as O200kModule from 'gpt-tokenizer/encoding/o200k_base';
 import type { TokenizerName } from '../config/index.js';
+import { ConfigError } from '../errors.js';
 import type { ChatMessage, ToolDef } from './types.js';
 
 type Encoding = typeof O200kModule;
 
 /** gpt-tokenizer's module of each encoding acon counts with. */
-const ENCODING_MODULES: Record<TokenizerName, string> = {
+const ENCODING_MODULES = {
   o200k: 'gpt-tokenizer/encoding/o200k_base',
   cl100k: 'gpt-tokenizer/encoding/cl100k_base',
-};
+} as const;
+
+type Count = (text: string) => number;
 
 /**
  * Each encoding, loaded when its first text is counted: o200k_base's 2.3 MB of rank tables cost
  * 0.2 s of CPU, which commands that count nothing (`tasks`, `runs`, `report`, `guidelines`) need
- * not pay (issue #28). Loaded synchronously (its CommonJS build), so counting stays synchronous.
+ * not pay (issue #28). Loaded synchronously (CommonJS builds), so counting stays synchronous.
  * An encoding is immutable data, shared by every counter of the process like a module.
  */
-const encodings: Partial<Record<TokenizerName, Encoding['countTokens']>> = {};
+const encodings = new Map<TokenizerName, Count>();
 
-function encoder(name: TokenizerName): Encoding['countTokens'] {
-  const loaded = encodings[name];
+function encoder(name: TokenizerName): Count {
+  const loaded = encodings.get(name);
   if (loaded !== undefined) return loaded;
-  const encoding = createRequire(import.meta.url)(ENCODING_MODULES[name]) as Encoding;
+  const count = name.startsWith('hf:')
+    ? huggingFaceCount(name.slice('hf:'.length))
+    : gptTokenizerCount(ENCODING_MODULES[name as keyof typeof ENCODING_MODULES]);
+  encodings.set(name, count);
+  return count;
+}
+
+/**
+ * Reads a Hugging Face tokenizer now, so that a wrong `hf:` path stops a command before it
+ * stores anything; the gpt-tokenizer encodings stay lazy (they ship with acon).
+ */
+export function checkTokenizer(name: TokenizerName): void {
+  if (name.startsWith('hf:')) encoder(name);
+}
+
+function gptTokenizerCount(module: string): Count {
+  const encoding = createRequire(import.meta.url)(module) as Encoding;
   // gpt-tokenizer remembers the merges of up to 100,000 text chunks by default, and ids, tokens
   // and amounts make most chunks of tool output new: an export of 16,000 history compressions
   // grew the heap by 25 MB with it (issue #16). 10,000 counts AppWorld-like JSON as fast.
   encoding.setMergeCacheSize(10_000);
-  return (encodings[name] = encoding.countTokens);
+  return (text) => encoding.countTokens(text, PLAIN_TEXT);
+}
+
+/**
+ * A model's own tokenizer from its Hugging Face `tokenizer.json` (and the `tokenizer_config.json`
+ * beside it, when there is one), read with `@huggingface/tokenizers`. Special tokens the
+ * tokenizer would add (a BOS) are not counted: the chat framing is counted apart.
+ */
+function huggingFaceCount(path: string): Count {
+  const json = readJson(path, `tokenizer hf:${path}`);
+  const beside = join(dirname(path), 'tokenizer_config.json');
+  const config = existsSync(beside) ? readJson(beside, `tokenizer hf:${path}`) : {};
+  const { Tokenizer } = createRequire(import.meta.url)(
+    '@huggingface/tokenizers',
+  ) as typeof HfTokenizers;
+  let tokenizer: InstanceType<typeof Tokenizer>;
+  try {
+    tokenizer = new Tokenizer(json, config);
+  } catch (err) {
+    throw new ConfigError(
+      path,
+      `tokenizer hf:${path}`,
+      `not a tokenizer.json that @huggingface/tokenizers can read (${err instanceof Error ? err.message : String(err)}); give the file the model ships with, or o200k / cl100k`,
+    );
+  }
+  return (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+}
+
+function readJson(path: string, setting: string): object {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError(
+      path,
+      setting,
+      "no such file (paths are relative to the working directory); give the model's tokenizer.json, or o200k / cl100k",
+    );
+  }
+  try {
+    return JSON.parse(text) as object;
+  } catch {
+    throw new ConfigError(path, setting, "not JSON; give the model's tokenizer.json");
+  }
 }
 
 /**
@@ -161,7 +226,11 @@ export function createTokenCounter(
   minPiece = MIN_CACHED_LENGTH,
   tokenizer: TokenizerName = 'o200k',
 ): TokenCounter {
-  const count = (text: string) => encoder(tokenizer)(text, PLAIN_TEXT);
+  const count = (text: string) => encoder(tokenizer)(text);
+  // The line cuts (startsPiece) hold for the pre-tokenizers of o200k and cl100k; a Hugging Face
+  // tokenizer's may join a line feed to what follows (SentencePiece's metaspace), so its texts
+  // are counted whole (each message once all the same: messageTokens).
+  if (tokenizer.startsWith('hf:')) minPiece = Number.POSITIVE_INFINITY;
   const cache = new Map<string, number>();
   let cachedChars = 0;
   const small = new Map<string, number>();

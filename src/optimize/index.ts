@@ -8,5 +8,5 @@ export { OptimizeParamsSchema, PhaseSchema } from './params.js';
 export type { OptimizeParams } from './params.js';
 export { optimize, OptimizeResultSchema } from './optimize.js';
 export { formatPlan, OptimizePlanSchema } from './plan.js';
-export { optimizeReport } from './optimize-report.js';
 export { DEFAULT_DECISION } from './decision-rule.js';
+export type { OptimizeResult } from './optimize.js';

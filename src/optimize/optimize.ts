@@ -1,10 +1,10 @@
 import type { GuidelinePair } from '../agent/index.js';
+import { summarizeRun } from '../metrics/index.js';
 import {
-  summarizeRun,
   ConditionMetricsSchema,
   type ConditionMetrics,
   ProvenanceSchema,
-} from '../report/index.js';
+} from '../domain/index.js';
 import { GuidelineTextSchema } from '../domain/index.js';
 import { z } from 'zod';
 import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';

@@ -1,5 +1,5 @@
 import type { TaskInfo } from '../bench/index.js';
-import { conditionMetrics, mean, totalInputTokens } from '../report/index.js';
+import { conditionMetrics, mean, totalInputTokens } from '../metrics/index.js';
 import type { Condition } from '../experiment/index.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';

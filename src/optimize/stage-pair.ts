@@ -1,6 +1,6 @@
 import type { GuidelinePair } from '../agent/index.js';
 import { runRollouts, type Condition } from '../experiment/index.js';
-import { conditionMetrics } from '../report/index.js';
+import { conditionMetrics } from '../metrics/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import type { TaskInfo } from '../bench/index.js';
 import { DEFAULT_DECISION } from './decision-rule.js';

@@ -1,15 +1,4 @@
 export {
-  rolloutMetrics,
-  ConditionMetricsSchema,
-  conditionMetrics,
-  mean,
-  totalInputTokens,
-} from './metrics.js';
-export type { ConditionMetrics } from './metrics.js';
-export { summarizeRun } from './summarize.js';
-export { conditionsVerdict, verdictLine, versionVerdictRows } from './verdict.js';
-export {
-  ProvenanceSchema,
   modelLabel,
   conditionTable,
   runIdLine,
@@ -20,7 +9,6 @@ export {
   SIMULATED_NOTE,
   closingLine,
 } from './table.js';
-export type { Provenance } from './table.js';
 export { fitTable, terminalWidth, wrapLine, wrapNotes } from './fit-table.js';
 export type { Column, FitOptions } from './fit-table.js';
 export {
@@ -42,3 +30,5 @@ export { runShow, runShowTable, RunShowSchema } from './run-show.js';
 export { costByRole } from './cost-by-role.js';
 export { diffRuns, runDiffColumns } from './run-diff.js';
 export { renderTask, renderTaskTable } from './task-table.js';
+export { renderExportSummary, renderLintReport } from './export-summary.js';
+export { optimizeReport, reviewLine } from './optimize-report.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionMetrics, rolloutMetrics } from './metrics.js';
+import { conditionMetrics, rolloutMetrics } from '../metrics/metrics.js';
 import { conditionTable } from './table.js';
 
 const provenance = {

@@ -1,5 +1,6 @@
 import type { Column } from './fit-table.js';
-import { conditionMetrics, type ConditionMetrics } from './metrics.js';
+import { conditionMetrics } from '../metrics/index.js';
+import type { ConditionMetrics } from '../domain/index.js';
 import type { RolloutMetrics } from '../domain/index.js';
 import { int, pct1, reductionPct } from './table.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ConditionMetrics } from './metrics.js';
-import { conditionsVerdict, verdictLine, versionVerdictRows } from './verdict.js';
+import type { ConditionMetrics } from '../domain/index.js';
+import { conditionsVerdict, verdictLine, versionVerdictRows } from '../metrics/index.js';
 
 /**
  * The names and verdict lines the terminal printed for a stored run, for views that read the run

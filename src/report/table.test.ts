@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conditionMetrics } from './metrics.js';
-import { rolloutMetrics } from './metrics.js';
+import { conditionMetrics } from '../metrics/metrics.js';
+import { rolloutMetrics } from '../metrics/metrics.js';
 import { conditionTable, modelLabel, modelsText, provenanceLine, reductionPct } from './table.js';
 
 describe('modelLabel', () => {

@@ -1,19 +1,6 @@
-import { z } from 'zod';
+import type { Provenance } from '../domain/index.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
-import type { ConditionMetrics } from './metrics.js';
-
-/** Who produced the numbers; printed above every result table (ARCHITECTURE §4). */
-export const ProvenanceSchema = z.object({
-  runId: z.string(),
-  bench: z.string(),
-  split: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
-  /** The encoding peaks and thresholds were counted in; absent in runs stored before it was named. */
-  tokenizer: z.string().optional(),
-});
-export type Provenance = z.infer<typeof ProvenanceSchema>;
+import type { ConditionMetrics } from '../domain/index.js';
 
 /**
  * A recorded `provider/model` as people read it. The sim provider records the configured model

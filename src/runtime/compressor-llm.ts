@@ -1,9 +1,9 @@
+import type { Clock } from '../clock.js';
 import { ConfigSchema } from '../config/index.js';
 import {
   type CallStore,
   createLlmClient,
   type MeteredLlmClient,
-  type Clock,
   OpenAiProvider,
 } from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
@@ -54,7 +54,7 @@ const ENDPOINT = 'compressor';
 export function createCompressorLlm(
   model: CompressorModel,
   store: CallStore,
-  opts: { clock?: Clock; env?: Record<string, string | undefined> } = {},
+  opts: { clock?: Pick<Clock, 'now' | 'sleep'>; env?: Record<string, string | undefined> } = {},
 ): MeteredLlmClient {
   if (model.provider === 'sim') return createSimCompressorLlm(store, opts.clock);
   if (model.provider === 'custom') return createPortCompressorLlm(model, store, opts.clock);
@@ -95,7 +95,10 @@ export function createCompressorLlm(
   });
 }
 
-function createSimCompressorLlm(store: CallStore, clock: Clock | undefined): MeteredLlmClient {
+function createSimCompressorLlm(
+  store: CallStore,
+  clock: Pick<Clock, 'now' | 'sleep'> | undefined,
+): MeteredLlmClient {
   const config = ConfigSchema.parse({ provider: 'sim', prices: {} });
   // The compressor roles never ask for a reference plan (only the simulated agent does).
   const sim = createSimProvider({

@@ -1,9 +1,9 @@
+import type { Clock } from '../clock.js';
 import { ConfigSchema } from '../config/index.js';
 import {
   type CallStore,
   createLlmClient,
   type MeteredLlmClient,
-  type Clock,
   countMessageTokens,
   countTokens,
   type LlmProvider,
@@ -88,7 +88,7 @@ function portProvider(port: CustomCompressorModel): LlmProvider {
 export function createPortCompressorLlm(
   port: CustomCompressorModel,
   store: CallStore,
-  clock?: Clock,
+  clock?: Pick<Clock, 'now' | 'sleep'>,
 ): MeteredLlmClient {
   const role = { model: port.model, temperature: 0, max_tokens: 4096 };
   const config = ConfigSchema.parse({

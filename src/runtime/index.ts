@@ -10,7 +10,7 @@
  * const messages = await compressor.compress(conversation);
  */
 import type { CallStore } from '../llm/index.js';
-import { cacheOnly, MemoryCallStore } from './memory-call-store.js';
+import { cacheOnly, LruCallCache } from './lru-call-cache.js';
 import { createCompressorLlm, isSimulatedModel, type CompressorModel } from './compressor-llm.js';
 import {
   createContextCompressorWith,
@@ -71,7 +71,7 @@ export function createContextCompressor(opts: ContextCompressorOptions): Closabl
     });
   const path = opts.cache?.sqlite;
   if (!path) {
-    return { ...build(new MemoryCallStore(opts.cache?.memory ?? 10_000)), close: () => {} };
+    return { ...build(new LruCallCache(opts.cache?.memory ?? 10_000)), close: () => {} };
   }
   // The SQLite cache is opened on the first call: `import('../store/index.js')` loads
   // better-sqlite3, which a consumer who keeps the cache in memory need not install.

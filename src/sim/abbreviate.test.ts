@@ -5,7 +5,7 @@ import { renderPrompt } from '../prompts/template.js';
 import { simHistoryCompressor } from './compressor.js';
 import { visibleRecords } from './records.js';
 import { isAbbreviated, isOpaque } from './text.js';
-import { readGuideline } from './vocabulary.js';
+import { readGuideline } from './guideline-reading.js';
 
 const TOKEN = 'atk_0RD0FGL3m08X1dquPDhRTEPbZ9xc4lOmUBjdtqudneA';
 

@@ -71,7 +71,7 @@ describe('simObservationCompressor', () => {
       return answer;
     };
     const first = compress('Step 2 of 5: calling music.list.');
-    // Other reasoning, another sentence outside the vocabulary: the same judgement.
+    // Other reasoning, another sentence outside the lexicon: the same judgement.
     expect(compress('Step 4 of 9: reading the mixes again.')).toBe(first);
     expect(compress('Step 2 of 5: calling music.list.', 'list', `${g} Be helpful.`)).toBe(first);
     // Another kind of record (another call's result) is judged on its own.

@@ -12,11 +12,13 @@ import {
 import { callOf } from './records.js';
 import { bearing, bears } from './relevance.js';
 import { clip, jsonSpans, section, tryParseJson } from './text.js';
-import { judgementSeed, readGuideline, verdictFor, type GuidelineReading } from './vocabulary.js';
+import { CompressorMemo } from './compressor-memo.js';
+import { readGuideline, verdictFor, type GuidelineReading } from './guideline-reading.js';
+import { judgementSeed } from './judgement.js';
 
 /**
  * The simulated compressors (ARCHITECTURE §6, issue 22). They read the guideline in the system
- * message through the vocabulary of vocabulary.ts (prose, plus the old `KEEP:` lines), and the
+ * message through the lexicon (guideline-reading.ts: prose, plus the old `KEEP:` lines), and the
  * rest of the prompt as evidence of what matters; they answer under the headings a real
  * compressor must use (`# Refined Observation`, `# History Summary`).
  *
@@ -46,7 +48,10 @@ function without(user: string, tag: string): string {
 }
 
 /** The observation compressor: the `<observation>` filtered, as compact JSON when it is JSON. */
-export function simObservationCompressor(messages: readonly ChatMessage[]): string {
+export function simObservationCompressor(
+  messages: readonly ChatMessage[],
+  memo = new CompressorMemo(),
+): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
   const task = section(user, 'task') ?? '';
@@ -58,6 +63,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     judgement: judgementSeed('obs', task, lastCall(session)),
     requested: requestedFields(session),
     focus: focusOf(task, session),
+    memo,
   };
   const observation = section(user, 'observation') ?? '';
   const json = tryParseJson(observation);
@@ -66,7 +72,7 @@ export function simObservationCompressor(messages: readonly ChatMessage[]): stri
     // "Shorten long lists": the records of a list that bear on the job (relevance.ts).
     const kept = filterJson(
       policy.reading.shortenLists
-        ? bearing(json, { focus: policy.focus, cutUnrelated: policy.reading.cutLists })
+        ? bearing(json, { focus: policy.focus, cutUnrelated: policy.reading.cutLists, memo })
         : json,
       policy,
     );
@@ -117,10 +123,15 @@ type Memory = {
   /** What the agent did (calls that act on an app's data and were not refused), oldest first. */
   done: string[];
   facts: string[];
+  /** The provider's memo: a summary's lines are parsed again at every merge (issue #28). */
+  readonly memo: CompressorMemo;
 };
 
 /** The history compressor (with a guideline) and the summary baseline (without one). */
-export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
+export function simHistoryCompressor(
+  messages: readonly ChatMessage[],
+  memo = new CompressorMemo(),
+): string {
   const system = content(messages, 'system');
   const user = content(messages, 'user');
   const guideline = section(system, 'guideline');
@@ -137,9 +148,10 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
     judgement: judgementSeed('hist', task, ''),
     requested: requestedFields(history),
     focus: focusOf(task, history),
+    memo,
   };
 
-  const memory: Memory = { lastStep: null, apis: [], done: [], facts: [] };
+  const memory: Memory = { lastStep: null, apis: [], done: [], facts: [], memo };
   const previous = section(user, 'previous_summary') ?? '';
   if (previous.trim() !== '(none)') readSummary(previous, policy, memory);
   readHistory(history, policy, memory, task);
@@ -154,7 +166,7 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
   // nothing the task or the agent's calls show (the threads about other things, of a list of
   // 57), and only then what does (the access token it passes, the account it is about to use).
   // Within each, the oldest facts go first.
-  const tiers = budgetTiers(facts, policy.focus, reading.allItems);
+  const tiers = budgetTiers(facts, policy.focus, reading.allItems, memo);
   const keep = () => {
     const kept = new Set(tiers.flat());
     return facts.filter((f) => kept.has(f));
@@ -177,14 +189,19 @@ export function simHistoryCompressor(messages: readonly ChatMessage[]): string {
  * token the agent passes, the account it uses), which a re-read page cannot give back. A login
  * bears on the job from the moment it is read, not from the first call that passes its token.
  */
-function budgetTiers(facts: readonly string[], focus: string, allItems: boolean): string[][] {
+function budgetTiers(
+  facts: readonly string[],
+  focus: string,
+  allItems: boolean,
+  memo: CompressorMemo,
+): string[][] {
   const tiers: string[][] = [[], [], [], []];
   for (const line of facts) {
-    if (isDocumentation(line)) {
+    if (isDocumentation(line, memo)) {
       tiers[0]!.push(line);
       continue;
     }
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memo);
     if (allItems && fact?.path != null && LIST_ITEM.test(fact.path)) {
       tiers[2]!.push(line);
       continue;
@@ -192,7 +209,7 @@ function budgetTiers(facts: readonly string[], focus: string, allItems: boolean)
     // A login's token is what the app's later calls need: the agent logged in to use the app,
     // so the token bears on the job before any call has passed it (a summarizer keeps logins).
     const record = Object.fromEntries((fact?.facts ?? []).map((f) => [f.key, f.value]));
-    const job = fact !== undefined && (LOGIN.test(fact.source ?? '') || bears(record, focus));
+    const job = fact !== undefined && (LOGIN.test(fact.source ?? '') || bears(record, focus, memo));
     tiers[job ? 3 : 1]!.push(line);
   }
   return tiers;
@@ -232,7 +249,7 @@ function dropFinished(memory: Memory): void {
   });
   const calledApis = new Set(memory.apis.map((a) => a.split('.')[1] ?? a));
   memory.facts = memory.facts.filter((line) => {
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memory.memo);
     const source = fact?.source;
     if (!source) return true;
     const value = (key: string) => fact.facts.find((f) => f.key === key)?.value;
@@ -252,8 +269,8 @@ function dropFinished(memory: Memory): void {
 }
 
 /** A fact read from the API documentation (`api_docs.*`), not from the agent's data. */
-function isDocumentation(line: string): boolean {
-  return parseSourcedFactLine(line)?.source?.startsWith('api_docs.') === true;
+function isDocumentation(line: string, memo: CompressorMemo): boolean {
+  return parseSourcedFactLine(line, memo)?.source?.startsWith('api_docs.') === true;
 }
 
 function renderSummary(
@@ -269,7 +286,7 @@ function renderSummary(
     if (memory.apis.length > 0) progress.push(`- Called: ${memory.apis.join(', ')}`);
     progress.push(...memory.done);
   }
-  const state = facts.length > 0 ? grouped(facts) : ['(none)'];
+  const state = facts.length > 0 ? grouped(facts, memory.memo) : ['(none)'];
   if (structured) {
     return [
       '# History Summary',
@@ -294,10 +311,10 @@ function renderSummary(
  * Fact lines under one `[app.api]` line per call they come from, in the order of each call's
  * newest fact (a summary names its sources once, not on every line).
  */
-function grouped(facts: readonly string[]): string[] {
+function grouped(facts: readonly string[], memo: CompressorMemo): string[] {
   const groups = new Map<string, string[]>();
   for (const line of facts) {
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memo);
     const source = fact?.source ?? '';
     const body = fact?.source ? line.replace(`- ${fact.source}: `, '- ') : line;
     const list = groups.get(source) ?? [];
@@ -328,6 +345,7 @@ function addOnce(list: string[], line: string): void {
 const IDENTIFYING = ['id', 'name', 'title', 'path', 'email', 'phone_number'];
 
 function addFact(
+  memo: CompressorMemo,
   list: string[],
   group: readonly Fact[],
   source: string | undefined,
@@ -343,7 +361,7 @@ function addFact(
     const named = `${source}: `;
     const at = list.findIndex((line) => {
       if (!line.includes(named)) return false;
-      const old = parseSourcedFactLine(line);
+      const old = parseSourcedFactLine(line, memo);
       if (old?.source !== source) return false;
       // The same record: the first identifying field both lines show agrees.
       for (let i = 0; i < IDENTIFYING.length; i++) {
@@ -354,7 +372,7 @@ function addFact(
       return false;
     });
     if (at !== -1) {
-      const old = parseSourcedFactLine(list[at]!)!;
+      const old = parseSourcedFactLine(list[at]!, memo)!;
       const merged = new Map(old.facts.map((f) => [f.key, f.value]));
       for (const f of group) merged.set(f.key, f.value);
       list.splice(at, 1);
@@ -401,7 +419,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
       }
       continue;
     }
-    const fact = parseSourcedFactLine(line);
+    const fact = parseSourcedFactLine(line, memory.memo);
     if (fact === undefined || fact.facts.length === 0) {
       addOnce(memory.facts, line);
       continue;
@@ -412,7 +430,7 @@ function readSummary(text: string, policy: FieldPolicy, memory: Memory): void {
       ({ key }) =>
         verdictFor(key, policy.reading) !== 'drop' || policy.reading.unlessAsked.has(key),
     );
-    if (kept.length > 0) addFact(memory.facts, kept, fact.source ?? source, fact.path);
+    if (kept.length > 0) addFact(memory.memo, memory.facts, kept, fact.source ?? source, fact.path);
   }
 }
 
@@ -528,10 +546,10 @@ function readObservation(text: string, call: string, policy: FieldPolicy, memory
   }
   for (const span of spans) {
     const kept = policy.reading.shortenLists
-      ? bearing(span, { focus: policy.focus, cutUnrelated: false })
+      ? bearing(span, { focus: policy.focus, cutUnrelated: false, memo: policy.memo })
       : span;
     for (const { facts, path } of factGroups(kept, policy)) {
-      addFact(memory.facts, facts, call === '' ? undefined : call, path);
+      addFact(memory.memo, memory.facts, facts, call === '' ? undefined : call, path);
     }
   }
 }

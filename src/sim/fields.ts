@@ -1,16 +1,12 @@
 import { isShapeItem } from '../bench/index.js';
-import { abbreviate, containsToken, detached, isOpaque } from './text.js';
-import {
-  defaultKeeps,
-  shorten,
-  verdictFor,
-  type GuidelineReading,
-  type Verdict,
-} from './vocabulary.js';
+import { abbreviate, containsToken, isOpaque } from './text.js';
+import type { CompressorMemo } from './compressor-memo.js';
+import { verdictFor, type GuidelineReading, type Verdict } from './guideline-reading.js';
+import { defaultKeeps, shorten } from './judgement.js';
 
 /**
  * What the simulated compressors keep of a JSON value (issue 22): what the guideline says about a
- * field through the vocabulary of vocabulary.ts (keep, drop, shorten, at most N items), and for
+ * field as guideline-reading.ts reads it (keep, drop, shorten, at most N items), and for
  * every field it does not name the generic default, a seeded draw that depends only on what the
  * prompt shows (`defaultKeeps`).
  */
@@ -21,7 +17,7 @@ export type FieldPolicy = {
   /** The prompt outside the text being compressed (the task, recent calls): the evidence. */
   evidence: string;
   /**
-   * Seeds the default judgements (vocabulary.ts `judgementSeed`): the compressor, the task and the
+   * Seeds the default judgements (judgement.ts `judgementSeed`): the compressor, the task and the
    * call whose result is filtered.
    */
   judgement: string;
@@ -34,6 +30,8 @@ export type FieldPolicy = {
   focus: string;
   /** Fields left out "unless the task asks about them" that the job does ask about. */
   asked?: ReadonlySet<string>;
+  /** The provider's memo of judgements already made (compressor-memo.ts). */
+  memo: CompressorMemo;
 };
 
 /** What the guideline says about a key in this prompt: a conditional drop the job asks about keeps it. */
@@ -82,10 +80,10 @@ export function scalarFate(
   if (verdict === 'shorten')
     return {
       keep: true,
-      value: typeof value === 'string' ? shorten(value, policy.focus) : value,
+      value: typeof value === 'string' ? shorten(value, policy.focus, policy.memo) : value,
     };
   const requested = policy.requested?.has(key) === true;
-  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, requested))
+  if (!defaultKeeps(key, text, policy.evidence, policy.judgement, policy.memo, requested))
     return { keep: false };
   if (policy.reading.shortenTexts && typeof value === 'string') {
     // A brief writer abbreviates a long opaque string it keeps on its own judgement (`atk_0RD0…`)
@@ -93,7 +91,7 @@ export function scalarFate(
     // copies whole.
     if (!policy.reading.exact && !requested && isOpaque(value))
       return { keep: true, value: abbreviate(value) };
-    return { keep: true, value: shorten(value, policy.focus) };
+    return { keep: true, value: shorten(value, policy.focus, policy.memo) };
   }
   return { keep: true, value };
 }
@@ -237,36 +235,25 @@ export type SourcedFacts = {
   readonly facts: readonly Fact[];
 };
 
-/**
- * Parsed fact lines (issue #28): a summary's lines are read again at every later step and by
- * every merge. Results are frozen, shared by every caller; the oldest half goes when full.
- */
-const factLines = new Map<string, SourcedFacts | null>();
-const FACT_LINES_KEPT = 16_384;
-/** Longer lines are parsed every time rather than kept. */
+/** Longer lines are parsed every time rather than remembered. */
 const FACT_LINE_MAX_CHARS = 2_048;
 
-/** A fact line with the call it names (`null` when it names none); `undefined` for other lines. */
-export function parseSourcedFactLine(line: string): SourcedFacts | undefined {
-  const hit = factLines.get(line);
-  if (hit !== undefined) return hit ?? undefined;
-  // Only lines that look like list items are kept, fact lines or not: other lines fail at once.
-  const kept = line.length <= FACT_LINE_MAX_CHARS && /^\s*-/.test(line);
-  // A kept line is parsed from a copy: lines are split from whole prompts, and the key and the
-  // values parsed from it (slices of it) would otherwise keep those prompts alive.
-  const text = kept ? detached(line) : line;
-  const parsed = parseFactLineText(text);
-  if (kept) {
-    if (factLines.size >= FACT_LINES_KEPT) {
-      let n = 0;
-      for (const key of factLines.keys()) {
-        if (n++ >= FACT_LINES_KEPT / 2) break;
-        factLines.delete(key);
-      }
-    }
-    factLines.set(text, parsed ?? null);
+/**
+ * A fact line with the call it names (`null` when it names none); `undefined` for other lines.
+ * Remembered in the compressor's memo when given one (issue #28: a summary's lines are read again
+ * by every merge). The results are frozen, shared by every caller.
+ */
+export function parseSourcedFactLine(
+  line: string,
+  memo?: CompressorMemo,
+): SourcedFacts | undefined {
+  // Only lines that look like list items are remembered, fact lines or not: others fail at once.
+  if (memo === undefined || line.length > FACT_LINE_MAX_CHARS || !/^\s*-/.test(line)) {
+    return parseFactLineText(line);
   }
-  return parsed;
+  // A remembered line is parsed from a copy: lines are split from whole prompts, and the key and
+  // the values parsed from it (slices of it) would otherwise keep those prompts alive.
+  return memo.factLine(line, parseFactLineText);
 }
 
 /** `- [app.api: ][path: ]key=value | …`; a path is `songs[0]`, `songs[0].album` or `shipping_address`. */

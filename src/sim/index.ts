@@ -12,6 +12,7 @@ import {
 import { simAgentTurn } from './agent.js';
 import { simQaAgentTurn } from './qa-agent.js';
 import { simCompressionAnalysis, simUtilityAnalysis } from './analyzer.js';
+import { CompressorMemo } from './compressor-memo.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
 import { simGuidelineUpdate } from './updater.js';
 
@@ -39,6 +40,8 @@ export class SimProvider implements LlmProvider {
   readonly name = 'sim';
   readonly simulated = true as const;
   private readonly plans = new Map<string, Promise<ReferencePlan>>();
+  /** The compressors' judgements already made in this provider's calls (compressor-memo.ts). */
+  private readonly compressorMemo = new CompressorMemo();
 
   constructor(private readonly opts: SimProviderOptions) {
     if (!Number.isInteger(opts.refetchLimit) || opts.refetchLimit < 0) {
@@ -93,9 +96,9 @@ export class SimProvider implements LlmProvider {
         );
       }
       case 'obs_compressor':
-        return text(simObservationCompressor(messages));
+        return text(simObservationCompressor(messages, this.compressorMemo));
       case 'hist_compressor':
-        return text(simHistoryCompressor(messages));
+        return text(simHistoryCompressor(messages, this.compressorMemo));
       case 'analyzer': {
         const user = userText(messages);
         const co =

@@ -302,7 +302,7 @@ describe('the simulated compressors read prose (issue 22)', () => {
     expect(fewer).not.toContain('4004');
   });
 
-  it('ignores prose outside its vocabulary', () => {
+  it('ignores prose outside its lexicon', () => {
     expect(compress(`${base} Write in a friendly, calm voice.`)).toBe(compress(base));
   });
 });

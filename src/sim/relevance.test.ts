@@ -3,7 +3,7 @@ import { extractSection, REFINED_OBSERVATION } from '../compress/parse.js';
 import { renderPrompt } from '../prompts/template.js';
 import { simObservationCompressor } from './compressor.js';
 import { bears } from './relevance.js';
-import { readGuideline } from './vocabulary.js';
+import { readGuideline } from './guideline-reading.js';
 
 /** The shipped v0 observation guideline's sentence about lists. */
 const V0 =

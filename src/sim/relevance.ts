@@ -1,5 +1,7 @@
+import { CompressorMemo } from './compressor-memo.js';
+import { classOf } from './field-classes.js';
 import { containsToken } from './text.js';
-import { classOf, contentWords } from './vocabulary.js';
+import { contentWords } from './judgement.js';
 
 /**
  * How much of a list a compressor told to shorten lists keeps when it cannot tell which of its
@@ -18,6 +20,7 @@ export type ListCut = {
    * records bears on the job is cut to its first part instead of kept whole.
    */
   cutUnrelated: boolean;
+  memo: CompressorMemo;
 };
 
 /**
@@ -44,14 +47,16 @@ export function bearing(value: unknown, cut: ListCut, within = false, inItem = f
     const items = value.map((v) => bearing(v, cut, false, true));
     const records = items.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
     if (records.length < 2 || records.length !== items.length) return items;
-    const relevant = records.filter((r) => bears(r as Record<string, unknown>, cut.focus));
+    const relevant = records.filter((r) =>
+      bears(r as Record<string, unknown>, cut.focus, cut.memo),
+    );
     if (relevant.length > 0) return relevant;
     if (!cut.cutUnrelated || inItem) return items;
     return items.slice(0, Math.ceil(items.length * SHORTENED_LIST_SHARE));
   }
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const inside = within || bears(record, cut.focus);
+    const inside = within || bears(record, cut.focus, cut.memo);
     return Object.fromEntries(
       Object.entries(record).map(([k, v]) => [k, bearing(v, cut, inside, inItem)]),
     );
@@ -61,19 +66,16 @@ export function bearing(value: unknown, cut: ListCut, within = false, inItem = f
 
 /**
  * The content words of what the job is about: the task, not the agent's calls (their JSON keys,
- * `access_token` or `page_index`, say nothing of what a record is about). Remembered for the last
- * focus (every record of a list is judged against the same one).
+ * `access_token` or `page_index`, say nothing of what a record is about). Remembered (every
+ * record of a list is judged against the same focus).
  */
-let lastTopic: { focus: string; words: Set<string> } | undefined;
-function topicWords(focus: string): Set<string> {
-  if (lastTopic?.focus !== focus) {
-    const task = focus
+function topicWords(focus: string, memo: CompressorMemo): Set<string> {
+  const task = () =>
+    focus
       .split('\n')
       .filter((l) => !l.startsWith('Action:'))
       .join('\n');
-    lastTopic = { focus, words: contentWords(task) };
-  }
-  return lastTopic.words;
+  return memo.contentWords(`topic\u0000${focus}`, () => contentWords(task()));
 }
 
 /**
@@ -83,8 +85,12 @@ function topicWords(focus: string): Set<string> {
  * new phone number"), not one word that happens to occur in another part of it ("Great Balls of
  * Fire" and the message "Great to have you in my contacts!").
  */
-export function bears(record: Record<string, unknown>, focus: string): boolean {
-  const words = topicWords(focus);
+export function bears(
+  record: Record<string, unknown>,
+  focus: string,
+  memo = new CompressorMemo(),
+): boolean {
+  const words = topicWords(focus, memo);
   const values = Object.entries(record).flatMap(([k, v]) =>
     (Array.isArray(v) ? v : [v]).map((x) => [k, x] as const),
   );

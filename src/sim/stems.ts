@@ -22,3 +22,25 @@ export function namesField(text: string | Set<string>, field: string): boolean {
   const stems = typeof text === 'string' ? stemsOf(text) : text;
   return [...stemsOf(field)].some((s) => stems.has(s));
 }
+
+/** The words of a text, lower case, contractions opened (`don't` is `do not`), hyphens split. */
+export function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/n't\b/g, ' not')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+/** The Porter stems of a text's words in order, every word counted (numbers as they are). */
+export function stemSequence(text: string): string[] {
+  return wordsOf(text).map((w) => (/^[a-z]+$/.test(w) ? stemmer(w) : w));
+}
+
+/** A phrase as the lexicon writes it: its stems joined by spaces (`leave out` is `leav out`). */
+export function phraseKey(text: string): string {
+  return stemSequence(text).join(' ');
+}

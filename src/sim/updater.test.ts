@@ -6,7 +6,7 @@ import { type CompressionAnalysis } from '../domain/compression-analysis.js';
 import { type UtilityAnalysis } from '../domain/utility-analysis.js';
 import { renderPrompt, unresolvedPlaceholders } from '../prompts/template.js';
 import { simGuidelineUpdate } from './updater.js';
-import { readGuideline, verdictFor } from './vocabulary.js';
+import { readGuideline, verdictFor } from './guideline-reading.js';
 
 const kept = (g: string) => [...readGuideline(g).keepFields];
 const dropped = (g: string) => [...readGuideline(g).dropFields];

@@ -8,11 +8,12 @@ import {
 } from '../domain/index.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { section, shortHash, tryParseJson } from './text.js';
-import { classOf, readGuideline, verdictFor, type FieldClass } from './vocabulary.js';
+import { classOf, type FieldClass } from './field-classes.js';
+import { readGuideline, verdictFor } from './guideline-reading.js';
 
 /**
  * The simulated updater (ARCHITECTURE §6, issue 22): turns the analyses it was sent into prose
- * the sim compressors read (the vocabulary of vocabulary.ts, never a machine grammar). Utility
+ * the sim compressors read (the lexicon of guideline-reading.ts, never a machine grammar). Utility
  * analyses add a sentence keeping the fields found missing, one keeping the other fields of their
  * kinds (an LLM generalizes from examples; a candidate past the first two does so on a coin), and every list item when lists were cut (by a
  * list limit or by a summary); compression analyses add one leaving out fields kept but never
@@ -37,7 +38,7 @@ const ALL_ITEMS = 'Keep every item of a list; never cut lists short.';
  * How an updater names the kind of field its examples are (issue 22): a model that read "the
  * agent lacked `play_count` to find the most played song" writes a rule for counts, not for one
  * key, so the guideline carries over to tasks that compare on `size_bytes`. The words are those
- * the vocabulary reads (vocabulary.ts).
+ * the lexicon reads (guideline-reading.ts).
  */
 const CLASS_PHRASE: Record<FieldClass, string> = {
   identifiers: 'ids',

@@ -83,17 +83,18 @@ export type RolloutRow = Omit<z.infer<typeof StoredRolloutSchema>, 'evaluation'>
   evaluation: Evaluation;
 };
 
-/** The stored evaluation of each row read, and then its parsed value. */
-const evaluations = new WeakMap<object, string | Buffer | Evaluation>();
+/** Where a row keeps its stored evaluation, and then its parsed value (not enumerable). */
+const STORED_EVALUATION = Symbol('stored evaluation');
+type StoredEvaluation = { [STORED_EVALUATION]: string | Buffer | Evaluation };
 
 /** One getter for every row, so all rows share one shape (fast properties). */
 const EVALUATION: PropertyDescriptor = {
   enumerable: true,
-  get(this: object): Evaluation {
-    const v = evaluations.get(this)!;
+  get(this: StoredEvaluation): Evaluation {
+    const v = this[STORED_EVALUATION];
     if (typeof v !== 'string' && !Buffer.isBuffer(v)) return v;
     const parsed = EvaluationSchema.parse(JSON.parse(typeof v === 'string' ? v : decompress(v)));
-    evaluations.set(this, parsed);
+    this[STORED_EVALUATION] = parsed;
     return parsed;
   },
 };
@@ -102,8 +103,8 @@ const EVALUATION: PropertyDescriptor = {
 export function rolloutRow(raw: unknown): RolloutRow {
   const { evaluation, error, started_at, finished_at, episode_meta, ...row } =
     StoredRolloutSchema.parse(raw);
+  Object.defineProperty(row, STORED_EVALUATION, { value: evaluation, writable: true });
   const out = Object.defineProperty(row, 'evaluation', EVALUATION) as RolloutRow;
-  evaluations.set(out, evaluation);
   return Object.assign(out, { error, started_at, finished_at, episode_meta });
 }
 

@@ -5,7 +5,7 @@ import { createApptown } from '../../src/bench/apptown/index.js';
 import type { Benchmark } from '../../src/bench/types.js';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { GuidelineStore } from '../../src/guidelines/store.js';
-import type { Clock } from '../../src/llm/clock.js';
+import type { Clock } from '../../src/clock.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { OpenAiProvider } from '../../src/llm/openai-provider.js';
 import { createSimProvider } from '../../src/sim/index.js';
@@ -42,7 +42,7 @@ export function makeEnv(opts: {
   /** Run over SHORT_TASKS_DIR with sim.noise 0 (unless `config` sets sim). */
   shortTasks?: boolean;
   /** Backoff and latency clock (a test's fake skips the waits). @default the system clock */
-  clock?: Clock;
+  clock?: Pick<Clock, 'now' | 'sleep'>;
   /** The OpenAI provider's fetch (a test's may time requests out). @default acon's own */
   fetch?: typeof fetch;
 }): RunEnv & { dir: string; dbPath: string; config: Config } {
@@ -151,7 +151,10 @@ export function lossyEnv(opts: Parameters<typeof makeEnv>[0]): ReturnType<typeof
 }
 
 /** A clock whose sleeps end at once: retries and Retry-After waits cost no wall time in tests. */
-export const INSTANT_CLOCK: Clock = { now: () => Date.now(), sleep: async () => {} };
+export const INSTANT_CLOCK: Pick<Clock, 'now' | 'sleep'> = {
+  now: () => Date.now(),
+  sleep: async () => {},
+};
 
 /**
  * The apptown optimize the integration tests run (UT then CO, one round, heldout selection, no

@@ -1,10 +1,10 @@
-import type { AppWorldTimers } from '../../src/bench/appworld/index.js';
+import type { Clock } from '../../src/clock.js';
 
 /**
  * Timers on a virtual clock that moves only when a test calls `advance`: timeouts and sleeps
  * fire then, in order of their deadlines, so no test waits on real time.
  */
-export class ManualTimers implements AppWorldTimers {
+export class ManualTimers implements Pick<Clock, 'timeout' | 'sleep'> {
   now = 0;
   private pending: { at: number; fire: () => void }[] = [];
 

@@ -22,7 +22,7 @@ import {
   type ReferenceStepSpec,
   type TaskFile,
 } from '../../../src/bench/apptown/task-schema.js';
-import { createWorld } from '../../../src/bench/apptown/worlds.js';
+import { WorldCache } from '../../../src/bench/apptown/worlds.js';
 import { NoCandidate } from './picker.js';
 import type { World } from '../../../src/bench/apptown/world.js';
 
@@ -83,8 +83,12 @@ export class TaskBuilder {
     choose?: Chosen[];
   } | null = null;
 
-  constructor(readonly seed: number) {
-    this.world = createWorld(seed);
+  /** @param worlds shared by the builders of one generator run, so each seed is generated once */
+  constructor(
+    readonly seed: number,
+    worlds: WorldCache = new WorldCache(),
+  ) {
+    this.world = worlds.create(seed);
     this.data = this.world.initial;
     this.me = supervisorFacts(this.world);
     this.scope = { steps: new Map(), supervisor: { ...this.me } };

@@ -1,3 +1,4 @@
+import type { WorldCache } from '../../../src/bench/apptown/worlds.js';
 import { aggregateTemplates } from './aggregate.js';
 import { TaskBuilder } from './builder.js';
 import { crossTemplates } from './cross.js';
@@ -61,8 +62,8 @@ export function worldSeeds(setSeed: number): number[] {
  * Template `t` alone on world `seed`, handed in; null when that world has no candidate for it
  * (NoCandidate). Any other error is the template's own and is thrown.
  */
-export function buildAlone(t: Template, seed: number): TaskBuilder | null {
-  const b = new TaskBuilder(seed);
+export function buildAlone(t: Template, seed: number, worlds?: WorldCache): TaskBuilder | null {
+  const b = new TaskBuilder(seed, worlds);
   try {
     t.build(b, new Picker(seed));
     b.handIn();

@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../../src/bench/apptown/ids.js';
+import { mulberry32 } from '../../../src/seeded-random.js';
 
 /** Seeded choices for templates, so regenerating the tasks gives the same files. */
 export class Picker {

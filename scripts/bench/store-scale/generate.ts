@@ -18,7 +18,7 @@ import { foldedText } from '../../../src/compress/history-compressor.js';
 import { renderAction, renderTurns } from '../../../src/compress/render-history.js';
 import type { ChatMessage, LlmRole, ToolDef } from '../../../src/llm/types.js';
 import { loadPrompt, renderPrompt } from '../../../src/prompts/template.js';
-import { rolloutMetrics } from '../../../src/report/metrics.js';
+import { rolloutMetrics } from '../../../src/metrics/metrics.js';
 import { seededRandom, type Random } from '../../../src/seeded-random.js';
 import type { RunStore } from '../../../src/store/index.js';
 import { SyntheticWorld, toolDefs } from './world.js';

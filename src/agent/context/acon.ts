@@ -7,7 +7,7 @@ import {
 } from '../../compress/index.js';
 import type { ChatMessage } from '../../llm/index.js';
 import type { Trajectory, Turn, CompressionEvent } from '../../domain/index.js';
-import { flattenTurns, headMessages, summaryMessage, withObservationContents } from './messages.js';
+import { flattenTurns, HeadMessages, summaryMessage, withObservationContents } from './messages.js';
 import type { GuidelinePair } from './options.js';
 import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
 import { nothingToFold } from './summary.js';
@@ -57,6 +57,7 @@ export class AconStrategy implements ContextStrategy {
   private readonly short = new WeakMap<ChatMessage, string>();
   /** The summary message last shown, reused while the summary and t_last stay the same. */
   private shownSummary: { summary: string; tLast: number; message: ChatMessage } | null = null;
+  private readonly heads = new HeadMessages();
 
   constructor(
     readonly name: Extract<StrategyName, 'acon' | 'naive'>,
@@ -197,7 +198,7 @@ export class AconStrategy implements ContextStrategy {
   }
 
   private messages(trajectory: Trajectory): ChatMessage[] {
-    return [...headMessages(trajectory), ...this.historyMessages(trajectory)];
+    return [...this.heads.of(trajectory), ...this.historyMessages(trajectory)];
   }
 
   /** Folds the summary and turns[tLast .. to) (as the agent saw them); t_last = to on success. */

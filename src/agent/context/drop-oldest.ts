@@ -1,6 +1,6 @@
 import type { TokenCounter, ChatMessage } from '../../llm/index.js';
 import type { Trajectory } from '../../domain/index.js';
-import { flattenTurns, headMessages, turnMessages } from './messages.js';
+import { flattenTurns, turnMessages, type HeadMessages } from './messages.js';
 
 /**
  * The first turn to keep so that system + task + turns[from..] fit `budget` tokens, dropping
@@ -10,12 +10,13 @@ import { flattenTurns, headMessages, turnMessages } from './messages.js';
  */
 export function firstKeptTurn(
   trajectory: Trajectory,
+  heads: HeadMessages,
   budget: number,
   tokens: TokenCounter,
 ): number {
   const n = trajectory.turns.length;
   if (n === 0) return 0;
-  const head = headMessages(trajectory);
+  const head = heads.of(trajectory);
   // Prompt tokens are additive per message (plus a constant), so sum turn costs from the end.
   let total = tokens.countMessageTokens(head);
   let from = n;
@@ -31,12 +32,17 @@ export function firstKeptTurn(
 }
 
 /** Tokens of the prompt system + task + turns[from..]. */
-export function viewTokens(trajectory: Trajectory, from: number, tokens: TokenCounter): number {
-  return tokens.countMessageTokens(viewFrom(trajectory, from));
+export function viewTokens(
+  trajectory: Trajectory,
+  heads: HeadMessages,
+  from: number,
+  tokens: TokenCounter,
+): number {
+  return tokens.countMessageTokens(viewFrom(trajectory, heads, from));
 }
 
-export function viewFrom(trajectory: Trajectory, from: number): ChatMessage[] {
-  const messages = headMessages(trajectory);
+export function viewFrom(trajectory: Trajectory, heads: HeadMessages, from: number): ChatMessage[] {
+  const messages = heads.of(trajectory);
   for (const m of flattenTurns(trajectory.turns, from)) messages.push(m);
   return messages;
 }

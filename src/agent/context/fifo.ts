@@ -1,6 +1,7 @@
 import type { TokenCounter } from '../../llm/index.js';
 import type { Trajectory, CompressionEvent } from '../../domain/index.js';
 import { firstKeptTurn, reactiveBudget, turnsTokens, viewFrom, viewTokens } from './drop-oldest.js';
+import { HeadMessages } from './messages.js';
 import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
 
 /**
@@ -14,6 +15,7 @@ import type { ContextStrategy, StrategyName, ViewResult } from './strategy.js';
 export class FifoStrategy implements ContextStrategy {
   /** Turns dropped so far; never decreases, since turns are only appended. */
   private dropped = 0;
+  private readonly heads = new HeadMessages();
 
   constructor(
     readonly name: StrategyName,
@@ -26,7 +28,7 @@ export class FifoStrategy implements ContextStrategy {
   async view(trajectory: Trajectory, step: number): Promise<ViewResult> {
     const events: CompressionEvent[] = [];
     let from = Number.isFinite(this.budget)
-      ? Math.max(this.dropped, firstKeptTurn(trajectory, this.budget, this.tokens))
+      ? Math.max(this.dropped, firstKeptTurn(trajectory, this.heads, this.budget, this.tokens))
       : this.dropped;
     if (Number.isFinite(this.maxTurns)) {
       from = Math.max(from, trajectory.turns.length - this.maxTurns);
@@ -35,13 +37,16 @@ export class FifoStrategy implements ContextStrategy {
       events.push(this.dropEvent('fifo', trajectory, from, step));
       this.dropped = from;
     }
-    return { messages: viewFrom(trajectory, this.dropped), events };
+    return { messages: viewFrom(trajectory, this.heads, this.dropped), events };
   }
 
   async compressNow(trajectory: Trajectory, step: number): Promise<CompressionEvent[]> {
-    const current = viewTokens(trajectory, this.dropped, this.tokens);
+    const current = viewTokens(trajectory, this.heads, this.dropped, this.tokens);
     this.budget = Math.min(this.budget, reactiveBudget(current));
-    const from = Math.max(this.dropped, firstKeptTurn(trajectory, this.budget, this.tokens));
+    const from = Math.max(
+      this.dropped,
+      firstKeptTurn(trajectory, this.heads, this.budget, this.tokens),
+    );
     const event = this.dropEvent('reactive', trajectory, from, step);
     this.dropped = from;
     return [event];

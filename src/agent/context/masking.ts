@@ -2,7 +2,7 @@ import type { TokenCounter } from '../../llm/index.js';
 import type { Trajectory, Turn, CompressionEvent } from '../../domain/index.js';
 import {
   flattenTurns,
-  headMessages,
+  HeadMessages,
   maskPlaceholder,
   withObservationContents,
 } from './messages.js';
@@ -13,22 +13,25 @@ import type { ContextStrategy, ViewResult } from './strategy.js';
  * observation o_i is replaced by "Previous N lines omitted for brevity." iff i < t - M, i.e.
  * every turn but the last M keeps its reasoning and action and loses its observation.
  */
-export function maskTurns(turns: readonly Turn[], window: number): Turn[] {
+export function maskTurns(
+  turns: readonly Turn[],
+  window: number,
+  masked: WeakMap<Turn, Turn> = new WeakMap(),
+): Turn[] {
   const t = turns.length + 1;
   return turns.map((turn, index) => {
     const i = index + 1;
-    return i < t - window ? maskTurn(turn) : turn;
+    return i < t - window ? maskTurn(turn, masked) : turn;
   });
 }
 
 /**
- * Masked turns, by the turn they mask: a turn never changes once in a trajectory, and the same
- * masked object at every later step lets token counts and request hashes remembered per message
- * object hit (issue #28), besides not counting the lines of every old observation again.
+ * A turn masked, remembered in `maskedTurns` by the turn it masks: a turn never changes once in a
+ * trajectory, and the same masked object at every later step lets token counts and request
+ * hashes remembered per message object hit (issue #28), besides not counting the lines of every
+ * old observation again.
  */
-const maskedTurns = new WeakMap<Turn, Turn>();
-
-function maskTurn(turn: Turn): Turn {
+function maskTurn(turn: Turn, maskedTurns: WeakMap<Turn, Turn>): Turn {
   const hit = maskedTurns.get(turn);
   if (hit !== undefined) return hit;
   const masked = withObservationContents(
@@ -48,6 +51,9 @@ export class MaskingStrategy implements ContextStrategy {
   readonly name = 'masking' as const;
   /** Turns whose observations are already masked (reported once, when they become masked). */
   private masked = 0;
+  private readonly heads = new HeadMessages();
+  /** The masked copy of each turn of this rollout, by turn (see maskTurn). */
+  private readonly maskedTurns = new WeakMap<Turn, Turn>();
 
   constructor(
     private window: number,
@@ -63,8 +69,8 @@ export class MaskingStrategy implements ContextStrategy {
     }
     return {
       messages: [
-        ...headMessages(trajectory),
-        ...flattenTurns(maskTurns(trajectory.turns, this.window)),
+        ...this.heads.of(trajectory),
+        ...flattenTurns(maskTurns(trajectory.turns, this.window, this.maskedTurns)),
       ],
       events,
     };

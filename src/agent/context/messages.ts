@@ -16,24 +16,26 @@ export function withTokens(deps: StrategyDeps): CompressorDeps {
 }
 
 /**
- * The same two message objects for every step of a trajectory: token counts, request hashes
- * and stored keys are remembered per message object, so a prompt that starts with the objects
- * of the step before costs nothing for them (issue #16).
+ * o_sys and o_user (seed 001 §3.1): every view starts with them, verbatim. A strategy keeps one
+ * of these for its rollout, so every step's view starts with the same two message objects: token
+ * counts, request hashes and stored keys are remembered per message object, so a prompt that
+ * starts with the objects of the step before costs nothing for them (issue #16).
  */
-const heads = new WeakMap<Trajectory, { system: string; task: string; messages: ChatMessage[] }>();
+export class HeadMessages {
+  private last: { system: string; task: string; messages: ChatMessage[] } | undefined;
 
-/** o_sys and o_user (seed 001 §3.1): every view starts with them, verbatim. */
-export function headMessages(trajectory: Trajectory): ChatMessage[] {
-  const hit = heads.get(trajectory);
-  if (hit && hit.system === trajectory.system && hit.task === trajectory.task) {
-    return [...hit.messages];
+  of(trajectory: Trajectory): ChatMessage[] {
+    const hit = this.last;
+    if (hit && hit.system === trajectory.system && hit.task === trajectory.task) {
+      return [...hit.messages];
+    }
+    const messages: ChatMessage[] = [
+      { role: 'system', content: trajectory.system },
+      { role: 'user', content: trajectory.task },
+    ];
+    this.last = { system: trajectory.system, task: trajectory.task, messages };
+    return [...messages];
   }
-  const messages: ChatMessage[] = [
-    { role: 'system', content: trajectory.system },
-    { role: 'user', content: trajectory.task },
-  ];
-  heads.set(trajectory, { system: trajectory.system, task: trajectory.task, messages });
-  return [...messages];
 }
 
 /** A turn as messages: the assistant message, then its observations (tool results first). */

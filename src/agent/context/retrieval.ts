@@ -1,7 +1,7 @@
 import type { TokenCounter } from '../../llm/index.js';
 import type { CompressionEvent, Trajectory, Turn } from '../../domain/index.js';
 import { Bm25Index } from './bm25.js';
-import { flattenTurns, headMessages } from './messages.js';
+import { flattenTurns, HeadMessages } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';
 
 /** `context.retrieval` of acon.config.yaml. */
@@ -83,6 +83,7 @@ export class RetrievalStrategy implements ContextStrategy {
   /** Older turns left out in the view before (an event is recorded when this set changes). */
   private hidden = '';
   private readonly older = new OlderTurns();
+  private readonly heads = new HeadMessages();
 
   constructor(
     private settings: RetrievalSettings,
@@ -115,7 +116,7 @@ export class RetrievalStrategy implements ContextStrategy {
     }
     this.hidden = key;
     const turns = shown.map((i) => trajectory.turns[i]!);
-    return { messages: [...headMessages(trajectory), ...flattenTurns(turns)], events };
+    return { messages: [...this.heads.of(trajectory), ...flattenTurns(turns)], events };
   }
 
   /** Reactive compression (seed 002): halve the retrieved and the recent turns (at least 1 recent). */

@@ -1,7 +1,7 @@
 import { compressSummary, type CompressorDeps, renderTurns } from '../../compress/index.js';
 import type { ChatMessage } from '../../llm/index.js';
 import type { Trajectory, CompressionEvent } from '../../domain/index.js';
-import { flattenTurns, headMessages, summaryMessage } from './messages.js';
+import { flattenTurns, HeadMessages, summaryMessage } from './messages.js';
 import type { ContextStrategy, ViewResult } from './strategy.js';
 
 /**
@@ -23,6 +23,7 @@ export class SummaryStrategy implements ContextStrategy {
   private tLast = 0;
   private summary: string | null = null;
   private shown: { summary: string; tLast: number; message: ChatMessage } | undefined;
+  private readonly heads = new HeadMessages();
 
   constructor(
     private readonly n: number,
@@ -75,7 +76,7 @@ export class SummaryStrategy implements ContextStrategy {
   }
 
   private messages(trajectory: Trajectory): ChatMessage[] {
-    const head = headMessages(trajectory);
+    const head = this.heads.of(trajectory);
     const rest = flattenTurns(trajectory.turns.slice(this.tLast));
     if (this.summary === null) return [...head, ...rest];
     // The same message object while the summary stands (counts are remembered per object).

@@ -9,7 +9,7 @@ import { replayReference, toPlan, type Replay } from './replay.js';
 import { findTask } from '../task-files.js';
 import { loadApptownTaskDir, type LoadedTask, type TaskLoad } from './task-loader.js';
 import type { Answer, Matcher } from './task-schema.js';
-import { createWorld } from './worlds.js';
+import { WorldCache } from './worlds.js';
 import type { World } from './world.js';
 
 export type ApptownOptions = {
@@ -24,7 +24,7 @@ export type ApptownOptions = {
 export const DEFAULT_TASKS_DIR = fileURLToPath(new URL('../../../tasks/apptown/', import.meta.url));
 
 /** Supervisor APIs every task uses; a task "uses" the supervisor app only beyond these. */
-const PLUMBING = new Set([
+const PLUMBING: ReadonlySet<string> = new Set([
   'api_docs',
   'supervisor.show_account_passwords',
   'supervisor.complete_task',
@@ -54,6 +54,7 @@ export class ApptownBenchmark implements Benchmark {
   readonly name = 'apptown';
   private loading: Promise<TaskLoad> | null = null;
   private readonly preparing = new Map<string, Promise<Prepared>>();
+  private readonly worlds = new WorldCache();
 
   constructor(readonly tasksDir: string = DEFAULT_TASKS_DIR) {}
 
@@ -140,7 +141,7 @@ export class ApptownBenchmark implements Benchmark {
   }
 
   private freshWorld(task: LoadedTask): World {
-    const world = createWorld(task.seed);
+    const world = this.worlds.create(task.seed);
     const actual = `${world.supervisor.first_name} ${world.supervisor.last_name}`;
     if (actual !== task.supervisor) {
       throw new BenchmarkError(

@@ -1,4 +1,6 @@
-import { IdAllocator, mulberry32 } from './ids.js';
+import { mulberry32 } from '../../seeded-random.js';
+import { ArgSchemas } from './apps/api-docs.js';
+import { IdAllocator } from './ids.js';
 import type { Profile, TableName, Tables } from './records.js';
 
 /**
@@ -20,19 +22,27 @@ export type Completion = { answer: string | null; status: 'success' | 'fail' };
  */
 export class World {
   readonly ids: IdAllocator;
+  readonly argSchemas: ArgSchemas;
   readonly data: Tables;
   /** Set by `supervisor.complete_task`; not a table, so finishing never counts as a change. */
   completion: Completion | null = null;
   private tick = 0;
   private readonly copies = new Map<TableName, unknown[]>();
 
+  /**
+   * @param shared what the worlds of one benchmark share: the ids of `initial`'s rows
+   * (initialIds) and the api_docs argument schemas
+   */
   constructor(
     readonly seed: number,
     readonly initial: Tables,
+    shared: { ids?: ReadonlySet<number>; argSchemas?: ArgSchemas } = {},
   ) {
+    const ids = shared.ids ?? initialIds(initial);
+    this.argSchemas = shared.argSchemas ?? new ArgSchemas();
     // A separate stream from the seeder's, so ids of new rows do not depend on how much
     // random data the seeder drew.
-    this.ids = new IdAllocator(mulberry32(seed ^ 0x5eed_1d5), collectIds(initial));
+    this.ids = new IdAllocator(mulberry32(seed ^ 0x5eed_1d5), ids);
     const copies = this.copies;
     const copyOf = (key: string | symbol): unknown[] | undefined => {
       if (typeof key !== 'string' || !Object.hasOwn(initial, key)) return undefined;
@@ -113,17 +123,12 @@ export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The ids of a world's initial rows, per (frozen, shared) tables object. */
-const initialIds = new WeakMap<Tables, ReadonlySet<number>>();
-
-function collectIds(data: Tables): ReadonlySet<number> {
-  const known = initialIds.get(data);
-  if (known) return known;
+/** The ids of a world's initial rows (kept with the pristine tables by WorldCache). */
+export function initialIds(data: Tables): ReadonlySet<number> {
   const ids = new Set<number>();
   for (const rows of Object.values(data) as { id: number }[][]) {
     for (const row of rows) ids.add(row.id);
   }
-  initialIds.set(data, ids);
   return ids;
 }
 

@@ -1,30 +1,36 @@
+import { LRUCache } from 'lru-cache';
+import { ArgSchemas } from './apps/api-docs.js';
 import { generateTables } from './seed-data.js';
 import type { Tables } from './records.js';
-import { World } from './world.js';
+import { initialIds, World } from './world.js';
+
+/** A fresh world of a seed, its tables generated for it alone (see WorldCache). */
+export function createWorld(seed: number): World {
+  return new World(seed, deepFreeze(generateTables(seed)));
+}
 
 /**
  * Pristine tables per seed, so the many episodes of one task (rollouts, candidates, reference
  * replays) generate its world once; every World copies the tables it touches. Bounded: a
  * world is about 0.8 MB of objects. Room for every shipped task (102): with fewer, a run over
  * a whole split at high concurrency regenerated worlds all the time, and generating one takes
- * tens of milliseconds (issue #16, bench:throughput).
+ * tens of milliseconds (issue #16, bench:throughput). Owned by a benchmark.
  */
-const CACHE_SIZE = 128;
-const pristine = new Map<number, Tables>();
+export class WorldCache {
+  private readonly pristine = new LRUCache<number, { tables: Tables; ids: ReadonlySet<number> }>({
+    max: 128,
+  });
+  private readonly argSchemas = new ArgSchemas();
 
-export function createWorld(seed: number): World {
-  let tables = pristine.get(seed);
-  if (tables) {
-    pristine.delete(seed);
-  } else {
-    tables = deepFreeze(generateTables(seed));
+  create(seed: number): World {
+    let hit = this.pristine.get(seed);
+    if (!hit) {
+      const tables = deepFreeze(generateTables(seed));
+      hit = { tables, ids: initialIds(tables) };
+      this.pristine.set(seed, hit);
+    }
+    return new World(seed, hit.tables, { ids: hit.ids, argSchemas: this.argSchemas });
   }
-  pristine.set(seed, tables);
-  if (pristine.size > CACHE_SIZE) {
-    const oldest = pristine.keys().next().value;
-    if (oldest !== undefined) pristine.delete(oldest);
-  }
-  return new World(seed, tables);
 }
 
 /** Frozen, so code that writes to a world's initial state instead of a copy fails loudly. */

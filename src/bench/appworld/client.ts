@@ -1,6 +1,6 @@
 import { connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
-import { systemClock } from '../../llm/index.js';
+import { systemClock, type Clock } from '../../clock.js';
 import {
   AppWorldBusyError,
   AppWorldInitializeError,
@@ -59,21 +59,8 @@ export type AppWorldClientOptions = {
   closeTimeoutMs?: number;
   /** Injected for tests. @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** Injected for tests, so no test waits on real time. @default systemTimers */
-  timers?: AppWorldTimers;
-};
-
-/** The timers the client waits with. */
-export type AppWorldTimers = {
-  /** A signal that aborts after `ms`. */
-  timeout(ms: number): AbortSignal;
-  /** Resolves after `ms`, or at once once `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-};
-
-export const systemTimers: AppWorldTimers = {
-  timeout: (ms) => AbortSignal.timeout(ms),
-  sleep: (ms, signal) => systemClock.sleep(ms, signal),
+  /** Injected for tests, so no test waits on real time. @default systemClock */
+  timers?: Pick<Clock, 'timeout' | 'sleep'>;
 };
 
 /** AppWorld's own per-execution limit when `/initialize` does not set one (AppWorldInitDefaults). */
@@ -137,7 +124,7 @@ export class AppWorldClient {
   private readonly probeIntervalMs: number;
   private readonly closeTimeoutMs: number;
   private readonly fetchImpl: typeof fetch;
-  private readonly timers: AppWorldTimers;
+  private readonly timers: Pick<Clock, 'timeout' | 'sleep'>;
   private reachable: Promise<void> | undefined;
   /** While the server runs code we gave up on: resolves true once it answers, false if never. */
   private recovery: Promise<boolean> | null = null;
@@ -157,7 +144,7 @@ export class AppWorldClient {
     this.probeIntervalMs = opts.probeIntervalMs ?? 5_000;
     this.closeTimeoutMs = opts.closeTimeoutMs ?? 30_000;
     this.fetchImpl = opts.fetch ?? globalThis.fetch;
-    this.timers = opts.timers ?? systemTimers;
+    this.timers = opts.timers ?? systemClock;
   }
 
   /** True while the server still runs code whose `/execute` we stopped waiting for. */

@@ -1,5 +1,5 @@
 /** Info strings of fences whose content is run as Python; an untagged fence counts too. */
-const PYTHON_TAGS = new Set(['python', 'python3', 'py', '']);
+const PYTHON_TAGS: ReadonlySet<string> = new Set(['python', 'python3', 'py', '']);
 
 export type CodeBlock = {
   lang: string;

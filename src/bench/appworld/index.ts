@@ -2,11 +2,9 @@ export { AppWorldBenchmark, createAppWorld, type AppWorldOptions } from './bench
 export {
   AppWorldClient,
   executeTimeoutFor,
-  systemTimers,
   EXECUTE_MARGIN_MS,
   NO_SERVER_LIMIT_MS,
   type AppWorldClientOptions,
-  type AppWorldTimers,
   type ExecuteResult,
 } from './client.js';
 export {

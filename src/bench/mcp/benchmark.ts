@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
 import type { Benchmark, ReferencePlan, TaskInfo } from '../types.js';
-import { McpConnection, SYSTEM_TIMERS, type Timers } from './connection.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { McpConnection } from './connection.js';
 import { McpEpisode } from './episode.js';
 import { resolveServer } from './placeholders.js';
 import { findTask } from '../task-files.js';
@@ -17,7 +18,7 @@ export type McpOptions = {
   /** Folder of task files. @default the tasks/mcp folder shipped with acon */
   tasksDir?: string;
   /** @default the system's timers */
-  timers?: Timers;
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** Longest wait for a server to start and list its tools. @default 30000 */
   connectTimeoutMs?: number;
   /** Longest wait for one tool call when the task sets none. @default 60000 */
@@ -44,10 +45,10 @@ export function mcpTaskInfo(task: LoadedMcpTask): TaskInfo {
 export class McpBenchmark implements Benchmark {
   readonly name = 'mcp';
   private loading: Promise<McpTaskLoad> | null = null;
-  private readonly timers: Timers;
+  private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
   constructor(private readonly opts: McpOptions = {}) {
-    this.timers = opts.timers ?? SYSTEM_TIMERS;
+    this.timers = opts.timers ?? systemClock;
   }
 
   get tasksDir(): string {

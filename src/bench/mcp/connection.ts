@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -6,24 +7,14 @@ import type { Readable } from 'node:stream';
 import { BenchmarkError } from '../../errors.js';
 import type { McpCallResult, McpTool } from './tools.js';
 
-/** Timers a connection waits with; tests pass fake ones (no wall-clock waits in tests). */
-export type Timers = {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-};
-
-export const SYSTEM_TIMERS: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
 /** A server spec with its placeholders resolved (src/bench/mcp/placeholders.ts). */
 export type ResolvedServer =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string }
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
 export type ConnectionOptions = {
-  timers: Timers;
+  /** What a connection waits with; tests pass fake ones (no wall-clock waits in tests). */
+  timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** Longest wait for the server to start and list its tools. */
   connectTimeoutMs: number;
   /** Longest wait for one tool call. */

@@ -6,13 +6,7 @@ export {
   mcpTaskInfo,
   type McpOptions,
 } from './benchmark.js';
-export {
-  McpConnection,
-  McpServerError,
-  SYSTEM_TIMERS,
-  type Timers,
-  type ResolvedServer,
-} from './connection.js';
+export { McpConnection, McpServerError, type ResolvedServer } from './connection.js';
 export { McpEpisode, type FailedStep } from './episode.js';
 export { evaluateMcp, answerMatches, normalizeAnswer, readGraph } from './evaluate.js';
 export { packageBin, resolvePlaceholders, resolveServer } from './placeholders.js';

@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { BenchmarkError, type TaskFileError } from '../../errors.js';
 import { isF1Drop } from './metrics.js';
 import type { Benchmark, PairRule, ReferencePlan, TaskInfo } from '../types.js';
-import { corpusFor } from './corpus.js';
+import { generateCorpus, type Corpus } from './corpus.js';
 import { QaEpisode } from './episode.js';
-import { corpusLibrary } from './library.js';
+import { corpusLibrary, type Library } from './library.js';
 import { qaReferencePlan } from './plan.js';
 import { resolveTemplate, templateById } from './questions.js';
 import { qaTaskInfo, type QaTask } from './task.js';
@@ -93,19 +93,29 @@ type FileTask = ReturnType<typeof fromTaskFile>;
 
 /** The shipped benchmark: task files over the generated encyclopedia. */
 export function generatedSource(tasksDir: string = DEFAULT_QA_TASKS_DIR): QaSource {
+  // Each corpus seed's corpus and library, generated once for this source's tasks.
+  const corpora = new Map<number, { corpus: Corpus; library: Library }>();
+  const corpusOf = (seed: number) => {
+    let hit = corpora.get(seed);
+    if (!hit) {
+      const corpus = generateCorpus(seed);
+      corpora.set(seed, (hit = { corpus, library: corpusLibrary(corpus) }));
+    }
+    return hit;
+  };
   return {
     async load() {
       const { tasks, problems } = await loadQaTaskDir(tasksDir);
       return { tasks: tasks.map(fromTaskFile), problems };
     },
-    library: (task) => corpusLibrary(corpusFor((task as FileTask).corpusSeed)),
-    verify: (task) => verifyAgainstCorpus(task as FileTask),
+    library: (task) => corpusOf((task as FileTask).corpusSeed).library,
+    verify: (task) =>
+      verifyAgainstCorpus(task as FileTask, corpusOf((task as FileTask).corpusSeed).corpus),
   };
 }
 
 /** Each question must still follow its template through the corpus to the recorded answer. */
-function verifyAgainstCorpus(task: FileTask): void {
-  const corpus = corpusFor(task.corpusSeed);
+function verifyAgainstCorpus(task: FileTask, corpus: Corpus): void {
   task.objectives.forEach((o, i) => {
     const fail = (detail: string): never => {
       throw new BenchmarkError(

@@ -172,20 +172,8 @@ function randomDate(r: Random, year: number): string {
   return formatDate(year, int(r, 0, 11), int(r, 1, 28));
 }
 
-const memo = new Map<number, Corpus>();
-
-/** The corpus of a seed; generated once per process and seed. */
-export function corpusFor(seed: number = DEFAULT_CORPUS_SEED): Corpus {
-  let corpus = memo.get(seed);
-  if (!corpus) {
-    corpus = generateCorpus(seed);
-    memo.set(seed, corpus);
-  }
-  return corpus;
-}
-
-/** Generates the corpus of a seed (use `corpusFor`, which remembers it). */
-export function generateCorpus(seed: number): Corpus {
+/** Generates the corpus of a seed (a benchmark's source keeps the ones it uses). */
+export function generateCorpus(seed: number = DEFAULT_CORPUS_SEED): Corpus {
   const f = englishFaker(seed);
   const r = seededRandom('qa-corpus', seed);
   const titles = new Set<string>();

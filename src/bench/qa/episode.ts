@@ -5,7 +5,7 @@ import { answerToolCalls } from '../tool-call-answers.js';
 import type { ActResult } from '../../agent/index.js';
 import type { Episode, TaskInfo } from '../types.js';
 import type { Evaluation } from '../../domain/index.js';
-import { indexOf, type Library } from './library.js';
+import type { Library } from './library.js';
 import {
   NO_TOOL_CALL_MESSAGE,
   SEARCH_K,
@@ -118,7 +118,7 @@ export class QaEpisode implements Episode {
   }
 
   private search(query: string): Record<string, unknown> {
-    const index = indexOf(this.library);
+    const index = this.library.index();
     const { hits, total } = index.search(query, SEARCH_K);
     return {
       query,

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../seeded-random.js';
-import { corpusFor, type Entity } from './corpus.js';
-import { corpusLibrary, indexOf } from './library.js';
+import { generateCorpus, type Entity } from './corpus.js';
+import { corpusLibrary } from './library.js';
 import { SEARCH_K } from './prompts.js';
 import { resolveTemplate, TEMPLATES, type Template } from './questions.js';
 import type { Objective, QaTaskFile } from './task-schema.js';
@@ -22,7 +22,7 @@ export const TASK_PLAN: Record<'train' | 'dev' | 'test', Record<number, number>>
   dev: { 1: 8, 2: 8, 4: 6, 8: 4, 16: 2 },
   test: { 1: 10, 2: 10, 4: 8, 8: 8, 16: 4 },
 };
-/** Reference tool calls of a 16-question task: under agent.max_steps (50) with room to re-fetch. */
+/** Reference tool calls of a 16-question task: under agent.max_steps' default with room to re-fetch. */
 const MAX_CALLS = 40;
 /** Share of test questions from held-out templates. */
 const HELD_OUT_SHARE = 0.6;
@@ -30,8 +30,8 @@ const HELD_OUT_SHARE = 0.6;
 const calls = (t: Template) => 2 + t.hops.length;
 
 export function generateTaskFiles(seed: number): QaTaskFile[] {
-  const corpus = corpusFor(seed);
-  const index = indexOf(corpusLibrary(corpus));
+  const corpus = generateCorpus(seed);
+  const index = corpusLibrary(corpus).index();
   const random = seededRandom('qa-tasks', seed);
   const used = new Set<string>();
   const byKind = new Map<string, Entity[]>();

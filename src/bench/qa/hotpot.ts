@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { BenchmarkError, InputFileError, TaskFileError } from '../../errors.js';
 import type { QaSource } from './source.js';
-import type { Library } from './library.js';
+import { lazyIndex, type Library } from './library.js';
 import type { QaObjective, QaTask } from './task.js';
 
 /**
@@ -142,9 +142,11 @@ export function buildHotpot(
       objectives: objectives.slice(i * perTask, (i + 1) * perTask),
     });
   }
+  const docs = () =>
+    [...byTitle.values()].map((p) => ({ id: p.id, title: p.title, text: p.sentences.join(' ') }));
   const library: Library = {
-    docs: () =>
-      [...byTitle.values()].map((p) => ({ id: p.id, title: p.title, text: p.sentences.join(' ') })),
+    docs,
+    index: lazyIndex(docs),
     article: (id) => {
       const p = byId.get(id);
       return p && { article_id: p.id, title: p.title, type: 'paragraph', sentences: p.sentences };

@@ -11,7 +11,6 @@ export {
 export type { QaSource } from './source.js';
 export { QaEpisode } from './episode.js';
 export {
-  corpusFor,
   generateCorpus,
   DEFAULT_CORPUS_SEED,
   KIND_COUNTS,
@@ -19,7 +18,7 @@ export {
   type Entity,
 } from './corpus.js';
 export { renderArticle, leadOf } from './article.js';
-export { corpusLibrary, indexOf, type Library } from './library.js';
+export { corpusLibrary, type Library } from './library.js';
 export { buildHotpot, hotpotSource, parseHotpot, type HotpotQuestion } from './hotpot.js';
 export { qaReferencePlan, ANSWER_TOOL } from './plan.js';
 export { TEMPLATES, resolveTemplate, templateById, type Template } from './questions.js';

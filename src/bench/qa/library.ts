@@ -14,28 +14,23 @@ export interface Library {
   article(id: string): Record<string, unknown> | undefined;
   /** What a search result shows of an article (title first), beside its id and score. */
   preview(id: string): Record<string, unknown>;
+  /** The BM25 index of `docs()`, built on the first search and kept by the library. */
+  index(): SearchIndex;
 }
 
-/** The index of a library, built once on first use. */
-const indexes = new WeakMap<Library, SearchIndex>();
-
-export function indexOf(library: Library): SearchIndex {
-  let index = indexes.get(library);
-  if (!index) {
-    index = new SearchIndex(library.docs());
-    indexes.set(library, index);
-  }
-  return index;
+/** A library's `index`: built from its docs on the first call, then the same one. */
+export function lazyIndex(docs: () => IndexedDoc[]): () => SearchIndex {
+  let index: SearchIndex | undefined;
+  return () => (index ??= new SearchIndex(docs()));
 }
 
-const libraries = new WeakMap<Corpus, Library>();
-
-/** The library of a generated corpus (one per corpus, so its index is built once). */
+/** The library of a generated corpus (its owner keeps one per corpus, so the index is built once). */
 export function corpusLibrary(corpus: Corpus): Library {
-  let lib = libraries.get(corpus);
-  if (lib) return lib;
-  lib = {
-    docs: () => corpus.entities.map((e) => ({ id: e.id, title: e.title, text: leadOf(e, corpus) })),
+  const docs = () =>
+    corpus.entities.map((e) => ({ id: e.id, title: e.title, text: leadOf(e, corpus) }));
+  return {
+    docs,
+    index: lazyIndex(docs),
     article: (id) => {
       const e = corpus.byId.get(id);
       return e ? renderArticle(e, corpus) : undefined;
@@ -52,6 +47,4 @@ export function corpusLibrary(corpus: Corpus): Library {
       };
     },
   };
-  libraries.set(corpus, lib);
-  return lib;
 }

@@ -8,7 +8,7 @@ import { DEFAULT_QA_TASKS_DIR, createQa, qaPairRule } from './benchmark.js';
 import { DEFAULT_CORPUS_SEED, KIND_COUNTS, generateCorpus } from './corpus.js';
 import { renderArticle } from './article.js';
 import { generateTaskFiles } from './generate-tasks.js';
-import { corpusLibrary, indexOf } from './library.js';
+import { corpusLibrary } from './library.js';
 import { renderQaTaskFile } from './task-loader.js';
 import { TEMPLATES } from './questions.js';
 import type { ReferencePlan } from '../types.js';
@@ -55,7 +55,7 @@ describe('the generated encyclopedia', () => {
 
   it('finds an article by its title with the BM25 index', () => {
     const c = generateCorpus(DEFAULT_CORPUS_SEED);
-    const index = indexOf(corpusLibrary(c));
+    const index = corpusLibrary(c).index();
     const target = c.entities.find((e) => e.kind === 'organisation')!;
     expect(index.search(target.title, 6).hits[0]?.id).toBe(target.id);
   });

@@ -74,8 +74,8 @@ function toConversations(messages: readonly ChatMessage[]): Turn[] {
   return out;
 }
 
-const ODD = new Set(['human', 'observation']);
-const EVEN = new Set(['gpt', 'function_call']);
+const ODD: ReadonlySet<string> = new Set(['human', 'observation']);
+const EVEN: ReadonlySet<string> = new Set(['gpt', 'function_call']);
 
 function checkShareGpt(line: ShareGptLine): LintIssue[] {
   const issues: LintIssue[] = [];

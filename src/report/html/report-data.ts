@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { unifiedDiff } from '../../guidelines/index.js';
 import type { GuidelineVersionRow, RolloutRow, RunStore } from '../../store/index.js';
-import { conditionMetrics, ConditionMetricsSchema } from '../metrics.js';
-import { withPareto } from '../pareto.js';
+import { conditionMetrics, withPareto } from '../../metrics/index.js';
+import { ConditionMetricsSchema } from '../../domain/index.js';
 import { rolloutShow, type RolloutShow } from '../rollout-view.js';
 import { DEFAULT_MAX_TRAJECTORIES, embeddedRollouts, splitPriority } from './embedded-rollouts.js';
 import { Packer, packForPage } from './pack.js';

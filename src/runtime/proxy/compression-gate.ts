@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
-import { megabytes, type ProxyLimits, type ProxyTimers } from './limits.js';
+import type { Clock } from '../../clock.js';
+import { megabytes, type ProxyLimits } from './limits.js';
 
 /** Why a request went upstream uncompressed: a code for the header, a text for the log. */
 export type Skipped = { skipped: true; code: 'too_large' | 'deadline'; text: string };
@@ -20,7 +21,7 @@ export class CompressionGate {
       ProxyLimits,
       'maxCompressBytes' | 'maxCompressions' | 'compressionDeadlineMs'
     >,
-    private readonly timers: ProxyTimers,
+    private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>,
   ) {
     this.queue = new PQueue({ concurrency: limits.maxCompressions });
   }

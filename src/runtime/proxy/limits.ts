@@ -43,17 +43,6 @@ export const PROXY_LIMIT_DEFAULTS: ProxyLimits = {
 /** Seconds the proxy gives the requests in flight to finish after SIGTERM or SIGINT. */
 export const DEFAULT_SHUTDOWN_GRACE_S = 10;
 
-/** Timers, injected so tests decide when a deadline or a grace period ends. */
-export type ProxyTimers = {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-};
-
-export const REAL_TIMERS: ProxyTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** `33554432` → `32 MB`, `4096` → `4096 bytes`, for messages. */
 export function megabytes(bytes: number): string {
   if (bytes < MB / 100) return `${bytes} bytes`;

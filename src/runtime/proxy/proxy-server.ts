@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../clock.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -9,13 +10,7 @@ import {
 import type { OpenAiMessage } from '../openai-messages.js';
 import { CompressionGate, isSkipped, type Skipped } from './compression-gate.js';
 import { compressionHeader, formatReport, passthroughHeader } from './format-report.js';
-import {
-  megabytes,
-  PROXY_LIMIT_DEFAULTS,
-  REAL_TIMERS,
-  type ProxyLimits,
-  type ProxyTimers,
-} from './limits.js';
+import { megabytes, PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './limits.js';
 import { readBodyWithin } from './read-body.js';
 import { COMPRESSION_HEADER, proxyResponses, RESPONSES_PATH } from './responses.js';
 
@@ -48,14 +43,15 @@ export type ProxyOptions = {
   /** Body size, requests and compressions in flight, compression deadline. @default PROXY_LIMIT_DEFAULTS */
   limits?: Partial<ProxyLimits>;
   /** @default the real setTimeout/clearTimeout */
-  timers?: ProxyTimers;
+  /** Timers, injected so tests decide when a deadline or a grace period ends. @default systemClock */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 };
 
 /** The fields of a chat-completions body the proxy reads; everything else passes as it is. */
 const ChatBodySchema = z.looseObject({ messages: z.array(z.looseObject({ role: z.string() })) });
 
 /** Request headers not forwarded: hop-by-hop, and those fetch sets itself. */
-const DROP_REQUEST = new Set([
+const DROP_REQUEST: ReadonlySet<string> = new Set([
   'host',
   'connection',
   'keep-alive',
@@ -66,7 +62,7 @@ const DROP_REQUEST = new Set([
   'proxy-connection',
 ]);
 /** Response headers not passed back: fetch has already decoded and de-chunked the body. */
-const DROP_RESPONSE = new Set([
+const DROP_RESPONSE: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'content-length',
@@ -95,7 +91,7 @@ export class ProxyServer {
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private readonly limits: ProxyLimits;
-  private readonly timers: ProxyTimers;
+  private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   private readonly gate: CompressionGate;
   /** Set by close(): new requests are refused, answers close their connection. */
   private closing = false;
@@ -106,7 +102,7 @@ export class ProxyServer {
     this.upstream = opts.upstream.replace(/\/+$/, '');
     this.fetch = opts.fetch ?? globalThis.fetch;
     this.limits = { ...PROXY_LIMIT_DEFAULTS, ...opts.limits };
-    this.timers = opts.timers ?? REAL_TIMERS;
+    this.timers = opts.timers ?? systemClock;
     this.gate = new CompressionGate(this.limits, this.timers);
     this.server = createServer((req, res) => void this.handle(req, res));
   }

@@ -10,7 +10,7 @@ import type {
   StepRecord,
 } from '../../domain/index.js';
 import { countMessageTokens, type LlmClient } from '../../llm/index.js';
-import { rolloutMetrics } from '../../report/index.js';
+import { rolloutMetrics } from '../../metrics/index.js';
 import type { RunStore } from '../../store/index.js';
 import type { CompressionReport } from '../context-compressor.js';
 import { contentText, indexTrajectory, type OpenAiMessage } from '../openai-messages.js';

@@ -11,7 +11,7 @@ import { createSimProvider } from '../../sim/index.js';
 import { openRunStore } from '../../store/index.js';
 import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
-import { MemoryCallStore } from '../memory-call-store.js';
+import { LruCallCache } from '../lru-call-cache.js';
 import type { ProxyLimits } from './limits.js';
 import { ProxyServer } from './proxy-server.js';
 import { ProxyRecorder } from './record.js';
@@ -71,7 +71,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     store && runId
       ? new ProxyRecorder({ store, runId, guidelines: opts.guidelines, prices: config.prices })
       : undefined;
-  const client = createLlmClient({ config, providers, store: store ?? new MemoryCallStore() });
+  const client = createLlmClient({ config, providers, store: store ?? new LruCallCache() });
   const compressor = createContextCompressorWith({
     llm: recorder ? recorder.llm(client) : client,
     guidelines: opts.guidelines,

@@ -28,23 +28,26 @@ function typeName(s: JsonSchema): string {
 }
 
 /**
- * JSON schemas of argument schemas: they never change, and converting one costs more than a
- * whole API call (every task's reference replay reads several API docs).
+ * JSON schemas of argument schemas, once each: they never change, and converting one costs more
+ * than a whole API call (every task's reference replay reads several API docs). The worlds of
+ * one benchmark share one (src/bench/apptown/worlds.ts).
  */
-const jsonSchemas = new WeakMap<Api['args'], JsonSchema>();
+export class ArgSchemas {
+  private readonly schemas = new WeakMap<Api['args'], JsonSchema>();
 
-function argsJsonSchema(args: Api['args']): JsonSchema {
-  let schema = jsonSchemas.get(args);
-  if (!schema) {
-    schema = z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
-    jsonSchemas.set(args, schema);
+  of(args: Api['args']): JsonSchema {
+    let schema = this.schemas.get(args);
+    if (!schema) {
+      schema = z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
+      this.schemas.set(args, schema);
+    }
+    return schema;
   }
-  return schema;
 }
 
 /** One row per parameter, the way API references print them. */
-export function describeParameters(api: Api) {
-  const schema = argsJsonSchema(api.args);
+export function describeParameters(api: Api, schemas: ArgSchemas) {
+  const schema = schemas.of(api.args);
   return Object.entries(schema.properties ?? {}).map(([name, p]) => {
     const constraints: string[] = [];
     if (p.enum) constraints.push(`one of: ${p.enum.join(', ')}`);
@@ -145,7 +148,7 @@ export function apiDocsApp(getApps: () => App[]): App {
             api_name: api.name,
             description: api.description,
             requires_login: api.auth,
-            parameters: describeParameters(api),
+            parameters: describeParameters(api, world.argSchemas),
             response_schemas: {
               success: resolveShape(api.returns, world),
               failure: { status: 'integer', error: 'string' },

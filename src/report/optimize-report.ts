@@ -1,16 +1,15 @@
-import type { OptimizeResult } from './optimize.js';
+import type { OptimizeResult } from '../optimize/index.js';
 import {
   wrapLine,
   type FitOptions,
-  type ConditionMetrics,
-  verdictLine,
-  versionVerdictRows,
   conditionColumns,
   PEAK_NOTE,
   resultTable,
   runIdLine,
   SIMULATED_NOTE,
-} from '../report/index.js';
+} from './index.js';
+import type { ConditionMetrics } from '../domain/index.js';
+import { verdictLine, versionVerdictRows } from '../metrics/index.js';
 
 type VersionRow = ConditionMetrics & { version: string };
 

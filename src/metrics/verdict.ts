@@ -1,4 +1,4 @@
-import type { ConditionMetrics } from './metrics.js';
+import type { ConditionMetrics } from '../domain/index.js';
 import { paretoFlags } from './pareto.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { RunStore } from '../store/index.js';
-import { conditionMetrics, type ConditionMetrics } from './metrics.js';
+import { conditionMetrics } from './metrics.js';
+import type { ConditionMetrics } from '../domain/index.js';
 import type { RolloutMetrics } from '../domain/index.js';
 import { withPareto } from './pareto.js';
 import { scenarioGoalCompletion, type ScenarioOutcome } from './scenario.js';

@@ -1,7 +1,6 @@
 import pc from 'picocolors';
-import { fitTable, type Column, type FitOptions, modelLabel } from '../report/index.js';
-import type { LintReport } from './lint/lint.js';
-import type { ExportSummary } from './summary.js';
+import { fitTable, type Column, type FitOptions, modelLabel } from './index.js';
+import type { LintReport, ExportSummary } from '../export/index.js';
 
 const int = (n: number) => n.toLocaleString('en-US');
 const counts = (m: Record<string, number>) =>

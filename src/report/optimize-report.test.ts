@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConditionMetrics } from '../report/metrics.js';
-import { versionVerdictRows } from '../report/verdict.js';
+import type { ConditionMetrics } from '../domain/condition-metrics.js';
+import { versionVerdictRows } from '../metrics/verdict.js';
 import { reviewLine } from './optimize-report.js';
 
 const row = (version: string, condition: string) =>

@@ -1,8 +1,8 @@
 import type { CallRecord, CallStore } from '../../src/llm/call-store.js';
 import type { ProviderResponse } from '../../src/llm/types.js';
 
-/** A CallStore in memory, for tests: the cache is a Map, recorded calls an array. */
-export class MemoryCallStore implements CallStore {
+/** A CallStore in memory that keeps everything, for tests: the cache is a Map, recorded calls an array. */
+export class RecordingCallStore implements CallStore {
   readonly calls: (CallRecord & { id: number })[] = [];
   readonly cache = new Map<
     string,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConditionMetrics } from './metrics.js';
-import { conditionTable } from './table.js';
+import type { ConditionMetrics } from '../domain/condition-metrics.js';
+import { conditionTable } from '../report/table.js';
 import { scenarioGoalCompletion, scenarioOf } from './scenario.js';
 
 describe('scenarioOf', () => {
