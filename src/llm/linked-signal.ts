@@ -3,7 +3,8 @@
  * it. Each request, queued task and retry wait used to add its own abort listener to the run's
  * signal, so at 64 calls in flight Node warned (MaxListenersExceededWarning) on every run with
  * concurrency above 10 (issue #16); now the run's signal carries one listener however many
- * calls wait on it.
+ * calls wait on it. The `openai` client needs it too: it adds an abort listener to the signal of
+ * each request it is given and never removes it (openai 6.49, `fetchWithTimeout`).
  *
  * Why not `AbortSignal.any([run, …])` (issue #30 asked): on Node 20 (20.20.2 measured) every
  * signal it makes stays in the long-lived source's dependant set after it is done with, so a run

@@ -8,7 +8,13 @@ import { urlCredentials, redactUrlCredentials } from '../url-credentials.js';
 import { redact, redactMessage } from './redact.js';
 import { countMessageTokens, countTokens } from './tokenizer.js';
 import { BodyPool } from './body-pool.js';
-import { chatRequestBody } from './wire-request.js';
+import {
+  nodeHttpTransport,
+  sdkTransport,
+  TRANSPORTS,
+  type Transport,
+  type TransportName,
+} from './transport.js';
 import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
 
 export type OpenAiProviderOptions = {
@@ -17,11 +23,18 @@ export type OpenAiProviderOptions = {
   /** Where API keys are read from. @default process.env */
   env?: Record<string, string | undefined>;
   /**
-   * Passed to the `openai` client; tests may intercept requests with it.
-   * @default acon's own (`./http-fetch.ts`): node:http(s) with keep-alive agents
+   * Passed to the `openai` client (with the `sdk` transport); tests may intercept requests with it.
    */
   fetch?: typeof fetch;
+  /**
+   * What carries the bytes (see transport.ts); `ACON_TRANSPORT` in `env` when not given.
+   * @default DEFAULT_TRANSPORT
+   */
+  transport?: TransportName;
 };
+
+/** Chosen by `npm run bench:throughput -- --transports sdk,node-http` (see transport.ts). */
+export const DEFAULT_TRANSPORT: TransportName = 'node-http';
 
 type Backend = { baseURL: string; client: OpenAI | null; inFlight: number; options: ClientOptions };
 type ClientOptions = ConstructorParameters<typeof OpenAI>[0];
@@ -34,18 +47,6 @@ type EndpointState = { name: string; endpoint: Endpoint; key: string; backends: 
  */
 let sdk: Promise<typeof OpenAiSdk> | undefined;
 const loadSdk = () => (sdk ??= import('openai'));
-
-/**
- * acon's own fetch, built at the first request like the SDK: node:https alone cost every command
- * that builds this provider about 40 ms of start-up.
- */
-function httpFetchAtFirstRequest(): typeof fetch {
-  let built: Promise<typeof fetch> | undefined;
-  return ((input: string | URL | Request, init?: RequestInit) =>
-    (built ??= import('./http-fetch.js').then((m) => m.createHttpFetch())).then((f) =>
-      f(input, init),
-    )) as typeof fetch;
-}
 
 const DEFAULT_ENDPOINT = 'default';
 
@@ -64,17 +65,11 @@ export class OpenAiProvider implements LlmProvider {
   private readonly states = new Map<string, EndpointState>();
   private readonly env: Record<string, string | undefined>;
   private rotation = 0;
-  private readonly fetch: typeof fetch;
-  /**
-   * Request bodies' memory, reused with acon's own fetch only: another fetch (a test's) may
-   * keep a body it was given.
-   */
-  private readonly bodies: BodyPool | undefined;
+  private readonly transport: Transport;
 
   constructor(private readonly opts: OpenAiProviderOptions) {
     this.env = opts.env ?? process.env;
-    this.fetch = opts.fetch ?? httpFetchAtFirstRequest();
-    this.bodies = opts.fetch ? undefined : new BodyPool();
+    this.transport = chooseTransport(opts, this.env);
   }
 
   async chat(req: ProviderRequest, signal?: AbortSignal): Promise<ProviderResponse> {
@@ -85,19 +80,12 @@ export class OpenAiProvider implements LlmProvider {
     const client = (backend.client ??= new OpenAIClient(backend.options));
     backend.inFlight++;
     let raw: unknown;
-    // The body goes as ready JSON bytes: `chat.completions.create` would serialize the whole
-    // prompt again on every step (see wire-request.ts).
-    const body = chatRequestBody(req, this.bodies);
     try {
+      // A signal of its own per request: the client adds an abort listener to the signal it is
+      // given and never removes it (see linked-signal.ts).
       raw = await withLinkedSignal(signal, (requestSignal) =>
-        client.post<unknown>('/chat/completions', {
-          body,
-          headers: { 'content-type': 'application/json' },
-          signal: requestSignal,
-        }),
+        this.transport.send(client, req, requestSignal),
       );
-      // The answer was read whole, so the request was sent whole: its memory can be reused.
-      this.bodies?.give(body);
     } catch (err) {
       const { mapOpenAiError } = await import('./openai-errors.js');
       throw mapOpenAiError(err, where, state.endpoint.timeout_ms, this.keys());
@@ -169,9 +157,10 @@ export class OpenAiProvider implements LlmProvider {
       options: {
         baseURL,
         apiKey: key,
+        // Retries are the LlmClient's (retry.ts says why not the client's own).
         maxRetries: 0,
         timeout: endpoint.timeout_ms,
-        fetch: this.fetch,
+        ...(this.transport.fetch ? { fetch: this.transport.fetch } : {}),
       },
     }));
     const state = { name, endpoint, key, backends };
@@ -190,6 +179,25 @@ export class OpenAiProvider implements LlmProvider {
     }
     return best;
   }
+}
+
+/**
+ * A test's `fetch` goes through the SDK's own path (a fetch given may keep the body, so no pooled
+ * memory); else the option, else `ACON_TRANSPORT`, else the default.
+ */
+function chooseTransport(
+  opts: OpenAiProviderOptions,
+  env: Record<string, string | undefined>,
+): Transport {
+  if (opts.fetch) return sdkTransport(opts.fetch);
+  const name = opts.transport ?? env.ACON_TRANSPORT ?? DEFAULT_TRANSPORT;
+  if (name === 'sdk') return sdkTransport();
+  if (name === 'node-http') return nodeHttpTransport(new BodyPool());
+  throw new ConfigError(
+    'environment',
+    'ACON_TRANSPORT',
+    `unknown transport "${name}"; use one of ${TRANSPORTS.join(', ')}`,
+  );
 }
 
 /** Some local servers omit usage; count with the tokenizer instead of recording zeros. */

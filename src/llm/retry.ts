@@ -91,6 +91,14 @@ export function backoffDelay(
 
 /**
  * Runs `fn` until it succeeds, a non-retryable error occurs or `maxRetries` retries are spent.
+ *
+ * Not the `openai` client's own `maxRetries` (openai 6.49, `client.ts` `retryRequest`), which
+ * the provider turns off: between attempts it waits with a bare `setTimeout`, so an abort (Ctrl-C)
+ * is seen only when the wait ends, and it honours any `Retry-After` unbounded (an hour if a server
+ * says so); its waits and jitter use the global timers and `Math.random`, not the run's clock and
+ * seeded random; it does not retry a 200 whose body is not a chat completion; and it has no hook
+ * per attempt, so attempts could not be counted nor each one pass through the endpoint's
+ * concurrency, rpm and tpm limits (EndpointQueue), as they do here.
  * Between attempts it waits what the server asked for (`Retry-After`), else a jittered backoff.
  * When it gives up after retrying a ProviderError, the error thrown says how many attempts were
  * made and keeps the last error as its cause.

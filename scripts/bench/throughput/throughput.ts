@@ -18,12 +18,16 @@
  *   npm run bench:throughput [-- --levels 8@200,64@200,256@200,256@1000 --waves 3 --steps 30]
  *   npm run bench:throughput -- --latency 200 --concurrency 8,64   # every C at one latency
  *   npm run bench:throughput -- --levels 64@200 --baseline 6911c85
+ *   npm run bench:throughput -- --levels 64@200 --transports sdk,node-http
  *
  * `--baseline REF` builds that commit in a temporary git worktree (as bench:optimize-cost does)
  * and measures it first at every level, with its own shipped tasks and reference plans, the same
  * number of steps and the same fake model, then prints this build's efficiency and CPU per call
  * as ratios to it: the CPU a call costs depends on the machine's speed of the day
  * (docs/scaling.md), a ratio measured in one run much less.
+ *
+ * `--transports A,B` measures this build once per transport (`ACON_TRANSPORT`, see
+ * src/llm/transport.ts) at every level, each after the first as ratios to the first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +48,7 @@ const { values } = parseArgs({
     waves: { type: 'string', default: '3' },
     steps: { type: 'string', default: '30' },
     baseline: { type: 'string' },
+    transports: { type: 'string' },
   },
 });
 /**
@@ -148,6 +153,7 @@ function runAcon(
   bin: string,
   args: string[],
   cwd: string,
+  extraEnv: Record<string, string>,
 ): Promise<{
   code: number | null;
   stderr: string;
@@ -165,6 +171,7 @@ function runAcon(
         OPENAI_API_KEY: 'sk-bench-throughput',
         NO_COLOR: '1',
         ACON_PROGRESS_INTERVAL: '0',
+        ...extraEnv,
       },
       stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
     });
@@ -233,6 +240,7 @@ async function measureLevel(
   dir: string,
   { c, latencyMs, steps }: { c: number; latencyMs: number; steps: number },
   base?: LevelFigures,
+  extraEnv: Record<string, string> = {},
 ): Promise<LevelFigures> {
   // Creates `dir` too.
   writeTasks(tasksDir, join(dir, 'tasks'), waves * c);
@@ -255,7 +263,7 @@ async function measureLevel(
     const args = ['run', '--bench', 'apptown', '--split', 'dev', '--strategy', 'raw'];
     args.push('--provider', 'openai', '--concurrency', String(c), '--no-cache', '--json');
     if (takesYes) args.push('--yes');
-    const r = await runAcon(bin, args, dir);
+    const r = await runAcon(bin, args, dir, extraEnv);
     // Anything on stderr is worth showing (the periodic progress line is off).
     if (r.code !== 0 || /warning|error/i.test(r.stderr)) {
       console.log(`C=${c}: acon exited ${r.code}; stderr:\n${r.stderr}`);
@@ -312,7 +320,19 @@ try {
       baseFigures = await measureLevel(base, join(work, `baseline-${name}`), { ...level, steps });
       console.log('this build');
     }
-    await measureLevel(build, join(work, name), { ...level, steps }, baseFigures);
+    const transports = values.transports?.split(',') ?? [];
+    if (transports.length === 0) {
+      await measureLevel(build, join(work, name), { ...level, steps }, baseFigures);
+      continue;
+    }
+    let first = baseFigures;
+    for (const transport of transports) {
+      console.log(`transport ${transport}`);
+      const dir = join(work, `${name}-${transport}`);
+      const env = { ACON_TRANSPORT: transport };
+      const figures = await measureLevel(build, dir, { ...level, steps }, first, env);
+      first ??= figures;
+    }
   }
 } finally {
   removeBaseline(work);
