@@ -10,7 +10,7 @@ const item = (conditions: RunListItem['conditions']): RunListItem => ({
   models: { agent: 'sim/gpt-4.1' },
   simulated: true,
   params: {},
-  status: 'completed',
+  status: 'finished',
   summary: null,
   created_at: '2026-12-02T00:00:00Z',
   finished_at: null,

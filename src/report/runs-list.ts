@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunRow } from '../domain/index.js';
+import { RunRowSchema, type RunRow } from '../domain/index.js';
 import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { modelsText, pct1 } from './table.js';
 
@@ -14,19 +14,20 @@ export const ConditionCountSchema = z.object({
 });
 
 /** One element of `acon runs --json`. */
-export const RunListItemSchema = z.object({
-  id: z.string(),
-  kind: z.string(),
-  command: z.string(),
-  bench: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
-  params: z.record(z.string(), z.unknown()),
-  status: z.string(),
-  summary: z.unknown(),
-  created_at: z.string(),
-  finished_at: z.string().nullable(),
+export const RunListItemSchema = RunRowSchema.pick({
+  id: true,
+  kind: true,
+  command: true,
+  bench: true,
+  provider: true,
+  models: true,
+  simulated: true,
+  params: true,
+  status: true,
+  summary: true,
+  created_at: true,
+  finished_at: true,
+}).extend({
   conditions: z.array(ConditionCountSchema),
   /**
    * Rollouts the infrastructure lost and no resume has run again yet (issue #31): not counted in
