@@ -5,7 +5,7 @@ import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from '../experiment/index.js';
-import { coCanStillWin, referenceSet, utCanStillWin } from './selection.js';
+import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import type { DecisionParams } from './decision-rule.js';
 import { pairOutcomes } from './paired-selection.js';
 import { canStillBeAccepted } from './racing.js';
@@ -13,13 +13,6 @@ import { seededRandom } from '../seeded-random.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
 import { trainRows } from './stage-rollouts.js';
-import {
-  droppedPrefix,
-  inOrderView,
-  type DropRule,
-  type Live,
-  type TaskOutcome,
-} from './race-view.js';
 
 /** A condition's result on the selection split. */
 export type Tally = {
@@ -34,6 +27,17 @@ export type Tally = {
   meanSteps: number;
   cost: number;
 };
+
+/** A task's outcome in one condition: what the paired rule reads. */
+export type TaskOutcome = { success: boolean; tokens: number };
+
+type Live = EvalProgress & { dropped: boolean; byTask: Map<string, TaskOutcome> };
+
+/**
+ * Decides, before each candidate rollout, whether the candidate can still win (false: it is
+ * dropped and its remaining rollouts are skipped). `live` holds every candidate's progress.
+ */
+type DropRule = (self: Live, live: Live[], n: number) => boolean;
 
 export type StageEvaluation = {
   mode: SelectionMode;
@@ -110,9 +114,7 @@ export async function evaluateCandidates(
   // Racing runs the candidates' tasks in a seeded order (the same for every candidate, so they
   // are compared on the same tasks at every point), so a drop does not depend on the file order.
   const order = paired && pc.racing ? seededOrder(tasks, pc.env.config.seed, stage.name) : tasks;
-  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, order, rule, {
-    inOrder: paired !== null && pc.racing,
-  });
+  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, order, rule);
   const ev: StageEvaluation = {
     mode: pc.selection,
     tasks,
@@ -285,7 +287,6 @@ async function evaluate(
   conditions: Condition[],
   tasks: TaskInfo[],
   canStillWin?: DropRule,
-  opts: { inOrder?: boolean } = {},
 ): Promise<Map<string, Tally>> {
   const { store } = pc.env;
   const n = tasks.length;
@@ -317,11 +318,10 @@ async function evaluate(
     shouldRun: (job) => {
       const t = live.get(job.condition.label)!;
       if (t.dropped || !canStillWin) return !t.dropped;
-      const seen = opts.inOrder ? inOrderView(t, tasks) : t;
-      if (!canStillWin(seen, [...live.values()], n)) {
+      if (!canStillWin(t, [...live.values()], n)) {
         t.dropped = true;
         pc.log(
-          `${label}: ${job.condition.label} dropped early (${seen.successes}/${seen.done} so far): it can no longer win`,
+          `${label}: ${job.condition.label} dropped early (${t.successes}/${t.done} so far): it can no longer win`,
         );
       }
       return !t.dropped;
@@ -341,16 +341,6 @@ async function evaluate(
   const out = new Map<string, Tally>();
   for (const c of conditions) {
     const missing = lost.filter((f) => f.condition === c.label).length;
-    // In order, a dropped candidate is tallied on the prefix it was dropped at, whatever else
-    // happened to finish meanwhile, so the stage's result does not depend on the scheduling.
-    const prefix =
-      opts.inOrder && canStillWin
-        ? droppedPrefix(live.get(c.label)!, tasks, [...live.values()], canStillWin)
-        : null;
-    if (prefix) {
-      out.set(c.label, { ...tally(pc, c, prefix), dropped: true });
-      continue;
-    }
     const t = tally(pc, c, selectIds);
     out.set(c.label, { ...t, dropped: live.get(c.label)!.dropped || t.tasks + missing < n });
   }
