@@ -303,7 +303,8 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     });
     const err = await run(env, params).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BudgetExceededError);
-    expect((err as Error).message).toContain('--resume run-');
+    // The library names its options; the CLI turns them into --budget-usd and --resume (cli/library-errors.ts).
+    expect((err as Error).message).toMatch(/resume run run-\S+ \(`resume`\)/);
     const runId = env.store.listRuns('optimize')[0]!.id;
     expect(env.store.getRun(runId).status).toBe('budget');
     const spent = env.store.callStats(runId).costUsd;

@@ -99,9 +99,15 @@ describe('acon run through an OpenAI-compatible server', () => {
         { seed: env.config.seed, raw },
       );
       // The table adds the Pareto marker (issue #24), computed across the conditions.
-      const { pareto, ...printed } = result.conditions.find((c) => c.condition === label)!;
+      const { pareto, atStepCap, ...printed } = result.conditions.find(
+        (c) => c.condition === label,
+      )!;
       expect(typeof pareto).toBe('boolean');
       expect(printed).toEqual(expected);
+      // Rollouts stopped by max_steps, counted from the stored status (issue #61).
+      expect(atStepCap).toBe(
+        rows.filter((r) => r.condition === label && r.status === 'max_steps').length,
+      );
     }
     expect(result.conditions[0]!.costPerTask).toBeGreaterThan(0);
 
