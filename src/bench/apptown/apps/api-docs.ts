@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError, defineApi, type Api, type App } from '../api.js';
 import type { World } from '../world.js';
-import type { ArgSchemas} from '../arg-schemas.js';
+import type { ArgSchemas } from '../arg-schemas.js';
 import { type JsonSchema } from '../arg-schemas.js';
 
 /** zod's safe-integer bounds say nothing to a reader; only real limits are shown. */
