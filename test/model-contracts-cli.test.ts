@@ -277,7 +277,10 @@ describe('a tokenizer that is not the model’s (issue #54)', () => {
         'raw',
         '--max-tasks',
         '1',
-      ].concat(['--provider', 'openai', '--yes']),
+        '--provider',
+        'openai',
+        '--yes',
+      ],
       { cwd, env: { ...SHORT_TASKS_ENV, OPENAI_API_KEY: KEY } },
     );
     expect(res.code, res.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { tokenCounterFor } from './tokenizer.js';
+import { tokenCounterFor, type TokenCounter } from './tokenizer.js';
 import { roleTokenizer } from './tokenizer-choice.js';
 import type { ChatMessage, LlmRole, ToolDef } from './types.js';
 
@@ -15,7 +15,10 @@ const TOLERANCE = 0.1;
  * (issue #54). Cached and simulated answers say nothing about the model and are not compared.
  */
 export class TokenizerCheck {
-  private readonly seen = new Map<LlmRole, { ours: number; theirs: number; calls: number }>();
+  private readonly seen = new Map<
+    LlmRole,
+    { counter: TokenCounter; ours: number; theirs: number; calls: number }
+  >();
   private warned = false;
 
   constructor(
@@ -29,20 +32,24 @@ export class TokenizerCheck {
     reportedPromptTokens: number,
   ): void {
     if (this.warned || reportedPromptTokens <= 0) return;
-    const s = this.seen.get(role) ?? { ours: 0, theirs: 0, calls: 0 };
+    let s = this.seen.get(role);
+    if (!s) {
+      // One counter a role: a counter other than o200k's is built with its own cache.
+      const counter = tokenCounterFor(roleTokenizer(this.config, role));
+      s = { counter, ours: 0, theirs: 0, calls: 0 };
+      this.seen.set(role, s);
+    }
     if (s.calls >= CALLS_COMPARED) return;
-    const tokenizer = roleTokenizer(this.config, role);
-    s.ours += tokenCounterFor(tokenizer).countMessageTokens(request.messages, request.tools);
+    s.ours += s.counter.countMessageTokens(request.messages, request.tools);
     s.theirs += reportedPromptTokens;
     s.calls += 1;
-    this.seen.set(role, s);
     if (s.calls < CALLS_COMPARED) return;
     const off = Math.abs(s.ours - s.theirs) / s.theirs;
     if (off <= TOLERANCE) return;
     this.warned = true;
     const endpoint = this.config.roles[role].endpoint;
     this.warn(
-      `warning: the ${role} model reported ${s.theirs.toLocaleString('en-US')} prompt tokens on its first ${CALLS_COMPARED} calls, acon counted ${s.ours.toLocaleString('en-US')} in ${tokenizer} (${Math.round(off * 100)}% off): thresholds and peaks are counted in the wrong tokenizer; set roles.${role}.tokenizer or endpoints.${endpoint}.tokenizer (o200k, cl100k, or hf:PATH to the model's tokenizer.json)`,
+      `warning: the ${role} model reported ${s.theirs.toLocaleString('en-US')} prompt tokens on its first ${CALLS_COMPARED} calls, acon counted ${s.ours.toLocaleString('en-US')} in ${s.counter.tokenizer ?? 'o200k'} (${Math.round(off * 100)}% off): thresholds and peaks are counted in the wrong tokenizer; set roles.${role}.tokenizer or endpoints.${endpoint}.tokenizer (o200k, cl100k, or hf:PATH to the model's tokenizer.json)`,
     );
   }
 }
