@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAcon, tempDir } from './helpers/cli.js';
@@ -179,6 +179,56 @@ describe('acon replay', () => {
     expect(resumed.heldout).toEqual(result.heldout);
     expect(resumed.files).toEqual(result.files);
   }, 120_000);
+
+  it('runs traces writes the run as a traces file that replay reads to the same scores', async () => {
+    const out = await runAcon(['runs', 'traces', recorded, '--db', db], { cwd });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toBe('');
+    const lines = out.stdout
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: string;
+            messages: { role: string }[];
+            outcome?: string;
+            metadata?: { task_id?: string };
+          },
+      );
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.outcome === 'success' || l.outcome === 'failure')).toBe(true);
+    expect(lines.every((l) => typeof l.metadata?.task_id === 'string')).toBe(true);
+    expect(lines.every((l) => l.messages[0]!.role === 'system')).toBe(true);
+
+    const file = join(cwd, 'raw-train.jsonl');
+    const named = await runAcon(['runs', 'traces', `${recorded}:raw`, '--db', db, '--out', file], {
+      cwd,
+    });
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toBe(out.stdout);
+
+    const fromRun = await runAcon(['replay', '--traces', recorded, '--db', db, '--json'], { cwd });
+    const fromFile = await runAcon(['replay', '--traces', file, '--db', db, '--json'], { cwd });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    type Scored = { traces: number; rows: { metrics: unknown }[] };
+    const a = JSON.parse(fromRun.stdout) as Scored;
+    const b = JSON.parse(fromFile.stdout) as Scored;
+    expect(b.traces).toBe(a.traces);
+    expect(b.rows.map((r) => r.metrics)).toEqual(a.rows.map((r) => r.metrics));
+  }, 180_000);
+
+  it('runs traces refuses a condition the run lacks and a source that is not a run', async () => {
+    const missing = await runAcon(['runs', 'traces', `${recorded}:masking`, '--db', db], { cwd });
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/no condition "masking".*conditions: raw/);
+    const notRun = await runAcon(['runs', 'traces', 'traffic.jsonl', '--db', db], { cwd });
+    expect(notRun.code).toBe(2);
+    expect(notRun.stdout).toBe('');
+    expect(notRun.stderr).toMatch(/not a run id/);
+  });
 
   it('refuses an unknown pair name, listing the forms it takes', async () => {
     const r = await runAcon(

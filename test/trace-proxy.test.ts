@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -99,15 +99,31 @@ describe('optimize from traffic recorded by acon proxy --record', () => {
     await proxy.close();
     proxy = undefined;
 
-    // The recorded conversations as a traces file (one conversation a line).
+    // The recorded conversations as a traces file (one conversation a line), written by the CLI
+    // as a user would, and the same lines as the library reads them from the database.
+    const file = join(cwd, 'traffic.jsonl');
+    const written = await runAcon(['runs', 'traces', runId, '--db', db, '--out', file], { cwd });
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toBe('');
+    expect(written.stdout).toBe('');
     const store = openRunStore(db, { mode: 'read' });
     const traces = runTraces(store, runId);
     store.close();
-    expect(traces.length).toBe(tasks.length);
-    expect(traces.every((t) => t.outcome === 'unknown')).toBe(true);
-    expect(traces.every((t) => t.messages.some((m) => m.role === 'tool'))).toBe(true);
-    const file = join(cwd, 'traffic.jsonl');
-    writeFileSync(file, `${traces.map(traceLine).join('\n')}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(traces.map((t) => `${traceLine(t)}\n`).join(''));
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            messages: { role: string }[];
+            outcome?: string;
+          },
+      );
+    expect(lines.length).toBe(tasks.length);
+    // A proxy run does not know whether a conversation succeeded: no outcome is written.
+    expect(lines.every((l) => l.outcome === undefined)).toBe(true);
+    expect(lines.every((l) => l.messages.some((m) => m.role === 'tool'))).toBe(true);
 
     const env = {
       ...SHORT_TASKS_ENV,

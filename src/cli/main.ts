@@ -14,6 +14,7 @@ import { registerReport } from './report.js';
 import { registerRollout } from './rollout.js';
 import { registerRuns } from './runs.js';
 import { registerRunsDiff } from './runs-diff.js';
+import { registerRunsTraces } from './runs-traces.js';
 import { registerSchema } from './schema.js';
 import { registerTasks } from './tasks.js';
 
@@ -39,7 +40,9 @@ export function buildProgram(): Command {
   registerTasks(program);
   registerRun(program);
   registerCompare(program);
-  registerRunsDiff(registerRuns(program));
+  const runs = registerRuns(program);
+  registerRunsDiff(runs);
+  registerRunsTraces(runs);
   registerRollout(program);
   registerReport(program);
   registerSchema(program);
