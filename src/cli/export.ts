@@ -306,17 +306,16 @@ async function teacherRunner(
     return undefined;
   }
   return async (guidelines) => {
-    const { openSession, onInterrupt } = await import('./session.js');
-    const session = await openSession({
+    const { withSession, typedCommand } = await import('./session.js');
+    const options = {
       config: raw.config,
       provider: raw.provider,
       db,
       bench: raw.bench,
       qaData: raw.qaData,
-      roles: ['agent', 'obs_compressor', 'hist_compressor'],
-    });
-    const release = onInterrupt(session.abort);
-    try {
+      roles: ['agent', 'obs_compressor', 'hist_compressor'] as const,
+    };
+    return withSession(options, async (session) => {
       process.stderr.write(
         `running the teacher (acon, ${guidelines ?? 'active guidelines'}) on ${raw.bench}/${raw.split}…\n`,
       );
@@ -330,12 +329,9 @@ async function teacherRunner(
           tasks: null,
           guidelines,
         },
-        command: `acon ${process.argv.slice(2).join(' ')}`,
+        command: typedCommand(),
       });
       return result.provenance.runId;
-    } finally {
-      release();
-      await session.close();
-    }
+    });
   };
 }

@@ -6,14 +6,9 @@ import type {
 } from '../optimize/index.js';
 import { forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
-import {
-  fileTraces,
-  recordedRun,
-  runSourceTraces,
-  sourceBench,
-  warnSkipped,
-} from './trace-input.js';
-import { positiveInt, positiveNumber } from './numbers.js';
+import { fileTraces, recordedRun, sourceBench, withTraces } from './trace-input.js';
+import { positiveInt } from './numbers.js';
+import type { SessionOptions } from './session.js';
 import type { RawOpts } from './optimize-opts.js';
 
 /** Whether this optimize learns from traces: `--traces`, or a resumed run that did. */
@@ -55,7 +50,6 @@ function refuseEnvironmentFlags(typed: Set<string>): void {
  */
 export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   refuseEnvironmentFlags(typed);
-  const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { optimizeFromTraces, TraceOptimizeParamsSchema } = await import('../optimize/index.js');
   const { loadConfig } = await import('../config/index.js');
@@ -79,40 +73,21 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
   const early = await fileTraces(params);
   const bench =
     recorded?.bench ?? (typed.has('bench') ? opts.bench : await sourceBench(db, params.traces));
-  const session = await openSession({
-    config: opts.config,
-    provider: opts.provider,
-    cache: opts.cache,
-    resume: opts.resume,
-    resumes: ['optimize'],
-    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
-    db: opts.db,
-    bench,
-    validate: async ({ guidelines }) => {
-      const { GUIDELINE_PAIR, resolveGuidelinePair } = await import('../guidelines/index.js');
-      if (opts.resume) return;
-      await forFlag('--guidelines', GUIDELINE_PAIR, () =>
-        resolveGuidelinePair(params.guidelines, guidelines),
-      );
-    },
-  });
-  const release = onInterrupt(session.abort);
-  try {
-    const loaded = early ?? (await runSourceTraces(session.store, params));
-    warnSkipped(loaded);
+  const validate: SessionOptions['validate'] = async ({ guidelines }) => {
+    const { GUIDELINE_PAIR, resolveGuidelinePair } = await import('../guidelines/index.js');
+    if (opts.resume) return;
+    await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+      resolveGuidelinePair(params.guidelines, guidelines),
+    );
+  };
+  const spec = { params, early, bench, resumes: ['optimize'], validate };
+  await withTraces(opts, spec, async (session, loaded, recording) => {
     const result = await optimizeFromTraces(session, params, {
       traces: loaded.traces,
-      resume: opts.resume,
-      command: `acon ${process.argv.slice(2).join(' ')}`,
-      log: (line) => {
-        if (!opts.json) process.stderr.write(`${line}\n`);
-      },
+      ...recording,
     });
     await printResult(result, opts, session.config.run.db);
-  } finally {
-    release();
-    await session.close();
-  }
+  });
 }
 
 /** The parameters from the flags and the config (a resumed run uses its record instead). */
@@ -145,8 +120,7 @@ async function printResult(result: TraceOptimizeResult, opts: RawOpts, db: strin
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { replayTable, replayVerdict } = await import('../report/index.js');
-  const { terminalWidth } = await import('../report/index.js');
+  const { replayTable, replayVerdict, terminalWidth } = await import('../report/index.js');
   const lines: string[] = [];
   for (const s of result.stages) {
     const scored = s.candidates.filter((c) => c.metrics !== null).length;

@@ -173,7 +173,7 @@ function addRunOptions(cmd: Command): void {
 }
 
 async function optimizeAction(opts: RawOpts, typed: Set<string>) {
-  const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
+  const { withSession, typedCommand, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   boundRolloutHeap();
   const { optimize } = await import('../optimize/index.js');
@@ -183,70 +183,71 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
   const { createProgress } = await import('./progress.js');
   const given = await optimizeParams(opts);
   let params = given;
-  const session = await openSession({
-    ...sessionOptions(opts),
-    onResume: (run) => {
-      params = recordedParams(run, OptimizeParamsSchema);
-      refuseChangedParams(run.id, given, params, typed, refuseConflicts);
-      return undefined;
-    },
-    // Splits and the starting guideline versions fail before the database is touched.
-    validate: async ({ bench, guidelines, store, db }) => {
-      const { tasksOfSplit } = await import('../bench/index.js');
-      for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
-        await tasksOfSplit(bench, split, null);
-      }
-      if (!opts.resume) await checkStartGuidelines(params.guidelines, guidelines, store, db);
-    },
-  });
-  const release = onInterrupt(session.abort);
   const err = process.stderr;
-  try {
-    const progress = createProgress({
-      label: 'optimize',
-      silent: opts.dryRun,
-      spentUsd: () => session.llm.spentUsd(),
-    });
-    const result = await optimize(session, params, {
-      resume: opts.resume,
-      command: `acon ${process.argv.slice(2).join(' ')}`,
-      log: (line) => {
-        if (!opts.json) progress.log(line);
+  await withSession(
+    {
+      ...sessionOptions(opts),
+      onResume: (run) => {
+        params = recordedParams(run, OptimizeParamsSchema);
+        refuseChangedParams(run.id, given, params, typed, refuseConflicts);
+        return undefined;
       },
-      progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
-      warn: (line) => err.write(`warning: ${line}\n`),
-      onPlan: async (plan) => {
-        if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-        else if (!opts.json || opts.dryRun)
-          (opts.dryRun ? process.stdout : err).write(`${formatPlan(plan)}\n`);
-        if (opts.dryRun && !opts.json && session.provider === 'sim' && !session.simulated) {
-          process.stdout.write(
-            `  note: ${params.bench} needs a real model; run it with --provider openai (the estimate uses the configured models' prices)\n`,
-          );
+      // Splits and the starting guideline versions fail before the database is touched.
+      validate: async ({ bench, guidelines, store, db }) => {
+        const { tasksOfSplit } = await import('../bench/index.js');
+        for (const split of [params.trainSplit, params.selectSplit, params.evalSplit]) {
+          await tasksOfSplit(bench, split, null);
         }
-        progress.setPlannedTotal(plan.rollouts);
-        if (opts.dryRun) return false;
-        await confirmFromFlags(opts, plan);
-        return true;
+        if (!opts.resume) await checkStartGuidelines(params.guidelines, guidelines, store, db);
       },
-    }).finally(() => progress.stop());
-    if ('dryRun' in result) return;
-    if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else {
-      process.stdout.write(
-        optimizeReport(result, session.config.run.db, { width: terminalWidth(), wide: opts.wide }),
-      );
-      // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
-      const { infraFailures } = await import('../store/index.js');
-      const { infraFailureLines } = await import('../report/index.js');
-      const failures = infraFailures(session.store, result.runId);
-      const resume = `acon optimize --resume ${result.runId}`;
-      process.stdout.write(infraFailureLines(failures, resume, terminalWidth()));
-    }
-  } finally {
-    release();
-    await session.close();
-  }
+    },
+    async (session) => {
+      const progress = createProgress({
+        label: 'optimize',
+        silent: opts.dryRun,
+        spentUsd: () => session.llm.spentUsd(),
+      });
+      const result = await optimize(session, params, {
+        resume: opts.resume,
+        command: typedCommand(),
+        log: (line) => {
+          if (!opts.json) progress.log(line);
+        },
+        progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
+        warn: (line) => err.write(`warning: ${line}\n`),
+        onPlan: async (plan) => {
+          if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+          else if (!opts.json || opts.dryRun)
+            (opts.dryRun ? process.stdout : err).write(`${formatPlan(plan)}\n`);
+          if (opts.dryRun && !opts.json && session.provider === 'sim' && !session.simulated) {
+            process.stdout.write(
+              `  note: ${params.bench} needs a real model; run it with --provider openai (the estimate uses the configured models' prices)\n`,
+            );
+          }
+          progress.setPlannedTotal(plan.rollouts);
+          if (opts.dryRun) return false;
+          await confirmFromFlags(opts, plan);
+          return true;
+        },
+      }).finally(() => progress.stop());
+      if ('dryRun' in result) return;
+      if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      else {
+        process.stdout.write(
+          optimizeReport(result, session.config.run.db, {
+            width: terminalWidth(),
+            wide: opts.wide,
+          }),
+        );
+        // Rollouts a model call failed by every attempt: not in the tables (issue #31, item 10).
+        const { infraFailures } = await import('../store/index.js');
+        const { infraFailureLines } = await import('../report/index.js');
+        const failures = infraFailures(session.store, result.runId);
+        const resume = `acon optimize --resume ${result.runId}`;
+        process.stdout.write(infraFailureLines(failures, resume, terminalWidth()));
+      }
+    },
+  );
 }
 
 /** A task-subset flag: N ≥ 1 tasks, or 0 for the whole split; the config default when absent. */

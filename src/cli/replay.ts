@@ -6,27 +6,20 @@ import { UsageError } from './usage-error.js';
 import {
   fileTraces,
   recordedRun,
-  runSourceTraces,
   sourceBench,
-  warnSkipped,
+  withTraces,
+  type TraceCommandFlags,
 } from './trace-input.js';
-import { positiveNumber } from './numbers.js';
+import type { SessionOptions } from './session.js';
 import { explicitFlags } from './run.js';
 import { DB_OPTION, WIDE_OPTION } from './shared-options.js';
 
-type RawOpts = {
+type RawOpts = TraceCommandFlags & {
   traces?: string;
   guidelines: string;
   bench?: string;
   skipInvalid?: boolean;
-  provider?: 'sim' | 'openai';
-  cache?: boolean;
-  budgetUsd?: string;
-  resume?: string;
-  db?: string;
-  json?: boolean;
   wide?: boolean;
-  config?: string;
 };
 
 const REPLAY_HELP = `
@@ -77,7 +70,6 @@ export function registerReplay(program: Command): void {
 }
 
 async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
-  const { openSession, onInterrupt } = await import('./session.js');
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
   const { ReplayParamsSchema, runReplay } = await import('../experiment/index.js');
   const { GUIDELINE_PAIR, resolvePairList } = await import('../guidelines/index.js');
@@ -101,41 +93,22 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   const early = await fileTraces(params);
   const bench = recorded?.bench ?? opts.bench ?? (await sourceBench(db, params.traces));
   let pairs: Awaited<ReturnType<typeof resolvePairList>> = [];
-  const session = await openSession({
-    config: opts.config,
-    provider: opts.provider,
-    cache: opts.cache,
-    resume: opts.resume,
-    resumes: ['replay'],
-    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
-    db: opts.db,
-    bench,
-    roles: ['agent', 'obs_compressor', 'hist_compressor'],
-    validate: async ({ guidelines }) => {
-      pairs = await forFlag('--guidelines', GUIDELINE_PAIR, () =>
-        resolvePairList(params.guidelines, guidelines),
-      );
-    },
-  });
-  const release = onInterrupt(session.abort);
-  try {
-    const loaded = early ?? (await runSourceTraces(session.store, params));
-    warnSkipped(loaded);
+  const validate: SessionOptions['validate'] = async ({ guidelines }) => {
+    pairs = await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+      resolvePairList(params.guidelines, guidelines),
+    );
+  };
+  const roles = ['agent', 'obs_compressor', 'hist_compressor'] as const;
+  const spec = { params, early, bench, resumes: ['replay'], roles, validate };
+  await withTraces(opts, spec, async (session, loaded, recording) => {
     const result = await runReplay(session, params, {
       traces: loaded.traces,
       skippedLines: loaded.skipped.length,
       pairs,
-      resume: opts.resume,
-      command: `acon ${process.argv.slice(2).join(' ')}`,
-      log: (line) => {
-        if (!opts.json) process.stderr.write(`${line}\n`);
-      },
+      ...recording,
     });
     await printReplay(result, opts, session.config.run.db);
-  } finally {
-    release();
-    await session.close();
-  }
+  });
 }
 
 async function printReplay(result: ReplayResult, opts: RawOpts, db: string): Promise<void> {
@@ -143,8 +116,7 @@ async function printReplay(result: ReplayResult, opts: RawOpts, db: string): Pro
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { replayTable, replayVerdict } = await import('../report/index.js');
-  const { terminalWidth } = await import('../report/index.js');
+  const { replayTable, replayVerdict, terminalWidth } = await import('../report/index.js');
   const left =
     result.failedLeftOut > 0
       ? `\n${result.failedLeftOut} failed conversations left out (no full-context reference)`

@@ -192,79 +192,77 @@ async function runAction(
   // Heavy modules (SQLite, openai, tokenizer) load only when a command runs: `acon --help` stays fast.
   const { runConditions, conditionsFor, selectTasks, RunParamsSchema, formatRunEstimate } =
     await import('../experiment/index.js');
-  const { openSession, onInterrupt, boundRolloutHeap } = await import('./session.js');
+  const { withSession, typedCommand, boundRolloutHeap } = await import('./session.js');
   const { recordedParams, refuseConflicts } = await import('./resume.js');
   const { createProgress } = await import('./progress.js');
   boundRolloutHeap();
   const given = givenParams(opts, strategyNames);
   let params = given;
-  const session = await openSession({
-    config: opts.config,
-    provider: opts.provider,
-    cache: opts.cache,
-    resume: opts.resume,
-    resumes: [kind],
-    onResume: (run) => {
-      params = recordedParams(run, RunParamsSchema);
-      refuseConflicts(run.id, changedFlags(given, params, typed, kind));
-      return { taskIds: params.taskIds ?? params.tasks ?? undefined };
-    },
-    skipInvalidTasks: opts.skipInvalidTasks,
-    allowTaskChanges: opts.allowTaskChanges,
-    budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
-    db: opts.db,
-    bench: given.bench,
-    appworldUrls: opts.appworldUrl,
-    taskIds: given.tasks ?? undefined,
-    taskFile: opts.taskFile,
-    compressor: {
-      compressorModel: opts.compressorModel,
-      obsCompressorModel: opts.obsCompressorModel,
-      histCompressorModel: opts.histCompressorModel,
-      compressorBaseUrl: opts.compressorBaseUrl,
-      compressorKeyEnv: opts.compressorKeyEnv,
-    },
-    qaData: opts.qaData,
-    roles: ['agent', 'obs_compressor', 'hist_compressor'],
-    // A guideline version that does not exist fails before the database is touched.
-    validate: async ({ bench, guidelines, store, db }) => {
-      await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
-      const given = params.guidelineVersions ?? params.guidelines;
-      if (params.strategies.includes('acon')) {
-        const { checkGuidelinesFolder } = await import('../guidelines/index.js');
-        checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
-      }
-      const { GUIDELINE_PAIR } = await import('../guidelines/index.js');
-      await forFlag('--guidelines', GUIDELINE_PAIR, () =>
-        conditionsFor(params.strategies, given, guidelines),
-      );
-    },
-  });
-  const release = onInterrupt(session.abort);
-  try {
-    const progress = createProgress({ label: kind, spentUsd: () => session.llm.spentUsd() });
-    const result = await runConditions({
-      session,
-      kind,
-      params,
+  await withSession(
+    {
+      config: opts.config,
+      provider: opts.provider,
+      cache: opts.cache,
       resume: opts.resume,
-      command: `acon ${process.argv.slice(2).join(' ')}`,
-      concurrency: positiveInt(opts.concurrency, '--concurrency'),
-      warn: (line) => process.stderr.write(`warning: ${line}\n`),
-      // A paid run above --confirm-above prints its estimate and asks, as optimize does.
-      onEstimate: async (estimate) => {
-        if (!mustConfirm(opts, estimate)) return;
-        if (!opts.json) process.stderr.write(`${formatRunEstimate(estimate)}\n`);
-        await confirmFromFlags(opts, estimate);
+      resumes: [kind],
+      onResume: (run) => {
+        params = recordedParams(run, RunParamsSchema);
+        refuseConflicts(run.id, changedFlags(given, params, typed, kind));
+        return { taskIds: params.taskIds ?? params.tasks ?? undefined };
       },
-      onProgress: (done, total, info, outcome) =>
-        progress.update('rollouts', done, total, outcome, info),
-    }).finally(() => progress.stop());
-    await printResult(result, opts, kind, session.config.run.db);
-  } finally {
-    release();
-    await session.close();
-  }
+      skipInvalidTasks: opts.skipInvalidTasks,
+      allowTaskChanges: opts.allowTaskChanges,
+      budgetUsd: positiveNumber(opts.budgetUsd, '--budget-usd'),
+      db: opts.db,
+      bench: given.bench,
+      appworldUrls: opts.appworldUrl,
+      taskIds: given.tasks ?? undefined,
+      taskFile: opts.taskFile,
+      compressor: {
+        compressorModel: opts.compressorModel,
+        obsCompressorModel: opts.obsCompressorModel,
+        histCompressorModel: opts.histCompressorModel,
+        compressorBaseUrl: opts.compressorBaseUrl,
+        compressorKeyEnv: opts.compressorKeyEnv,
+      },
+      qaData: opts.qaData,
+      roles: ['agent', 'obs_compressor', 'hist_compressor'],
+      // A guideline version that does not exist fails before the database is touched.
+      validate: async ({ bench, guidelines, store, db }) => {
+        await selectTasks({ bench }, params.split, params.taskIds ?? params.tasks);
+        const given = params.guidelineVersions ?? params.guidelines;
+        if (params.strategies.includes('acon')) {
+          const { checkGuidelinesFolder } = await import('../guidelines/index.js');
+          checkGuidelinesFolder(guidelines, given, store.learnedGuidelineIds(), db);
+        }
+        const { GUIDELINE_PAIR } = await import('../guidelines/index.js');
+        await forFlag('--guidelines', GUIDELINE_PAIR, () =>
+          conditionsFor(params.strategies, given, guidelines),
+        );
+      },
+    },
+    async (session) => {
+      const progress = createProgress({ label: kind, spentUsd: () => session.llm.spentUsd() });
+      const result = await runConditions({
+        session,
+        kind,
+        params,
+        resume: opts.resume,
+        command: typedCommand(),
+        concurrency: positiveInt(opts.concurrency, '--concurrency'),
+        warn: (line) => process.stderr.write(`warning: ${line}\n`),
+        // A paid run above --confirm-above prints its estimate and asks, as optimize does.
+        onEstimate: async (estimate) => {
+          if (!mustConfirm(opts, estimate)) return;
+          if (!opts.json) process.stderr.write(`${formatRunEstimate(estimate)}\n`);
+          await confirmFromFlags(opts, estimate);
+        },
+        onProgress: (done, total, info, outcome) =>
+          progress.update('rollouts', done, total, outcome, info),
+      }).finally(() => progress.stop());
+      await printResult(result, opts, kind, session.config.run.db);
+    },
+  );
 }
 
 /** The flags typed again with `--resume`, beside what the run recorded (for refuseConflicts). */

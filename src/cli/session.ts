@@ -255,6 +255,29 @@ function recordedProviders(config: Config): string {
   return LLM_ROLES.map((r, i) => `${r}=${all[i]}`).join(',');
 }
 
+/**
+ * Every command that runs something: open the session, let Ctrl-C stop `body` cleanly, and close
+ * the session however `body` ends.
+ */
+export async function withSession<T>(
+  opts: SessionOptions,
+  body: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = await openSession(opts);
+  const release = onInterrupt(session.abort);
+  try {
+    return await body(session);
+  } finally {
+    release();
+    await session.close();
+  }
+}
+
+/** The command line as typed, which a run records (and `--resume` shows). */
+export function typedCommand(): string {
+  return `acon ${process.argv.slice(2).join(' ')}`;
+}
+
 /** Ctrl-C stops the run cleanly once; a second Ctrl-C exits at once. */
 export function onInterrupt(abort: AbortController): () => void {
   const handler = () => {

@@ -1,5 +1,6 @@
 import type { LoadedTraces } from '../experiment/index.js';
 import type { RunStore } from '../store/index.js';
+import type { Session, SessionOptions } from './session.js';
 
 /**
  * Reading `--traces` for `acon replay` and `acon optimize --traces`: a file before anything
@@ -53,4 +54,66 @@ export function warnSkipped(loaded: LoadedTraces): void {
   process.stderr.write(
     `warning: ${loaded.skipped.length} lines refused and skipped (--skip-invalid); first: ${loaded.skipped[0]!.message}\n`,
   );
+}
+
+/** The flags every command over recorded conversations reads to open its session. */
+export type TraceCommandFlags = {
+  config?: string;
+  provider?: 'sim' | 'openai';
+  cache?: boolean;
+  budgetUsd?: string;
+  resume?: string;
+  db?: string;
+  json?: boolean;
+};
+
+/** How the command's run is recorded and where its progress lines go (none with --json). */
+export type TraceRecording = {
+  resume: string | undefined;
+  command: string;
+  log: (line: string) => void;
+};
+
+/**
+ * `acon replay` and `acon optimize --traces`: open the session over `bench` (a file source was
+ * read before, `early`; a run source is read from the session's store), warn about skipped lines,
+ * and run `body` on the conversations.
+ */
+export async function withTraces<T>(
+  flags: TraceCommandFlags,
+  spec: {
+    params: { traces: string; skipInvalid: boolean };
+    early: LoadedTraces | null;
+    bench: string;
+    resumes: readonly string[];
+    roles?: SessionOptions['roles'];
+    validate: SessionOptions['validate'];
+  },
+  body: (session: Session, loaded: LoadedTraces, recording: TraceRecording) => Promise<T>,
+): Promise<T> {
+  const { withSession, typedCommand } = await import('./session.js');
+  const { positiveNumber } = await import('./numbers.js');
+  const options: SessionOptions = {
+    config: flags.config,
+    provider: flags.provider,
+    cache: flags.cache,
+    resume: flags.resume,
+    resumes: spec.resumes,
+    budgetUsd: positiveNumber(flags.budgetUsd, '--budget-usd'),
+    db: flags.db,
+    bench: spec.bench,
+    roles: spec.roles,
+    validate: spec.validate,
+  };
+  return withSession(options, async (session) => {
+    const loaded = spec.early ?? (await runSourceTraces(session.store, spec.params));
+    warnSkipped(loaded);
+    return body(session, loaded, {
+      resume: flags.resume,
+      command: typedCommand(),
+      log: (line) => {
+        if (!flags.json) process.stderr.write(`${line}\n`);
+      },
+    });
+  });
 }

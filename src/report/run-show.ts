@@ -5,10 +5,12 @@ import {
   type InfraFailure,
   type RolloutRow,
   type RunRow,
+  RunRowSchema,
 } from '../domain/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
+import { RUN_HEADER } from './runs-list.js';
 
 /** One rollout as `acon runs show` lists it (and as its `--json` prints it). */
 export const RolloutSummarySchema = z.object({
@@ -31,17 +33,10 @@ export const RolloutSummarySchema = z.object({
 export type RolloutSummary = z.infer<typeof RolloutSummarySchema>;
 
 /** The run record without its config (which can be long; `acon runs --json` has it too). */
-export const RunInfoSchema = z.object({
-  id: z.string(),
-  kind: z.string(),
-  command: z.string(),
-  bench: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
+export const RunInfoSchema = RunRowSchema.pick(RUN_HEADER).extend({
   status: z.string(),
-  createdAt: z.string(),
-  finishedAt: z.string().nullable(),
+  createdAt: RunRowSchema.shape.created_at,
+  finishedAt: RunRowSchema.shape.finished_at,
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
@@ -77,18 +72,9 @@ export type RunShow = z.infer<typeof RunShowSchema>;
 export type RunShowFilters = RunShow['filters'];
 
 export function runInfo(r: RunRow): RunInfo {
-  return {
-    id: r.id,
-    kind: r.kind,
-    command: r.command,
-    bench: r.bench,
-    provider: r.provider,
-    models: r.models,
-    simulated: r.simulated,
-    status: r.status,
-    createdAt: r.created_at,
-    finishedAt: r.finished_at,
-  };
+  const { id, kind, command, bench, provider, models, simulated, status } = r;
+  const times = { createdAt: r.created_at, finishedAt: r.finished_at };
+  return { id, kind, command, bench, provider, models, simulated, status, ...times };
 }
 
 /** Why a rollout failed, in one line: its failed checks (`answer: expected "3", got "4"`). */

@@ -13,8 +13,8 @@ export const ConditionCountSchema = z.object({
   accuracy: z.number(),
 });
 
-/** One element of `acon runs --json`. */
-export const RunListItemSchema = RunRowSchema.pick({
+/** What every view of a run starts with: what it is and what it ran with (but its config). */
+export const RUN_HEADER = {
   id: true,
   kind: true,
   command: true,
@@ -22,6 +22,11 @@ export const RunListItemSchema = RunRowSchema.pick({
   provider: true,
   models: true,
   simulated: true,
+} as const;
+
+/** One element of `acon runs --json`. */
+export const RunListItemSchema = RunRowSchema.pick({
+  ...RUN_HEADER,
   params: true,
   status: true,
   summary: true,

@@ -9,8 +9,9 @@ import {
   type CallUsage,
   type RolloutMetrics,
   type RolloutRow,
+  RolloutRowSchema,
   type RunRow,
-  RunStatusSchema,
+  RunRowSchema,
 } from '../domain/index.js';
 import { decompress } from './document.js';
 
@@ -23,20 +24,15 @@ const json = <T extends z.ZodType>(schema: T) =>
     .transform((s) => JSON.parse(s) as unknown)
     .pipe(schema);
 
-const StoredRunSchema = z.object({
-  id: z.string(),
-  kind: z.string(),
-  command: z.string(),
-  bench: z.string(),
-  provider: z.string(),
-  models: json(z.record(z.string(), z.string())),
-  simulated: z.number().transform((n) => n === 1),
-  params: json(z.record(z.string(), z.unknown())),
-  config: json(z.record(z.string(), z.unknown())),
-  status: RunStatusSchema,
+/** SQLite has no boolean column: 0 or 1. */
+const sqliteBoolean = z.number().transform((n) => n === 1);
+
+const StoredRunSchema = RunRowSchema.omit({ owner: true }).extend({
+  models: json(RunRowSchema.shape.models),
+  simulated: sqliteBoolean,
+  params: json(RunRowSchema.shape.params),
+  config: json(RunRowSchema.shape.config),
   summary: json(z.unknown()).nullable(),
-  created_at: z.string(),
-  finished_at: z.string().nullable(),
   owner_pid: z.number().nullable(),
   owner_host: z.string().nullable(),
   heartbeat_at: z.number().nullable(),
@@ -50,27 +46,12 @@ export const StoredRunRowSchema = StoredRunSchema.transform(
   }),
 );
 
-const StoredRolloutSchema = z.object({
-  id: z.string(),
-  run_id: z.string(),
-  condition: z.string(),
-  task_id: z.string(),
-  split: z.string(),
-  strategy: z.string(),
-  guideline_obs: z.string().nullable(),
-  guideline_hist: z.string().nullable(),
-  status: z.string(),
-  success: z.number().transform((n) => n === 1),
-  score: z.number(),
-  steps: z.number(),
-  peak_input_tokens: z.number(),
-  cost_usd: z.number(),
+/** The domain's row as the columns hold it (keys in column order: ROLLOUT_COLUMNS). */
+const StoredRolloutSchema = RolloutRowSchema.extend({
+  success: sqliteBoolean,
   metrics: json(RolloutMetricsSchema),
   /** JSON, brotli-compressed since schema 5 (text before): decoded when first read. */
   evaluation: z.union([z.string(), z.instanceof(Buffer)]),
-  error: z.string().nullable(),
-  started_at: z.string(),
-  finished_at: z.string(),
   /** Null for rollouts of benchmarks that record nothing (and of databases before it existed). */
   episode_meta: json(z.record(z.string(), z.unknown())).nullable().default(null),
 });
