@@ -64,6 +64,8 @@ export async function raceCandidates(
       },
     });
     pos += round.length;
+    // After the last round nothing is left to save: the rule itself judges every survivor.
+    if (pos >= order.length) break;
     const labels = new Set([stage.compressed.label, ...live.map((c) => c.label)]);
     const lost = new Set(
       infraFailures(store, pc.runId)

@@ -49,7 +49,10 @@ export function tokenRatioFloor(done: readonly PairedOutcome[]): number {
  */
 export function canStillBeAccepted(phase: Phase, s: RaceState, params: DecisionParams): boolean {
   const decide = phase === 'ut' ? decideUtility : decideCompression;
-  const floor = tokenRatioFloor(s.done);
+  // Compression phase: any cut passes, and the tasks its compressor never touches (ratio 1) hid
+  // the cuts of the others from the floor (bench:racing dropped both candidates --no-racing
+  // accepted): unrun tasks stay at no tokens there.
+  const floor = phase === 'ut' ? tokenRatioFloor(s.done) : 0;
   const failedLeft = s.remaining.filter((r) => !r.parentSuccess);
   const solvedLeft = s.remaining.filter((r) => r.parentSuccess);
   for (let a = 0; a <= failedLeft.length; a++) {
