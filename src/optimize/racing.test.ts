@@ -53,27 +53,35 @@ describe('canStillBeAccepted, utility phase', () => {
     // Mean candidate tokens ≥ 20000/16 = 1250 > 0.9 × 1000.
     expect(canStillBeAccepted('ut', costly, DEFAULT_DECISION)).toBe(false);
   });
-  it('drops a tie at the parent tokens once no win is reachable: the unrun tasks are floored at its ratio', () => {
-    // 4 ties at the parent's tokens; of the 12 left the parent failed 3: 3 wins give p = 1/8.
+  it('drops a tie above the parent tokens once no win is reachable: the unrun tasks are floored', () => {
+    // 4 ties, each 5% above the parent's tokens; of the 12 left the parent failed 3: 3 wins
+    // give p = 1/8 > 0.1, so only a tie with 10% fewer tokens could still be accepted.
     expect(tail(3, 0)).toBe(1 / 8);
     const s = {
-      done: times(4, outcome(true, true)),
+      done: times(4, outcome(true, true, [1000, 1050])),
       remaining: [...left(false, 3), ...left(true, 9)],
     };
+    // The floor is capped at 1: a task the guideline does not act on costs the parent's tokens.
     expect(tokenRatioFloor(s.done)).toBe(1);
-    // At the floor the mean stays 1000, no cut; unrun tasks at 0 tokens (the old assumption)
-    // would have made 4000/16 = 250, a 75% cut, and kept it to the last task.
+    // At the floor the mean is (4 × 1050 + 12 × 1000) / 16 = 1012.5, no cut; unrun tasks at 0
+    // tokens (the old assumption) would have made 4200/16 = 262.5 and kept it to the last task.
     expect(canStillBeAccepted('ut', s, DEFAULT_DECISION)).toBe(false);
     const cheaper = { ...s, done: [outcome(true, true, [1000, 800]), ...s.done.slice(1)] };
     expect(tokenRatioFloor(cheaper.done)).toBe(0.8);
-    // (800 + 3 × 1000 + 12 × 800) / 16 = 837.5 ≤ 900: a tie could still cut 10%.
+    // (800 + 3 × 1050 + 12 × 800) / 16 = 859.4 ≤ 900: a tie could still cut 10%.
     expect(canStillBeAccepted('ut', cheaper, DEFAULT_DECISION)).toBe(true);
   });
-  it('floors nothing before the first task, nor on tasks the parent spent no tokens on', () => {
+  it('floors nothing before the guideline has acted on a task, nor where the parent spent none', () => {
     expect(tokenRatioFloor([])).toBe(0);
-    expect(tokenRatioFloor([outcome(true, true, [0, 50]), outcome(true, true, [100, 90])])).toBe(
-      0.9,
-    );
+    // At the parent's tokens to the token: no evidence of what it does where it acts.
+    expect(tokenRatioFloor(times(3, outcome(true, true)))).toBe(0);
+    expect(
+      tokenRatioFloor([
+        outcome(true, true, [0, 50]),
+        outcome(true, true),
+        outcome(true, true, [100, 90]),
+      ]),
+    ).toBe(0.9);
   });
   it('never drops a candidate that finishes accepted (every completion of an accepted run)', () => {
     const done = times(5, outcome(false, true));

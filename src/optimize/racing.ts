@@ -23,21 +23,23 @@ export type RaceState = {
 };
 
 /**
- * The fewest peak tokens the candidate can be expected to spend on a task it has not run: the
- * parent's peak on that task times the smallest ratio of the candidate's peak to the parent's
- * over the tasks it has run (0 before it has run one, or when the parent spent none). A
- * guideline changes what the compressor keeps on every task alike, so its effect on a task's
- * peak is a ratio to the parent's there; the seeded order makes the run tasks a uniform random
- * sample of the selection tasks, so an unrun task's ratio falls below the sample's minimum with
- * probability at most 1/(k + 1) after k tasks (exchangeability), and the mean of the unrun
- * ones (what the rule reads) far less often. Without a floor, a UT tie with fewer tokens stays
- * reachable until the last task, on tokens no rollout could have (docs/method.md, Racing).
+ * The fewest peak tokens the candidate can be expected to spend on a task it has not run, as a
+ * ratio to the parent's peak on that task: the smallest ratio over the run tasks where its peak
+ * differs from the parent's, at most 1 (0 before it has changed one). A task where the peak is
+ * the parent's to the token is one its guideline did not act on (the compressor never fired,
+ * or kept the same): an unrun task is either such a task (ratio 1) or one it acts on, and there
+ * a guideline changes what the compressor keeps on every task alike, so its effect is a ratio
+ * to the parent's peak. The seeded order makes the run tasks a uniform random sample of the
+ * selection tasks, so an unrun acted-on task's ratio falls below the sample's minimum with
+ * probability at most 1/(k + 1) after k of them (exchangeability), and the mean of the unrun
+ * ones (what the rule reads) far less often. Without a floor a tie with fewer tokens stays
+ * reachable to the last task, on tokens no rollout could have (docs/method.md, Racing).
  */
 export function tokenRatioFloor(done: readonly PairedOutcome[]): number {
   const ratios = done
-    .filter((o) => o.parentTokens > 0)
+    .filter((o) => o.parentTokens > 0 && o.candidateTokens !== o.parentTokens)
     .map((o) => o.candidateTokens / o.parentTokens);
-  return ratios.length === 0 ? 0 : Math.min(...ratios);
+  return ratios.length === 0 ? 0 : Math.min(1, ...ratios);
 }
 
 /**
@@ -49,10 +51,7 @@ export function tokenRatioFloor(done: readonly PairedOutcome[]): number {
  */
 export function canStillBeAccepted(phase: Phase, s: RaceState, params: DecisionParams): boolean {
   const decide = phase === 'ut' ? decideUtility : decideCompression;
-  // Compression phase: any cut passes, and the tasks its compressor never touches (ratio 1) hid
-  // the cuts of the others from the floor (bench:racing dropped both candidates --no-racing
-  // accepted): unrun tasks stay at no tokens there.
-  const floor = phase === 'ut' ? tokenRatioFloor(s.done) : 0;
+  const floor = tokenRatioFloor(s.done);
   const failedLeft = s.remaining.filter((r) => !r.parentSuccess);
   const solvedLeft = s.remaining.filter((r) => r.parentSuccess);
   for (let a = 0; a <= failedLeft.length; a++) {
