@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DECISION, type PairedOutcome } from './decision-rule.js';
-import { canStillBeAccepted } from './racing.js';
+import { canStillBeAccepted, tokenRatioFloor } from './racing.js';
 
 const outcome = (parentSuccess: boolean, candidateSuccess: boolean, tokens = [1000, 1000]) => ({
   taskId: 'x',
@@ -38,11 +38,11 @@ describe('canStillBeAccepted, utility phase', () => {
   });
   it('drops at 3 parent failures left and 1 loss: 3 wins to 1 loses at p = 5/16 > 0.1, no tie with fewer tokens', () => {
     expect(tail(3, 1)).toBe(5 / 16);
-    // A tie (1 win, 1 loss) stays reachable, and with the remaining tokens unknown it could cut
-    // 10%: the candidate is kept. With the finished tasks already far above the parent's tokens
-    // even free remaining tasks cannot bring the mean 10% under it.
+    // A tie (1 win, 1 loss) stays reachable; the remaining tokens are floored at the smallest
+    // ratio to the parent seen so far (here 500/1000), so the tie could cut 10%: kept. With the
+    // finished task far above the parent's tokens the floor is 20× the parent's: dropped.
     const cheap = {
-      done: [outcome(true, false)],
+      done: [outcome(true, false, [1000, 500])],
       remaining: [...left(false, 3), ...left(true, 12)],
     };
     expect(canStillBeAccepted('ut', cheap, DEFAULT_DECISION)).toBe(true);
@@ -52,6 +52,36 @@ describe('canStillBeAccepted, utility phase', () => {
     };
     // Mean candidate tokens ≥ 20000/16 = 1250 > 0.9 × 1000.
     expect(canStillBeAccepted('ut', costly, DEFAULT_DECISION)).toBe(false);
+  });
+  it('drops a tie above the parent tokens once no win is reachable: the unrun tasks are floored', () => {
+    // 4 ties, each 5% above the parent's tokens; of the 12 left the parent failed 3: 3 wins
+    // give p = 1/8 > 0.1, so only a tie with 10% fewer tokens could still be accepted.
+    expect(tail(3, 0)).toBe(1 / 8);
+    const s = {
+      done: times(4, outcome(true, true, [1000, 1050])),
+      remaining: [...left(false, 3), ...left(true, 9)],
+    };
+    // The floor is capped at 1: a task the guideline does not act on costs the parent's tokens.
+    expect(tokenRatioFloor(s.done)).toBe(1);
+    // At the floor the mean is (4 × 1050 + 12 × 1000) / 16 = 1012.5, no cut; unrun tasks at 0
+    // tokens (the old assumption) would have made 4200/16 = 262.5 and kept it to the last task.
+    expect(canStillBeAccepted('ut', s, DEFAULT_DECISION)).toBe(false);
+    const cheaper = { ...s, done: [outcome(true, true, [1000, 800]), ...s.done.slice(1)] };
+    expect(tokenRatioFloor(cheaper.done)).toBe(0.8);
+    // (800 + 3 × 1050 + 12 × 800) / 16 = 859.4 ≤ 900: a tie could still cut 10%.
+    expect(canStillBeAccepted('ut', cheaper, DEFAULT_DECISION)).toBe(true);
+  });
+  it('floors nothing before the guideline has acted on a task, nor where the parent spent none', () => {
+    expect(tokenRatioFloor([])).toBe(0);
+    // At the parent's tokens to the token: no evidence of what it does where it acts.
+    expect(tokenRatioFloor(times(3, outcome(true, true)))).toBe(0);
+    expect(
+      tokenRatioFloor([
+        outcome(true, true, [0, 50]),
+        outcome(true, true),
+        outcome(true, true, [100, 90]),
+      ]),
+    ).toBe(0.9);
   });
   it('never drops a candidate that finishes accepted (every completion of an accepted run)', () => {
     const done = times(5, outcome(false, true));

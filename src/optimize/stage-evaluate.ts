@@ -7,8 +7,7 @@ import { infraFailures } from '../store/index.js';
 import { runRollouts } from '../experiment/index.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import type { DecisionParams } from './decision-rule.js';
-import { pairOutcomes } from './paired-selection.js';
-import { canStillBeAccepted } from './racing.js';
+import { outcomesOf, raceCandidates, type TaskOutcome } from './race.js';
 import { seededRandom } from '../seeded-random.js';
 import { stageCondition, withKind, type PhaseContext, type Stage } from './stage.js';
 import type { CandidateSlots } from './stage-candidates.js';
@@ -27,9 +26,6 @@ export type Tally = {
   meanSteps: number;
   cost: number;
 };
-
-/** A task's outcome in one condition: what the paired rule reads. */
-export type TaskOutcome = { success: boolean; tokens: number };
 
 type Live = EvalProgress & { dropped: boolean; byTask: Map<string, TaskOutcome> };
 
@@ -89,8 +85,9 @@ export function selectionTasks(pc: PhaseContext, stage: Stage): { tasks: TaskInf
 
 /**
  * Stage 4, evaluation on the selection tasks (selectionTasks): the parent first, then the
- * valid candidates side by side, interleaved task by task, with the phase's early-dropping rule
- * (selection.ts). Checkpoint: the stored rollouts; a resumed run re-derives who was dropped.
+ * valid candidates side by side: raced in rounds under the paired rule (race.ts), all of them
+ * with `--no-racing`, or task by task with the early dropping of `reference` (selection.ts).
+ * Checkpoint: the stored rollouts; a resumed run re-derives who was dropped.
  */
 export async function evaluateCandidates(
   pc: PhaseContext,
@@ -106,15 +103,27 @@ export async function evaluateCandidates(
   const conditions = candidateConditions(pc, stage, slots);
   const n = tasks.length;
   const paired = pairedRule(pc);
-  const rule = paired
-    ? pc.racing
-      ? racingRule(stage, byTaskOf(pc, stage.compressed, tasks), paired)
-      : undefined
-    : legacyDropRule(pc, stage, parent, n);
-  // Racing runs the candidates' tasks in a seeded order (the same for every candidate, so they
-  // are compared on the same tasks at every point), so a drop does not depend on the file order.
-  const order = paired && pc.racing ? seededOrder(tasks, pc.env.config.seed, stage.name) : tasks;
-  const tallies = await evaluate(pc, `${stage.name} candidates`, conditions, order, rule);
+  const label = `${stage.name} candidates`;
+  let tallies: Map<string, Tally>;
+  if (paired && pc.racing) {
+    // Racing runs the candidates' tasks in a seeded order (the same for every candidate, so they
+    // are compared on the same tasks at every point), in rounds (race.ts).
+    const order = seededOrder(tasks, pc.env.config.seed, stage.name);
+    const parentOutcomes = byTaskOf(pc, stage.compressed, tasks);
+    const dropped = await raceCandidates(
+      pc,
+      stage,
+      label,
+      conditions,
+      order,
+      parentOutcomes,
+      paired,
+    );
+    tallies = talliesOf(pc, conditions, tasks, (c) => dropped.has(c.label));
+  } else {
+    const rule = paired ? undefined : legacyDropRule(pc, stage, parent, n);
+    tallies = await evaluate(pc, label, conditions, tasks, rule);
+  }
   const ev: StageEvaluation = {
     mode: pc.selection,
     tasks,
@@ -154,34 +163,7 @@ export function byTaskOf(
   c: Condition,
   tasks: TaskInfo[],
 ): Map<string, TaskOutcome> {
-  const ids = new Set(tasks.map((t) => t.id));
-  return new Map(
-    pc.env.store
-      .rollouts(pc.runId, c.label)
-      .filter((r) => ids.has(r.task_id))
-      .map((r) => [r.task_id, { success: r.success, tokens: r.peak_input_tokens }]),
-  );
-}
-
-/**
- * Racing (racing.ts): before each of its rollouts, a candidate is dropped when no outcome of its
- * remaining tasks could get it accepted against the parent's outcomes on them.
- */
-function racingRule(
-  stage: Stage,
-  parent: Map<string, TaskOutcome>,
-  decision: DecisionParams,
-): DropRule {
-  return (self) => {
-    const remaining = [...parent]
-      .filter(([id]) => !self.byTask.has(id))
-      .map(([, p]) => ({ parentSuccess: p.success, parentTokens: p.tokens }));
-    return canStillBeAccepted(
-      stage.phase,
-      { done: pairOutcomes(parent, self.byTask), remaining },
-      decision,
-    );
-  };
+  return outcomesOf(pc, c, new Set(tasks.map((t) => t.id)));
 }
 
 /**
@@ -337,12 +319,26 @@ async function evaluate(
       pc.progress(label, done, total, o);
     },
   });
-  const lost = infraFailures(store, pc.runId).filter((f) => selectIds.has(f.taskId));
+  return talliesOf(pc, conditions, tasks, (c) => live.get(c.label)!.dropped);
+}
+
+/**
+ * Each condition's stored rollouts on `tasks`, tallied; one is dropped when `dropped` says so or
+ * when it has fewer than the tasks the infrastructure did not lose of it.
+ */
+function talliesOf(
+  pc: PhaseContext,
+  conditions: Condition[],
+  tasks: TaskInfo[],
+  dropped: (c: Condition) => boolean,
+): Map<string, Tally> {
+  const selectIds = new Set(tasks.map((t) => t.id));
+  const lost = infraFailures(pc.env.store, pc.runId).filter((f) => selectIds.has(f.taskId));
   const out = new Map<string, Tally>();
   for (const c of conditions) {
     const missing = lost.filter((f) => f.condition === c.label).length;
     const t = tally(pc, c, selectIds);
-    out.set(c.label, { ...t, dropped: live.get(c.label)!.dropped || t.tasks + missing < n });
+    out.set(c.label, { ...t, dropped: dropped(c) || t.tasks + missing < tasks.length });
   }
   return out;
 }
