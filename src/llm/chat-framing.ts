@@ -36,7 +36,10 @@ export function frameTools(tools: readonly ToolDef[], count: (text: string) => n
  * Every text `frameMessage` and `frameTools` count for these messages and tools: what a counter
  * that asks a server must have fetched before it counts them (server-tokenizer.ts).
  */
-export function promptTexts(messages: readonly ChatMessage[], tools?: readonly ToolDef[]): string[] {
+export function promptTexts(
+  messages: readonly ChatMessage[],
+  tools?: readonly ToolDef[],
+): string[] {
   const texts: string[] = [];
   for (const m of messages) {
     texts.push(m.role, m.content ?? '');

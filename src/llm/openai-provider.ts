@@ -16,12 +16,7 @@ import {
   type Transport,
   type TransportName,
 } from './transport.js';
-import type {
-  LlmProvider,
-  ProviderRequest,
-  ProviderResponse,
-  TokenizeRequest,
-} from './types.js';
+import type { LlmProvider, ProviderRequest, ProviderResponse, TokenizeRequest } from './types.js';
 
 export type OpenAiProviderOptions = {
   /** `config.endpoints`: name → base URL(s), key variable, timeout. */

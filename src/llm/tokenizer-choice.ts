@@ -17,7 +17,9 @@ export function roleTokenizer(config: Config, role: LlmRole): TokenizerName {
 /** The setting that makes `role` count in its tokenizer: its own, else its endpoint's. */
 export function tokenizerSetting(config: Config, role: LlmRole): string {
   const r = config.roles[role];
-  return r.tokenizer !== undefined ? `roles.${role}.tokenizer` : `endpoints.${r.endpoint}.tokenizer`;
+  return r.tokenizer !== undefined
+    ? `roles.${role}.tokenizer`
+    : `endpoints.${r.endpoint}.tokenizer`;
 }
 
 /** Every tokenizer the config names, read now (a missing `hf:` file is a config error up front). */
@@ -42,7 +44,11 @@ export async function checkServerTokenizers(
     if (roleTokenizer(config, role) !== 'server') continue;
     const setting = tokenizerSetting(config, role);
     if (!llm.tokenize) {
-      throw new ConfigError('acon.config.yaml', setting, 'server: this LLM client cannot count on a server');
+      throw new ConfigError(
+        'acon.config.yaml',
+        setting,
+        'server: this LLM client cannot count on a server',
+      );
     }
     try {
       await llm.tokenize(role, 'acon');
