@@ -2,7 +2,7 @@ import type { AgentEnvironment } from './environment.js';
 import type { Evaluation, CompressionEvent, StepRecord, Trajectory } from '../domain/index.js';
 import { ConfigSchema } from '../config/index.js';
 import { ContextLengthError, InterruptedError } from '../errors.js';
-import { cutReasonText } from '../llm/index.js';
+import { cutReasonText, promptTexts } from '../llm/index.js';
 import type {
   TokenCounter,
   AssistantMessage,
@@ -78,6 +78,13 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     malformedInARow: 0,
   };
 
+  // A counter that asks a server fetches what the strategy will count before it counts it
+  // (server-tokenizer.ts says why): the heads and tools now, each turn as it is appended, each
+  // view before it is measured.
+  await prepare(run, [
+    { role: 'system', content: run.trajectory.system },
+    { role: 'user', content: run.trajectory.task },
+  ]);
   // Whether the event loop went round since the step began (set by an immediate scheduled then).
   let turned = false;
   for (let step = 0; step < maxSteps; step++) {
@@ -136,6 +143,7 @@ async function ask(run: EpisodeRun, step: number, stepEvents: CompressionEvent[]
   const view = await strategy.view(run.trajectory, step);
   stepEvents.push(...view.events);
   const prompt = view.messages;
+  await prepare(run, prompt);
   const promptTokens = run.tokens.countMessageTokens(prompt, episode.tools);
   const result = await llm.chat(
     run.usesTools ? { messages: prompt, tools: episode.tools } : { messages: prompt },
@@ -220,6 +228,7 @@ async function takeStep(
     }
   }
   run.trajectory.turns.push({ assistant: kept, observations });
+  await prepare(run, [kept, ...observations]);
   const record: StepRecord = {
     index: step,
     prompt: sent.prompt,
@@ -239,6 +248,11 @@ async function takeStep(
   run.steps.push(record);
   await run.opts.onStep?.(record, stepEvents);
   return done;
+}
+
+/** The counts of these messages (with the episode's tools) fetched, for a counter that asks. */
+async function prepare(run: EpisodeRun, messages: readonly ChatMessage[]): Promise<void> {
+  if (run.tokens.prepare) await run.tokens.prepare(promptTexts(messages, run.opts.episode.tools));
 }
 
 /**

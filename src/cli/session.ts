@@ -17,6 +17,7 @@ import type { RunEnv } from '../experiment/index.js';
 import { UsageError } from './usage-error.js';
 import { GuidelineStore } from '../guidelines/index.js';
 import {
+  checkServerTokenizers,
   checkTokenizers,
   createLlmClient,
   OpenAiProvider,
@@ -127,7 +128,13 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     );
     const providers = sessionProviders(config, opened, simulated);
     const guidelines = new GuidelineStore();
-    if (!opts.planOnly) checkEndpointKeys(config, providers.openai, opts.roles ?? LLM_ROLES);
+    if (!opts.planOnly) {
+      const roles = opts.roles ?? LLM_ROLES;
+      checkEndpointKeys(config, providers.openai, roles);
+      // A server without /tokenize stops the command here, before its database is written; the
+      // probe's client only reads the store (a count is not a recorded call).
+      await checkServerTokenizers(config, createLlmClient({ config, providers, store }), roles);
+    }
     await opts.validate?.({ config, bench: opened, guidelines, store, db });
     if (!opts.dryRun) {
       store.close();

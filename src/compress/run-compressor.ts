@@ -46,6 +46,8 @@ export async function runCompressor(
     { role: 'system', content: req.system },
     { role: 'user', content: req.user },
   ];
+  // A counter that asks a server fetches the counts first (server-tokenizer.ts says why).
+  await deps.tokens.prepare?.([req.original]);
   const inputTokens = deps.tokens.countTokens(req.original);
   let callId: number | null = null;
   let reason = 'no answer';
@@ -60,6 +62,7 @@ export async function runCompressor(
         ? { ok: false as const, reason: cutReasonText(result.finishReason) }
         : extractSection(result.message.content, req.heading);
     if (parsed.ok) {
+      await deps.tokens.prepare?.([parsed.text]);
       return {
         ok: true,
         text: parsed.text,

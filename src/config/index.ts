@@ -4,6 +4,7 @@ export {
   ProviderNameSchema,
   ReasoningEffortSchema,
   TokenizerNameSchema,
+  LocalTokenizerNameSchema,
 } from './schema.js';
 export type {
   Config,
@@ -14,6 +15,7 @@ export type {
   ReasoningEffort,
   RoleConfig,
   TokenizerName,
+  LocalTokenizerName,
 } from './schema.js';
 export { loadConfig } from './load.js';
 export { DEFAULT_CONFIG_FILE } from './default-file.js';

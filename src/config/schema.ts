@@ -22,13 +22,17 @@ export type LimitParam = z.infer<typeof LimitParamSchema>;
  * GPT-4/3.5 and models trained on it (both gpt-tokenizer's); `hf:PATH` for any other model, the
  * Hugging Face `tokenizer.json` the model ships with (a Qwen, Llama or Mistral behind vLLM counts
  * a fifth or more off in o200k), read from PATH (relative to the working directory) with
- * `@huggingface/tokenizers`, never downloaded. Thresholds (T_obs, T_hist) and peaks are counted
- * in the agent's.
+ * `@huggingface/tokenizers`, never downloaded; `server` for the `/tokenize` route that vLLM and
+ * SGLang serve at the endpoint's root (the model's own tokenizer, asked over HTTP). Thresholds
+ * (T_obs, T_hist) and peaks are counted in the agent's.
  */
-export const TokenizerNameSchema = z.union([
+export const LocalTokenizerNameSchema = z.union([
   z.enum(['o200k', 'cl100k']),
   z.templateLiteral(['hf:', z.string().min(1)]),
 ]);
+/** The encodings acon counts with in-process (every one but `server`). */
+export type LocalTokenizerName = z.infer<typeof LocalTokenizerNameSchema>;
+export const TokenizerNameSchema = z.union([LocalTokenizerNameSchema, z.literal('server')]);
 export type TokenizerName = z.infer<typeof TokenizerNameSchema>;
 
 /** The values of `reasoning_effort` a role may set (a subset of the package's `ReasoningEffort`). */
@@ -62,7 +66,7 @@ export const EndpointSchema = z.strictObject({
     "the limit parameter this server understands (default by the model's family; some local servers know only max_tokens)",
   ),
   tokenizer: TokenizerNameSchema.optional().describe(
-    "the encoding of this server's models, for thresholds and peaks (o200k: GPT-4o/4.1, o-series, gpt-5; cl100k: GPT-4/3.5; hf:PATH: the model's Hugging Face tokenizer.json); unset: o200k",
+    "the encoding of this server's models, for thresholds and peaks (o200k: GPT-4o/4.1, o-series, gpt-5; cl100k: GPT-4/3.5; hf:PATH: the model's Hugging Face tokenizer.json; server: the /tokenize route vLLM and SGLang serve); unset: o200k",
   ),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;

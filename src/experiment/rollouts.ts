@@ -5,7 +5,7 @@ import type { Benchmark, TaskInfo } from '../bench/index.js';
 import type { Config } from '../config/index.js';
 import { InterruptedError } from '../errors.js';
 import {
-  roleTokenizer,
+  roleTokenCounter,
   tokenCounterFor,
   type TokenCounter,
   type ChatMessage,
@@ -48,7 +48,7 @@ export type RunRolloutsOptions = {
   warn?: (line: string) => void;
   /** Called after each stored (or skipped, already stored) rollout. */
   onRollout?: (outcome: RolloutOutcome | null, done: number, total: number) => void;
-  /** What thresholds and peaks are counted with. @default the agent's tokenizer (roleTokenizer) */
+  /** What thresholds and peaks are counted with. @default the agent's tokenizer (roleTokenCounter) */
   tokens?: TokenCounter;
 };
 
@@ -66,7 +66,7 @@ type Resolved = RunRolloutsOptions & { tokens: TokenCounter };
 export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
   const opts: Resolved = {
     ...given,
-    tokens: given.tokens ?? tokenCounterFor(roleTokenizer(given.config, 'agent')),
+    tokens: given.tokens ?? roleTokenCounter(given.config, 'agent', given.llm),
   };
   const { store, runId } = opts;
   await checkTaskDigests({

@@ -9,6 +9,7 @@ import { RequestDigests, requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
 import { TokenizerCheck } from './tokenizer-check.js';
+import { tokenizerSetting } from './tokenizer-choice.js';
 import type {
   CallContext,
   ChatRequest,
@@ -112,6 +113,7 @@ export function createLlmClient(opts: CreateLlmClientOptions): MeteredLlmClient 
   const client = new MeteredClient(opts);
   return {
     chat: (req, ctx) => client.chat(req, ctx),
+    tokenize: (role, text) => client.tokenize(role, text),
     spentUsd: () => client.spentUsd(),
     stats: () => client.stats(),
   };
@@ -206,6 +208,36 @@ class MeteredClient {
       model: r.model,
       callId,
     };
+  }
+
+  /**
+   * One text's count on the role's server (`tokenizer: server`): through the endpoint's limits
+   * and the retry policy like a chat call, neither cached in the call cache nor recorded (it is
+   * not a model call and costs nothing; ServerTokenCounter keeps the counts).
+   */
+  async tokenize(role: LlmRole, text: string): Promise<number> {
+    const { signal } = this.opts;
+    const roleCfg = this.config.roles[role];
+    const providerName = roleCfg.provider ?? this.config.provider;
+    const provider = this.opts.providers[providerName];
+    const tokenize = provider?.tokenize?.bind(provider);
+    if (!provider || !tokenize || this.isSimulated(providerName)) {
+      throw new ConfigError(
+        'acon.config.yaml',
+        tokenizerSetting(this.config, role),
+        `server: the ${providerName} provider has no /tokenize to ask; use tokenizer server only with an OpenAI-compatible server that serves it (vLLM, SGLang), else o200k, cl100k or hf:PATH`,
+      );
+    }
+    const req = { model: roleCfg.model, text, endpoint: roleCfg.endpoint };
+    const queue = this.queues.get(roleCfg.endpoint)!;
+    const endpoint = this.config.endpoints[roleCfg.endpoint]!;
+    return withRetry(() => queue.run(() => tokenize(req, signal), { signal }), {
+      maxRetries: endpoint.max_retries,
+      sleep: (ms, s) => this.clock.sleep(ms, s),
+      now: () => this.clock.now(),
+      random: this.random,
+      signal,
+    });
   }
 
   private isSimulated(name: ProviderName): boolean {

@@ -27,4 +27,12 @@ export {
   tokenCounterFor,
   type TokenCounter,
 } from './tokenizer.js';
-export { roleTokenizer, checkTokenizers } from './tokenizer-choice.js';
+export {
+  roleTokenizer,
+  roleTokenCounter,
+  tokenizerSetting,
+  checkTokenizers,
+  checkServerTokenizers,
+} from './tokenizer-choice.js';
+export { ServerTokenCounter } from './server-tokenizer.js';
+export { promptTexts } from './chat-framing.js';

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { z } from 'zod';
 import type * as OpenAiSdk from 'openai';
 import type { Endpoint } from '../config/index.js';
 import { ConfigError, ProviderError } from '../errors.js';
@@ -15,7 +16,7 @@ import {
   type Transport,
   type TransportName,
 } from './transport.js';
-import type { LlmProvider, ProviderRequest, ProviderResponse } from './types.js';
+import type { LlmProvider, ProviderRequest, ProviderResponse, TokenizeRequest } from './types.js';
 
 export type OpenAiProviderOptions = {
   /** `config.endpoints`: name → base URL(s), key variable, timeout. */
@@ -104,6 +105,44 @@ export class OpenAiProvider implements LlmProvider {
       const text = err instanceof Error ? err.message : String(err);
       throw new ProviderError(redact(`${where}: malformed response: ${text}`, this.keys()));
     }
+  }
+
+  /**
+   * One text's count from the `/tokenize` route vLLM and SGLang serve at the server's root (not
+   * under `/v1`): `{model, prompt, add_special_tokens: false}` answered by `{count, max_model_len,
+   * tokens}` (vLLM's TokenizeCompletionRequest and TokenizeResponse; SGLang's take the same
+   * fields). Sent by the same `openai` client as the chat calls, so key, timeout, fetch and error
+   * mapping are the same; special tokens (a BOS) are left out as the chat framing is counted apart.
+   */
+  async tokenize(req: TokenizeRequest, signal?: AbortSignal): Promise<number> {
+    const { default: OpenAIClient } = await loadSdk();
+    const state = this.endpointState(req.endpoint ?? DEFAULT_ENDPOINT);
+    const backend = this.pickBackend(state);
+    const url = tokenizeUrl(backend.baseURL);
+    const where = `endpoint "${state.name}" (${redactUrlCredentials(url)})`;
+    const client = (backend.client ??= new OpenAIClient(backend.options));
+    backend.inFlight++;
+    let raw: unknown;
+    try {
+      raw = await withLinkedSignal(signal, (requestSignal) =>
+        client.post<unknown>(url, {
+          body: { model: req.model, prompt: req.text, add_special_tokens: false },
+          signal: requestSignal,
+        }),
+      );
+    } catch (err) {
+      const { mapOpenAiError } = await import('./openai-errors.js');
+      throw mapOpenAiError(err, where, state.endpoint.timeout_ms, this.keys());
+    } finally {
+      backend.inFlight--;
+    }
+    const parsed = TokenizeAnswerSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ProviderError(
+        redact(`${where}: malformed /tokenize answer (expected {count, tokens})`, this.keys()),
+      );
+    }
+    return parsed.data.count ?? parsed.data.tokens!.length;
   }
 
   /**
@@ -198,6 +237,19 @@ function chooseTransport(
     'ACON_TRANSPORT',
     `unknown transport "${name}"; use one of ${TRANSPORTS.join(', ')}`,
   );
+}
+
+/** What acon reads of a `/tokenize` answer: the count, or the token ids to count. */
+const TokenizeAnswerSchema = z
+  .looseObject({
+    count: z.number().int().nonnegative().optional(),
+    tokens: z.array(z.unknown()).optional(),
+  })
+  .refine((a) => a.count !== undefined || a.tokens !== undefined);
+
+/** `/tokenize` on the server's root: the base URL without its `/v1` (vLLM, SGLang). */
+export function tokenizeUrl(baseURL: string): string {
+  return `${baseURL.replace(/\/+$/, '').replace(/\/v1$/, '')}/tokenize`;
 }
 
 /** Some local servers omit usage; count with the tokenizer instead of recording zeros. */

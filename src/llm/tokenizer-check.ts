@@ -34,8 +34,11 @@ export class TokenizerCheck {
     if (this.warned || reportedPromptTokens <= 0) return;
     let s = this.seen.get(role);
     if (!s) {
+      const tokenizer = roleTokenizer(this.config, role);
+      // The server's own counts are the model's tokenizer: nothing to compare them with here.
+      if (tokenizer === 'server') return;
       // One counter a role: a counter other than o200k's is built with its own cache.
-      const counter = tokenCounterFor(roleTokenizer(this.config, role));
+      const counter = tokenCounterFor(tokenizer);
       s = { counter, ours: 0, theirs: 0, calls: 0 };
       this.seen.set(role, s);
     }
@@ -49,7 +52,7 @@ export class TokenizerCheck {
     this.warned = true;
     const endpoint = this.config.roles[role].endpoint;
     this.warn(
-      `warning: the ${role} model reported ${s.theirs.toLocaleString('en-US')} prompt tokens on its first ${CALLS_COMPARED} calls, acon counted ${s.ours.toLocaleString('en-US')} in ${s.counter.tokenizer ?? 'o200k'} (${Math.round(off * 100)}% off): thresholds and peaks are counted in the wrong tokenizer; set roles.${role}.tokenizer or endpoints.${endpoint}.tokenizer (o200k, cl100k, or hf:PATH to the model's tokenizer.json)`,
+      `warning: the ${role} model reported ${s.theirs.toLocaleString('en-US')} prompt tokens on its first ${CALLS_COMPARED} calls, acon counted ${s.ours.toLocaleString('en-US')} in ${s.counter.tokenizer ?? 'o200k'} (${Math.round(off * 100)}% off): thresholds and peaks are counted in the wrong tokenizer; set roles.${role}.tokenizer or endpoints.${endpoint}.tokenizer (o200k, cl100k, hf:PATH to the model's tokenizer.json, or server for vLLM's and SGLang's /tokenize)`,
     );
   }
 }

@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as HfTokenizers from '@huggingface/tokenizers';
 import type * as O200kModule from 'gpt-tokenizer/encoding/o200k_base';
-import type { TokenizerName } from '../config/index.js';
+import type { LocalTokenizerName, TokenizerName } from '../config/index.js';
 import { ConfigError } from '../errors.js';
+import { frameMessage, frameTools, TOKENS_PER_REPLY } from './chat-framing.js';
 import type { ChatMessage, ToolDef } from './types.js';
 
 type Encoding = typeof O200kModule;
@@ -23,9 +24,9 @@ type Count = (text: string) => number;
  * not pay (issue #28). Loaded synchronously (CommonJS builds), so counting stays synchronous.
  * An encoding is immutable data, shared by every counter of the process like a module.
  */
-const encodings = new Map<TokenizerName, Count>();
+const encodings = new Map<LocalTokenizerName, Count>();
 
-function encoder(name: TokenizerName): Count {
+function encoder(name: LocalTokenizerName): Count {
   const loaded = encodings.get(name);
   if (loaded !== undefined) return loaded;
   const count = name.startsWith('hf:')
@@ -39,7 +40,7 @@ function encoder(name: TokenizerName): Count {
  * Reads a Hugging Face tokenizer now, so that a wrong `hf:` path stops a command before it
  * stores anything; the gpt-tokenizer encodings stay lazy (they ship with acon).
  */
-export function checkTokenizer(name: TokenizerName): void {
+export function checkTokenizer(name: LocalTokenizerName): void {
   if (name.startsWith('hf:')) encoder(name);
 }
 
@@ -104,17 +105,6 @@ function readJson(path: string, setting: string): object {
  * kept in a bounded cache: re-counting an unchanged history costs a few map look-ups.
  */
 
-/**
- * Per-message framing of the chat format (`<|im_start|>role<|im_sep|>…<|im_end|>`) and the
- * priming of the reply, from OpenAI's cookbook "How to count tokens with tiktoken".
- */
-const TOKENS_PER_MESSAGE = 3;
-const TOKENS_PER_REPLY = 3;
-/** Framing of one tool call (id, type and name wrapper) and of one tool definition; estimates. */
-const TOKENS_PER_TOOL_CALL = 3;
-const TOKENS_PER_TOOL_DEF = 8;
-const TOKENS_FOR_TOOLS_BLOCK = 12;
-
 /** Special tokens such as `<|endoftext|>` in tool output are counted as plain text, never thrown on. */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
@@ -146,6 +136,11 @@ export type TokenCounter = {
   readonly tokenizer?: TokenizerName;
   countTokens(text: string): number;
   countMessageTokens(messages: readonly ChatMessage[], tools?: readonly ToolDef[]): number;
+  /**
+   * Makes the counts of these texts synchronous lookups: a counter that asks a server
+   * (server-tokenizer.ts) fetches the ones it does not have. Absent on in-process encodings.
+   */
+  prepare?(texts: readonly string[]): Promise<void>;
 };
 
 /**
@@ -224,7 +219,7 @@ export function createTokenCounter(
   cacheSize = 65_536,
   maxChars = MAX_CACHED_CHARS,
   minPiece = MIN_CACHED_LENGTH,
-  tokenizer: TokenizerName = 'o200k',
+  tokenizer: LocalTokenizerName = 'o200k',
 ): TokenCounter {
   const count = (text: string) => encoder(tokenizer)(text);
   // The line cuts (startsPiece) hold for the pre-tokenizers of o200k and cl100k; a Hugging Face
@@ -291,15 +286,7 @@ export function createTokenCounter(
   function messageTokens(m: ChatMessage): number {
     const hit = messageCounts.get(m);
     if (hit !== undefined) return hit;
-    let n = TOKENS_PER_MESSAGE + countTokens(m.role) + countTokens(m.content ?? '');
-    if (m.role === 'assistant' && m.tool_calls) {
-      for (const call of m.tool_calls) {
-        n +=
-          TOKENS_PER_TOOL_CALL +
-          countTokens(call.function.name) +
-          countTokens(call.function.arguments);
-      }
-    }
+    const n = frameMessage(m, countTokens);
     messageCounts.set(m, n);
     return n;
   }
@@ -307,8 +294,7 @@ export function createTokenCounter(
   function toolTokens(tools: readonly ToolDef[]): number {
     const hit = toolCounts.get(tools);
     if (hit !== undefined) return hit;
-    let n = TOKENS_FOR_TOOLS_BLOCK;
-    for (const t of tools) n += TOKENS_PER_TOOL_DEF + countTokens(JSON.stringify(t.function));
+    const n = frameTools(tools, countTokens);
     toolCounts.set(tools, n);
     return n;
   }
@@ -324,7 +310,7 @@ export function createTokenCounter(
 }
 
 /** A counter in `tokenizer`'s encoding: the shared o200k one, or a new one with its own cache. */
-export function tokenCounterFor(tokenizer: TokenizerName): TokenCounter {
+export function tokenCounterFor(tokenizer: LocalTokenizerName): TokenCounter {
   return tokenizer === 'o200k'
     ? shared
     : createTokenCounter(undefined, undefined, undefined, tokenizer);

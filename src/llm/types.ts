@@ -109,7 +109,20 @@ export interface LlmProvider {
   /** True for the offline simulation; every output of a run that used it says SIMULATED. */
   readonly simulated: boolean;
   chat(req: ProviderRequest, signal?: AbortSignal): Promise<ProviderResponse>;
+  /**
+   * The tokens of `text` in the model's own tokenizer, from the server (`tokenizer: server`);
+   * absent where the backend has no such route.
+   */
+  tokenize?(req: TokenizeRequest, signal?: AbortSignal): Promise<number>;
 }
+
+/** One text to count on the model server, without special tokens (chat framing is counted apart). */
+export type TokenizeRequest = {
+  model: string;
+  text: string;
+  /** Name of the role's endpoint in `config.endpoints`; `default` when absent. */
+  endpoint?: string;
+};
 
 export type ChatResult = {
   message: AssistantMessage;
@@ -128,4 +141,9 @@ export type ChatResult = {
 /** The port the rest of acon uses for every LLM call (ARCHITECTURE §3). */
 export interface LlmClient {
   chat(req: ChatRequest, ctx: CallContext): Promise<ChatResult>;
+  /**
+   * The tokens of `text` in `role`'s model's tokenizer, asked of its server through the same
+   * endpoint limits and retries as its chat calls (`tokenizer: server`); not recorded as a call.
+   */
+  tokenize?(role: LlmRole, text: string): Promise<number>;
 }

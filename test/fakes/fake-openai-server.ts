@@ -191,7 +191,25 @@ export type FakeOpenAiServerOptions = {
    * @default false
    */
   modelRules?: boolean;
+  /**
+   * Serve `POST /tokenize` at the server's root as vLLM does (TokenizeCompletionRequest
+   * `{model, prompt, add_special_tokens}` or TokenizeChatRequest `{model, messages}`, answered by
+   * TokenizeResponse `{count, max_model_len, tokens}`), counting with this; unset: 404 as OpenAI.
+   */
+  tokenize?: (text: string) => number;
 };
+
+/** vLLM's TokenizeCompletionRequest and TokenizeChatRequest, as far as the fake reads them. */
+const TokenizeBodySchema = z.union([
+  z.looseObject({
+    model: z.string().optional(),
+    prompt: z.string(),
+    add_special_tokens: z.boolean().optional(),
+  }),
+  z.looseObject({ model: z.string().optional(), messages: z.array(ChatMessageSchema) }),
+]);
+/** The context length the fake's TokenizeResponse reports. */
+const MAX_MODEL_LEN = 32_768;
 
 /**
  * The reasoning models, by OpenAI's naming; written out here on purpose rather than taken from
@@ -230,6 +248,7 @@ export class FakeOpenAiServer {
   /** Server-wide delay before every answer; may be changed between calls. */
   latencyMs: number;
   private readonly modelRules: boolean;
+  private readonly tokenize: ((text: string) => number) | undefined;
   private handler: FakeHandler | undefined;
   private readonly queue: FakeReply[];
   private current = 0;
@@ -242,6 +261,7 @@ export class FakeOpenAiServer {
   ) {
     this.latencyMs = opts.latencyMs ?? 0;
     this.modelRules = opts.modelRules ?? false;
+    this.tokenize = opts.tokenize;
     this.handler = opts.handler;
     this.queue = [...(opts.replies ?? [])];
   }
@@ -288,6 +308,11 @@ export class FakeOpenAiServer {
   /** Chat-completion requests received. */
   get chatRequests(): FakeRequest[] {
     return this.requests.filter((r) => CHAT_PATHS.has(r.path));
+  }
+
+  /** `/tokenize` requests received. */
+  get tokenizeRequests(): FakeRequest[] {
+    return this.requests.filter((r) => r.path === '/tokenize');
   }
 
   /** Requests being answered right now. */
@@ -345,6 +370,10 @@ export class FakeOpenAiServer {
     };
     this.requests.push(record);
 
+    if (req.method === 'POST' && path === '/tokenize' && this.tokenize) {
+      this.answerTokenize(res, json);
+      return;
+    }
     if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
       send(res, 404, { error: { message: `no route ${req.method} ${path}`, code: 'not_found' } });
       return;
@@ -369,6 +398,26 @@ export class FakeOpenAiServer {
     } else {
       send(res, 200, completionBody(scripted, record.body, this.requests.length));
     }
+  }
+
+  /** vLLM's answer: one id per token (the fake's ids are positions), 400 on a body it rejects. */
+  private answerTokenize(res: ServerResponse, json: unknown): void {
+    const body = TokenizeBodySchema.safeParse(json);
+    if (!body.success) {
+      send(res, 400, { object: 'error', message: 'invalid tokenize request', code: 400 });
+      return;
+    }
+    const data = body.data;
+    const text =
+      'messages' in data && Array.isArray(data.messages)
+        ? data.messages.map((m) => `${m.role}\n${m.content ?? ''}`).join('\n')
+        : String(data.prompt);
+    const count = this.tokenize!(text);
+    send(res, 200, {
+      count,
+      max_model_len: MAX_MODEL_LEN,
+      tokens: Array.from({ length: count }, (_, i) => i),
+    });
   }
 
   private sleep(ms: number): Promise<void> {
