@@ -35,12 +35,7 @@ function metricTable(): string {
   const rollout = Object.entries(ROLLOUT_METRIC_DEFINITIONS).map(
     ([key, text]) => `| \`${key}\` (a rollout) | \`${key}\` | ${cell(text)} |`,
   );
-  return [
-    '| label | field | definition |',
-    '| --- | --- | --- |',
-    ...rows,
-    ...rollout,
-  ].join('\n');
+  return ['| label | field | definition |', '| --- | --- | --- |', ...rows, ...rollout].join('\n');
 }
 
 function replayTable(): string {

@@ -28,8 +28,7 @@ export const CONDITION_METRIC_DEFINITIONS = {
   peakReductionVsRaw: 'peak change vs raw',
   meanSteps: 'mean agent steps per rollout',
   stepsVsRaw: 'steps ÷ raw steps (trajectory elongation)',
-  costPerTask:
-    'billed USD per task: what was paid (call-cache hits and simulated calls cost $0)',
+  costPerTask: 'billed USD per task: what was paid (call-cache hits and simulated calls cost $0)',
   fullCostPerTask:
     'USD per task as if every call were sent, prompt-prefix caching estimated at the cached-input price',
   meanDependency:
