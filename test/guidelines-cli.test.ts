@@ -78,7 +78,9 @@ describe('acon guidelines', () => {
          ├─ obs-0001     ut     accepted  62.5  3,112   14.3  2026-11-22 04:00  run-a
       *  │  └─ obs-0003  co     accepted  62.5  2,400      -  2026-11-22 04:02  run-a
          └─ obs-0002     ut     rejected  50.0  3,300      -  2026-11-22 04:01  run-a
-      * = active · ACC% = accuracy in % · PEAK = mean peak input tokens
+      * = active · ACC% = accuracy in %
+      PEAK = mean largest agent context of a rollout in tokens, system prompt and tools excluded (ACON
+      paper v3)
       "
     `);
   });

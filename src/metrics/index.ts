@@ -2,3 +2,11 @@ export { rolloutMetrics, conditionMetrics, mean, totalInputTokens } from './metr
 export { summarizeRun } from './summarize.js';
 export { conditionsVerdict, verdictLine, versionVerdictRows } from './verdict.js';
 export { withPareto } from './pareto.js';
+export {
+  CONDITION_METRIC_DEFINITIONS,
+  REPLAY_METRIC_DEFINITIONS,
+  ROLLOUT_METRIC_DEFINITIONS,
+  type ConditionMetricKey,
+  type ReplayMetricKey,
+  type RolloutMetricKey,
+} from './definitions.js';

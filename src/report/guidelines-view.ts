@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { CONDITION_METRIC_DEFINITIONS as DEF } from '../metrics/index.js';
 import { fitTable, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import type {
   GuidelineKind,
@@ -90,14 +91,14 @@ const LOG_COLUMNS: Column<LogRow>[] = [
   {
     key: 'accuracy',
     label: 'ACC%',
-    note: 'accuracy in %',
+    note: DEF.accuracy,
     value: (r) => formatAccuracy(r.version.metrics.accuracy).replace('%', ''),
     align: 'right',
   },
   {
     key: 'peakTokens',
     label: 'PEAK',
-    note: 'mean peak input tokens',
+    note: DEF.meanPeakTokens,
     value: (r) => formatTokens(r.version.metrics.peakTokens),
     align: 'right',
   },

@@ -1,4 +1,5 @@
 import type { ReplayMetrics } from '../domain/index.js';
+import { REPLAY_METRIC_DEFINITIONS as REPLAY_DEF } from '../metrics/index.js';
 import { fitTable, wrapLine, type Column, type FitOptions } from './fit-table.js';
 import { int, modelLabel, pct1 } from './table.js';
 
@@ -23,14 +24,14 @@ const COLUMNS: Column<ReplayViewRow>[] = [
   {
     key: 'agreement',
     label: 'agree%',
-    note: 'compressed steps where the agent did what it recorded under full context',
+    note: REPLAY_DEF.agreement,
     value: (r) => share(r.metrics.agreement),
     align: 'right',
   },
   {
     key: 'compressedSteps',
     label: 'steps',
-    note: 'compressed steps replayed (of all steps)',
+    note: REPLAY_DEF.compressedSteps,
     value: (r) => `${r.metrics.compressedSteps}/${r.metrics.steps}`,
     align: 'right',
     priority: 4,
@@ -38,21 +39,21 @@ const COLUMNS: Column<ReplayViewRow>[] = [
   {
     key: 'probeRecall',
     label: 'probe%',
-    note: 'values used later that were still in view at the step using them',
+    note: REPLAY_DEF.probeRecall,
     value: (r) => share(r.metrics.probeRecall),
     align: 'right',
   },
   {
     key: 'peakTokens',
     label: 'peak',
-    note: 'mean largest view of a conversation in tokens, tools included',
+    note: REPLAY_DEF.peakTokens,
     value: (r) => int(r.metrics.peakTokens),
     align: 'right',
   },
   {
     key: 'fullPeakTokens',
     label: 'full',
-    note: 'the same under full context',
+    note: REPLAY_DEF.fullPeakTokens,
     value: (r) => int(r.metrics.fullPeakTokens),
     align: 'right',
     priority: 2,
@@ -60,7 +61,7 @@ const COLUMNS: Column<ReplayViewRow>[] = [
   {
     key: 'compressions',
     label: 'comp',
-    note: 'compressor calls (failed ones in parentheses)',
+    note: REPLAY_DEF.compressions,
     value: (r) =>
       `${r.metrics.compressions}${r.metrics.failedCompressions > 0 ? ` (${r.metrics.failedCompressions})` : ''}`,
     align: 'right',

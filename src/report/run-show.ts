@@ -8,6 +8,7 @@ import {
   RunRowSchema,
 } from '../domain/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
+import { ROLLOUT_METRIC_DEFINITIONS as ROLLOUT_DEF } from '../metrics/index.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
 import { RUN_HEADER } from './runs-list.js';
@@ -165,11 +166,18 @@ const COLUMNS: Column<RolloutSummary>[] = [
     note: '✓ success, ✗ failure',
     value: (r) => (r.success ? '✓' : '✗'),
   },
-  { key: 'steps', label: 'steps', value: (r) => String(r.steps), align: 'right', priority: 6 },
+  {
+    key: 'steps',
+    label: 'steps',
+    note: ROLLOUT_DEF.steps,
+    value: (r) => String(r.steps),
+    align: 'right',
+    priority: 6,
+  },
   {
     key: 'peakInputTokens',
     label: 'peak',
-    note: 'largest agent prompt in tokens',
+    note: ROLLOUT_DEF.peakInputTokens,
     value: (r) => int(r.peakInputTokens),
     align: 'right',
     priority: 7,
@@ -177,7 +185,7 @@ const COLUMNS: Column<RolloutSummary>[] = [
   {
     key: 'costUsd',
     label: 'cost',
-    note: 'USD',
+    note: ROLLOUT_DEF.costUsd,
     value: (r) => usd(r.costUsd),
     align: 'right',
     priority: 3,
@@ -185,7 +193,7 @@ const COLUMNS: Column<RolloutSummary>[] = [
   {
     key: 'compressionEvents',
     label: 'ev',
-    note: 'compression events',
+    note: ROLLOUT_DEF.compressionEvents,
     value: (r) => String(r.compressionEvents),
     align: 'right',
     priority: 2,

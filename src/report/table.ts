@@ -1,6 +1,7 @@
 import type { Provenance } from '../domain/index.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import type { ConditionMetrics } from '../domain/index.js';
+import { CONDITION_METRIC_DEFINITIONS as DEF } from '../metrics/index.js';
 
 /**
  * A recorded `provider/model` as people read it. The sim provider records the configured model
@@ -25,8 +26,7 @@ export function provenanceLine(p: Provenance): string {
   return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}${tokens}`;
 }
 
-export const PEAK_NOTE =
-  'peak = mean largest agent context of a rollout in tokens, system prompt and tools excluded (ACON paper v3)';
+export const PEAK_NOTE = `peak = ${DEF.meanPeakTokens}`;
 export const SIMULATED_NOTE =
   'SIMULATED: produced by the offline sim provider, not a real model; use --provider openai for real results.';
 
@@ -59,11 +59,11 @@ function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
   return [
     // Condition labels name guideline versions (acon[obs-0002,hist-0001]); columns go before they shorten.
     { key: 'condition', label: 'condition', value: (r) => r.condition, flex: true, minWidth: 26 },
-    { key: 'tasks', label: 'n', note: 'tasks', value: (r) => String(r.tasks), align: 'right' },
+    { key: 'tasks', label: 'n', note: DEF.tasks, value: (r) => String(r.tasks), align: 'right' },
     {
       key: 'accuracy',
       label: 'acc% [95% CI]',
-      note: 'accuracy in %, 95% bootstrap CI',
+      note: `${DEF.accuracy}, ${DEF.accuracyCi}`,
       value: (r) => accWithCi(r.accuracy, r.accuracyCi),
       align: 'right',
     },
@@ -71,7 +71,7 @@ function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
       // Only benchmarks whose tasks form scenarios (AppWorld) have it; elsewhere it is hidden.
       key: 'sgc',
       label: 'SGC%',
-      note: 'scenario goal completion in % (a scenario counts when all its tasks pass; acc% is task goal completion)',
+      note: DEF.sgc,
       value: (r) => (r.sgc === undefined ? undefined : pct1(r.sgc)),
       align: 'right',
     },
@@ -79,7 +79,7 @@ function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
       // QA benchmarks only (hidden elsewhere: every row is null).
       key: 'exactMatch',
       label: 'EM',
-      note: 'exact match per question (SQuAD normalisation), mean per task',
+      note: DEF.exactMatch,
       value: (r) => (r.exactMatch === null ? undefined : r.exactMatch.toFixed(3)),
       align: 'right',
       priority: 10,
@@ -87,7 +87,7 @@ function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'f1',
       label: 'F1',
-      note: 'token F1 per question, mean per task',
+      note: DEF.f1,
       value: (r) => (r.f1 === null ? undefined : r.f1.toFixed(3)),
       align: 'right',
       priority: 10,
@@ -96,7 +96,7 @@ function outcomeColumns<R extends ConditionMetrics>(): Column<R>[] {
       // The Pareto marker (issue #24); --json carries `pareto` too.
       key: 'pareto',
       label: 'P',
-      note: '★ Pareto-optimal: no other row has at least its accuracy with fewer peak tokens',
+      note: DEF.pareto,
       value: (r) => (r.pareto === undefined ? undefined : r.pareto ? '★' : ''),
       priority: 9,
     },
@@ -115,7 +115,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'medianPeakTokens',
       label: 'p50 peak',
-      note: 'median peak',
+      note: DEF.medianPeakTokens,
       value: (r) => int(r.medianPeakTokens),
       align: 'right',
       priority: 2,
@@ -123,7 +123,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'meanPeakPromptTokens',
       label: 'peak+sys',
-      note: 'mean largest prompt actually sent, system prompt and tools included',
+      note: DEF.meanPeakPromptTokens,
       value: (r) => (r.meanPeakPromptTokens == null ? undefined : int(r.meanPeakPromptTokens)),
       align: 'right',
       wideOnly: true,
@@ -131,7 +131,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'peakReductionVsRaw',
       label: 'Δpeak',
-      note: 'peak change vs raw',
+      note: DEF.peakReductionVsRaw,
       value: (r) => reductionPct(r.peakReductionVsRaw),
       align: 'right',
       priority: 9,
@@ -139,7 +139,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'meanSteps',
       label: 'steps',
-      note: 'mean steps',
+      note: DEF.meanSteps,
       value: (r) => r.meanSteps.toFixed(1),
       align: 'right',
       priority: 8,
@@ -147,7 +147,7 @@ function tokenColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'stepsVsRaw',
       label: '×steps',
-      note: 'steps ÷ raw steps',
+      note: DEF.stepsVsRaw,
       value: (r) => (r.stepsVsRaw === null ? undefined : stepsRatio(r)),
       align: 'right',
       priority: 5,
@@ -161,7 +161,7 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'costPerTask',
       label: 'billed$',
-      note: 'billed USD per task: what was paid (call-cache hits and simulated calls cost $0)',
+      note: DEF.costPerTask,
       value: (r) => usd(r.costPerTask),
       align: 'right',
       priority: 7,
@@ -169,7 +169,7 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'fullCostPerTask',
       label: 'full$',
-      note: 'USD per task as if every call were sent, prompt-prefix caching estimated at the cached-input price',
+      note: DEF.fullCostPerTask,
       value: (r) => (r.fullCostPerTask === null ? undefined : usd(r.fullCostPerTask)),
       align: 'right',
       priority: 6,
@@ -177,7 +177,7 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'meanDependency',
       label: 'dep M',
-      note: "dependency (ACON paper v3, Eq. 12): Σ (n_in + 2·n_out)·n_out / 2 over the agent's calls, system prompt excluded, millions",
+      note: DEF.meanDependency,
       value: (r) => (r.meanDependency === null ? undefined : (r.meanDependency / 1e6).toFixed(2)),
       align: 'right',
       priority: 5,
@@ -185,7 +185,7 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'compressorCostShare',
       label: 'comp%',
-      note: '% of the cost spent by the compressors (of full$; of billed$ where full$ is unknown)',
+      note: DEF.compressorCostShare,
       value: (r) => pct1(r.compressorCostShare),
       align: 'right',
       priority: 4,
@@ -193,7 +193,7 @@ function costColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'eventsPerTask',
       label: 'ev/task',
-      note: 'compression events per task',
+      note: DEF.eventsPerTask,
       value: (r) => r.eventsPerTask.toFixed(1),
       align: 'right',
       priority: 3,
@@ -212,7 +212,7 @@ function failureColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'failedCompressions',
       label: 'comp fail',
-      note: 'failed compressions / compressions: the compressor answer was unusable after its retries (cut at the token limit, filtered, malformed), so the uncompressed text was kept and counts in the peak',
+      note: DEF.failedCompressions,
       value: (r) =>
         r.failedCompressions > 0 ? `${r.failedCompressions}/${r.compressionEvents}` : undefined,
       align: 'right',
@@ -220,7 +220,7 @@ function failureColumns<R extends ConditionMetrics>(): Column<R>[] {
     {
       key: 'contextFallbacks',
       label: 'ctx limit',
-      note: "rollouts / tasks that hit the model's context limit and went on with a cut-down prompt (raw: oldest turns dropped, as FIFO; acon: history folded)",
+      note: DEF.contextFallbacks,
       value: (r) => (r.contextFallbacks > 0 ? `${r.contextFallbacks}/${r.tasks}` : undefined),
       align: 'right',
     },
@@ -245,7 +245,7 @@ export function resultTable<R>(
 /**
  * The comparison table: accuracy with its 95% bootstrap CI, peak tokens (system prompt excluded)
  * and their reduction vs raw, steps (and elongation vs raw), cost per task, compressor share,
- * compression events per task. Fits `opts.width` (default 100) unless `opts.wide`.
+ * compression events a task. Fits `opts.width` (default 100) unless `opts.wide`.
  */
 export function conditionTable(rows: ConditionMetrics[], p: Provenance, opts: FitOptions = {}) {
   return resultTable(rows, conditionColumns(), p, { ...opts, extraNotes: [PEAK_NOTE] });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReportData } from './report-data.js';
 import { modelLabel, PEAK_NOTE } from '../table.js';
+import { pageDefinitions } from './page-definitions.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
 // "files"); from both src/report/html and dist/report/html this is ../../../src/report/html/assets.
@@ -58,6 +59,14 @@ function verdictsHtml(verdicts: ReportData['verdicts']): string {
   return `<div id="verdicts">${lines.join('')}</div>`;
 }
 
+/** The metrics of the page, each with the definition the CLI's footnote prints. */
+function definitionsHtml(simulated: boolean): string {
+  const items = pageDefinitions(simulated).map(
+    (d) => `<dt>${escapeHtml(d.label)}</dt><dd>${escapeHtml(d.text)}</dd>`,
+  );
+  return `<dl id="definitions" class="definitions">${items.join('')}</dl>`;
+}
+
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */
 export function renderReportHtml(data: ReportData): string {
   const r = data.run;
@@ -99,6 +108,8 @@ ${verdicts}
 <p class="note">One point per condition (or guideline version) and split; bars are 95% bootstrap intervals of the accuracy. ${escapeHtml(PEAK_NOTE)}. Up and to the left is better.</p>
 <figure class="plot" data-plot="pareto"></figure>
 <div id="conditions-table"></div>
+<h3>Definitions</h3>
+${definitionsHtml(r.simulated)}
 </section>
 <section id="winloss">
 <h2>Per-task wins and losses against raw</h2>

@@ -239,19 +239,18 @@
       c.meanSteps.toFixed(1),
       cost(c),
     ]);
-    const note = el(
-      'p',
-      { class: 'note' },
-      `★ Pareto-optimal in its split: no other condition reaches at least its accuracy with fewer peak tokens. ${
-        sim
-          ? 'SIMULATED: simulated calls are billed $0, so full $/task prices every call as if it were sent (prompt-prefix caching estimated).'
-          : 'billed $/task is what was paid (call-cache hits cost $0).'
-      }`,
-    );
+    // The metrics are defined under the table (#definitions, from src/metrics/definitions.ts).
+    const note = sim
+      ? el(
+          'p',
+          { class: 'note' },
+          'SIMULATED: simulated calls are billed $0, so full $/task prices every call as if it were sent.',
+        )
+      : null;
     document
       .getElementById('conditions-table')
       .replaceChildren(
-        note,
+        ...(note ? [note] : []),
         table(
           [
             'split',
