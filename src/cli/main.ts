@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { isMissingSqlite, MISSING_SQLITE_MESSAGE } from './missing-sqlite.js';
 import pc from 'picocolors';
 import { AconError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
@@ -76,6 +77,10 @@ async function reportError(thrown: unknown, verbose: boolean): Promise<number> {
     // commander already printed usage errors; help and version exit 0. Wrong usage (an unknown
     // option or command, a missing argument) is bad input: 2, like every other input error.
     return thrown.exitCode === 0 ? 0 : 2;
+  }
+  if (isMissingSqlite(thrown)) {
+    process.stderr.write(`${pc.red('error:')} ${MISSING_SQLITE_MESSAGE}\n`);
+    return 2;
   }
   // Loaded only on an error: the store brings better-sqlite3 and every record schema, which
   // `acon --help` and `acon --version` should not pay for (issue #28).
