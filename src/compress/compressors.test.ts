@@ -4,7 +4,7 @@ import { charTokens, historySummary, refined, ScriptedLlm } from '../../test/fak
 import { compressHistory } from './history-compressor.js';
 import { compressObservation } from './observation-compressor.js';
 import type { CompressorDeps } from './run-compressor.js';
-import { compressSummary } from './summary-compressor.js';
+import { compressSummary } from './history-compressor.js';
 
 const guideline = { id: 'obs-0007', text: 'KEEP: id' };
 

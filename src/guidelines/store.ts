@@ -1,21 +1,23 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  linkSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
+import {
+  claimedNumbers,
+  claimNumbers,
+  claimPath,
+  formatGuidelineId,
+  idNumber,
+  readVersions,
+  slugify,
+  versionFiles,
+  writeAtomic,
+  writeNew,
+} from './version-files.js';
+import { newVersion, type NewGuideline } from './new-version.js';
 import type { GuidelineVersionRow } from '../store/index.js';
 import { parseGuideline, readGuidelineFile, serializeGuideline } from './file.js';
 import {
-  GUIDELINE_ID_PATTERN,
   GUIDELINE_KINDS,
   GuidelineIdSchema,
   GuidelineKindSchema,
@@ -23,32 +25,13 @@ import {
   type Guideline,
   type GuidelineKind,
   type GuidelineMetrics,
-  type GuidelinePhase,
   type GuidelineStatus,
 } from './schema.js';
 
 /** A guideline version together with the file it was read from. */
 export type StoredGuideline = Guideline & { path: string };
+export type { NewGuideline };
 
-/** What {@link GuidelineStore.write} needs; the store assigns the id and the creation time. */
-export type NewGuideline = {
-  kind: GuidelineKind;
-  parent: string | null;
-  phase: GuidelinePhase;
-  run: string | null;
-  /** The benchmark it was learned on (optimize); omit for hand-written versions. */
-  bench?: string;
-  /** @default 'accepted' */
-  status?: GuidelineStatus;
-  metrics?: GuidelineMetrics;
-  analyses?: string[];
-  rationale?: string;
-  text: string;
-  /** Part of the file name after the number, e.g. `ut-r1-c2`. @default the phase */
-  slug?: string;
-  /** An id taken earlier with {@link GuidelineStore.reserveIds}. @default the next free id */
-  id?: string;
-};
 
 export type GuidelineStoreOptions = {
   /** The guideline directory. @default `./guidelines` in the current working directory */
@@ -62,33 +45,13 @@ export type GuidelineStoreOptions = {
 /** The package root's `guidelines/`, from both src/guidelines and dist/guidelines. */
 export const PACKAGE_GUIDELINES_DIR = fileURLToPath(new URL('../../guidelines/', import.meta.url));
 
-export const ACTIVE_FILE = 'ACTIVE';
-/** Where claimed version numbers are marked until their files exist. */
-const RESERVED_DIR = '.reserved';
+export { formatGuidelineId };
 
-/** `0003-ut-r1-c2.md` → number 3. */
-const FILE_NAME = /^(\d{4,})(?:-(.+))?\.md$/;
+export const ACTIVE_FILE = 'ACTIVE';
 
 const REF_HELP =
   'name one by id (obs-0003), <kind>@<n> (obs@3), <kind>@active, <kind>@latest or the path of a guideline file';
 
-export function formatGuidelineId(kind: GuidelineKind, n: number): string {
-  return `${kind}-${String(n).padStart(4, '0')}`;
-}
-
-function idNumber(id: string): number {
-  const m = GUIDELINE_ID_PATTERN.exec(id);
-  return m ? Number(m[2]) : -1;
-}
-
-function slugify(raw: string): string {
-  return raw
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-}
 
 /**
  * Guideline versions on disk (ARCHITECTURE §3): `<dir>/<obs|hist>/<NNNN>-<slug>.md` and
@@ -126,7 +89,7 @@ export class GuidelineStore {
   /** Versions of one kind, or of both (obs first), oldest first. */
   list(kind?: GuidelineKind): StoredGuideline[] {
     if (kind === undefined) return GUIDELINE_KINDS.flatMap((k) => this.list(k));
-    const local = this.readKindDir(join(this.dir, kind), kind);
+    const local = readVersions(join(this.dir, kind), kind, (path) => this.parseFile(path));
     if (local.some((g) => idNumber(g.id) === 0)) return local;
     const seed = this.packageSeed(kind);
     return seed ? [seed, ...local] : local;
@@ -208,7 +171,7 @@ export class GuidelineStore {
 
   /** The id the next {@link write} of this kind will get. */
   nextId(kind: GuidelineKind): string {
-    let max = Math.max(this.issued.get(kind) ?? -1, ...this.claimedNumbers(kind));
+    let max = Math.max(this.issued.get(kind) ?? -1, ...claimedNumbers(join(this.dir, kind)));
     for (const g of this.list(kind)) {
       max = Math.max(max, idNumber(g.id), g.parent === null ? -1 : idNumber(g.parent));
     }
@@ -241,30 +204,8 @@ export class GuidelineStore {
         `parent ${input.parent} does not exist in ${this.dir}; pass the id of an existing ${kind} version`,
       );
     }
-    const parsed = GuidelineSchema.safeParse({
-      id,
-      kind,
-      parent: input.parent,
-      phase: input.phase,
-      run: input.run,
-      ...(input.bench !== undefined && { bench: input.bench }),
-      status: input.status ?? 'accepted',
-      created: this.now().toISOString(),
-      metrics: input.metrics ?? {},
-      ...(input.analyses !== undefined && { analyses: input.analyses }),
-      ...(input.rationale !== undefined && { rationale: input.rationale }),
-      text: input.text,
-    });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new GuidelineError(
-        path,
-        issue?.path.map(String).join('.') || 'guideline',
-        `${issue?.message ?? 'invalid'}; the version was not written`,
-        { cause: parsed.error },
-      );
-    }
-    const taken = this.localFiles(join(this.dir, kind)).find((f) => f.n === idNumber(id));
+    const version = newVersion(input, { id, kind, created: this.now().toISOString(), path });
+    const taken = versionFiles(join(this.dir, kind)).find((f) => f.n === idNumber(id));
     if (taken) {
       throw new GuidelineError(
         path,
@@ -272,9 +213,9 @@ export class GuidelineStore {
         `${basename(taken.path)} already holds ${id}; nothing was overwritten. Resume the run that reserved it, or start a new one`,
       );
     }
-    writeNew(path, serializeGuideline(parsed.data));
-    rmSync(this.claimPath(kind, idNumber(id)), { force: true });
-    return { ...parsed.data, path };
+    writeNew(path, serializeGuideline(version));
+    rmSync(claimPath(join(this.dir, kind), kind, idNumber(id)), { force: true });
+    return { ...version, path };
   }
 
   /**
@@ -289,57 +230,14 @@ export class GuidelineStore {
     return Array.from({ length: n }, (_, i) => formatGuidelineId(kind, first + i));
   }
 
-  /**
-   * Claims `n` consecutive free numbers by creating their markers exclusively; when another
-   * writer got one of them first, lets go of the rest and tries above it.
-   */
+  /** Claims `n` consecutive free numbers (version-files.ts) and remembers them as issued. */
   private claim(kind: GuidelineKind, n: number): number {
-    mkdirSync(join(this.dir, kind, RESERVED_DIR), { recursive: true });
-    for (let attempt = 0; attempt < 1000; attempt++) {
-      const first = idNumber(this.nextId(kind));
-      const made: string[] = [];
-      try {
-        for (let i = 0; i < n; i++) {
-          const marker = this.claimPath(kind, first + i);
-          writeFileSync(marker, `${process.pid}\n`, { flag: 'wx' });
-          made.push(marker);
-        }
-        // A writer makes its file while it holds the marker and drops the marker after, so a
-        // number whose file exists now was taken between our look and our claim: try again.
-        const files = this.localFiles(join(this.dir, kind));
-        if (files.some((f) => f.n >= first && f.n < first + n)) {
-          for (const marker of made) rmSync(marker, { force: true });
-          continue;
-        }
-        this.issued.set(kind, first + n - 1);
-        return first;
-      } catch (err) {
-        for (const marker of made) rmSync(marker, { force: true });
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-    }
-    throw new GuidelineError(
-      join(this.dir, kind, RESERVED_DIR),
-      'id',
-      'could not claim a free version number after 1000 tries; too many writers at once',
-    );
+    const next = () => idNumber(this.nextId(kind));
+    const first = claimNumbers(join(this.dir, kind), kind, n, next);
+    this.issued.set(kind, first + n - 1);
+    return first;
   }
 
-  private claimPath(kind: GuidelineKind, n: number): string {
-    return join(this.dir, kind, RESERVED_DIR, formatGuidelineId(kind, n).slice(kind.length + 1));
-  }
-
-  /** Numbers claimed (markers present) but not yet written as version files. */
-  private claimedNumbers(kind: GuidelineKind): number[] {
-    let names: string[];
-    try {
-      names = readdirSync(join(this.dir, kind, RESERVED_DIR));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    return names.filter((name) => /^\d{4,}$/.test(name)).map(Number);
-  }
 
   /** The version with this id when its file exists; undefined otherwise. */
   find(id: string): StoredGuideline | undefined {
@@ -416,7 +314,7 @@ export class GuidelineStore {
   /** Copies the package v0 of a kind into the directory if it has no v0 yet. */
   ensureSeed(kind: GuidelineKind): void {
     const kindDir = join(this.dir, kind);
-    if (this.localFiles(kindDir).some((f) => f.n === 0)) return;
+    if (versionFiles(kindDir).some((f) => f.n === 0)) return;
     const seed = this.packageSeed(kind);
     if (!seed) return;
     // Linked in whole from a temp copy: another process may be listing this folder, or
@@ -452,53 +350,12 @@ export class GuidelineStore {
   }
 
   private packageSeed(kind: GuidelineKind): StoredGuideline | undefined {
-    const seed = this.localFiles(join(this.seedDir, kind)).find((f) => f.n === 0);
+    const seed = versionFiles(join(this.seedDir, kind)).find((f) => f.n === 0);
     if (!seed) return undefined;
     return { ...readGuidelineFile(seed.path), path: seed.path };
   }
 
-  private localFiles(kindDir: string): { n: number; path: string }[] {
-    let names: string[];
-    try {
-      names = readdirSync(kindDir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    const files: { n: number; path: string }[] = [];
-    for (const name of names) {
-      const m = FILE_NAME.exec(name);
-      if (m) files.push({ n: Number(m[1]), path: join(kindDir, name) });
-    }
-    return files.sort((a, b) => a.n - b.n);
-  }
 
-  private readKindDir(kindDir: string, kind: GuidelineKind): StoredGuideline[] {
-    const versions: StoredGuideline[] = [];
-    const byNumber = new Map<number, string>();
-    for (const { n, path } of this.localFiles(kindDir)) {
-      const expected = formatGuidelineId(kind, n);
-      const other = byNumber.get(n);
-      if (other !== undefined) {
-        throw new GuidelineError(
-          path,
-          'id',
-          `${basename(other)} has the same number; rename one of them to the next free number`,
-        );
-      }
-      byNumber.set(n, path);
-      const g = this.parseFile(path);
-      if (g.id !== expected) {
-        throw new GuidelineError(
-          path,
-          'id',
-          `id ${g.id} does not match the file name (expected ${expected}); fix the id or rename the file`,
-        );
-      }
-      versions.push({ ...g, path });
-    }
-    return versions;
-  }
 
   private parseFile(path: string): Guideline {
     const content = readFileSync(path, 'utf8');
@@ -507,41 +364,6 @@ export class GuidelineStore {
     const guideline = parseGuideline(content, path);
     this.parsed.set(path, { content, guideline });
     return guideline;
-  }
-}
-
-/**
- * Writes a new file: a temp file next to `path`, hard-linked into place, which fails rather
- * than replace a file that is there (a rename would overwrite it).
- */
-function writeNew(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, content, { flag: 'wx' });
-    linkSync(tmp, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new GuidelineError(path, 'id', 'a file of that name exists; nothing was overwritten', {
-        cause: err,
-      });
-    }
-    throw err;
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-}
-
-/** Writes `content` to a temp file next to `path`, then renames it into place. */
-function writeAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, content, { flag: 'wx' });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
   }
 }
 

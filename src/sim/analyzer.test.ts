@@ -6,7 +6,8 @@ import { CompressionAnalysisSchema } from '../domain/compression-analysis.js';
 import { UtilityAnalysisSchema } from '../domain/utility-analysis.js';
 import { renderCompressionEvents, renderTrajectory } from '../optimize/render-trajectory.js';
 import { renderPrompt } from '../prompts/template.js';
-import { simCompressionAnalysis, simUtilityAnalysis } from './analyzer.js';
+import { simUtilityAnalysis } from './analyzer.js';
+import { simCompressionAnalysis } from './compression-analysis.js';
 
 /** The pair description of a utility-analyzer prompt (the sim reads only the trajectories). */
 const PAIR_VARS = {

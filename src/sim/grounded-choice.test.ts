@@ -4,7 +4,7 @@ import { extractSection, REFINED_OBSERVATION } from '../compress/parse.js';
 import type { ChatMessage } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
 import { simAgentTurn, type SimAgentOptions } from './agent.js';
-import { simCompressionAnalysis } from './analyzer.js';
+import { simCompressionAnalysis } from './compression-analysis.js';
 import { simObservationCompressor } from './compressor.js';
 
 /**

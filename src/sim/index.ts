@@ -11,7 +11,8 @@ import {
 } from '../llm/index.js';
 import { simAgentTurn } from './agent.js';
 import { simQaAgentTurn } from './qa-agent.js';
-import { simCompressionAnalysis, simUtilityAnalysis } from './analyzer.js';
+import { simUtilityAnalysis } from './analyzer.js';
+import { simCompressionAnalysis } from './compression-analysis.js';
 import { CompressorMemo } from './compressor-memo.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
 import { simGuidelineUpdate } from './updater.js';

@@ -6,7 +6,7 @@ import type { ReferencePlan } from '../bench/types.js';
 import type { AssistantMessage, ChatMessage } from '../llm/types.js';
 import { renderPrompt } from '../prompts/template.js';
 import { parseAgentMarker, replaceValue, simAgentTurn } from './agent.js';
-import { simCompressionAnalysis } from './analyzer.js';
+import { simCompressionAnalysis } from './compression-analysis.js';
 import { simObservationCompressor } from './compressor.js';
 import { containsToken } from './text.js';
 

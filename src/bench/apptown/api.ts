@@ -181,3 +181,26 @@ export function pageShape<T extends TableName>(
 }
 
 export const MESSAGE_SHAPE = { message: 'string' };
+
+/**
+ * The API that shows one row of `table` by its id (`show_note`, `show_order`, …): every app's
+ * show-one-record API is this shape, a 404 naming `what` when no row has that id.
+ */
+export function showRowApi<T extends TableName>(def: {
+  name: string;
+  description: string;
+  table: T;
+  /** The one argument, the id (`{ note_id: NOTE_ID }`). */
+  id: Record<string, z.ZodNumber>;
+  what: string;
+}): Api {
+  const [idArg] = Object.keys(def.id);
+  return defineApi({
+    name: def.name,
+    description: def.description,
+    args: def.id,
+    returns: rowShape(def.table),
+    handler: ({ world }, a) =>
+      findOr404<Tables[T][number]>(world.data[def.table], a[idArg!] as number, def.what),
+  });
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  showRowApi,
   ApiError,
   defineApi,
   findOr404,
@@ -7,7 +8,6 @@ import {
   pageArgs,
   pageShape,
   paginate,
-  rowShape,
   sortArg,
   sortBy,
   type App,
@@ -115,12 +115,12 @@ export const filesApp: App = {
         return paginate(sortBy(rows, a.sort_by).map(meta), a);
       },
     }),
-    defineApi({
+    showRowApi({
       name: 'show_file',
       description: 'Show one file with its full content.',
-      args: { file_id: FILE_ID },
-      returns: rowShape('files.files'),
-      handler: ({ world }, a) => findOr404(world.data['files.files'], a.file_id, 'File'),
+      table: 'files.files',
+      id: { file_id: FILE_ID },
+      what: 'File',
     }),
     defineApi({
       name: 'create_file',

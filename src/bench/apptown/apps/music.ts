@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  showRowApi,
   ApiError,
   defineApi,
   findOr404,
@@ -58,12 +59,12 @@ export const musicApp: App = {
         return paginate(sortBy(rows, a.sort_by), a, briefs('song'));
       },
     }),
-    defineApi({
+    showRowApi({
       name: 'show_song',
       description: 'Show one song with its album, artists and statistics.',
-      args: { song_id: SONG_ID },
-      returns: rowShape('music.songs'),
-      handler: ({ world }, a) => findOr404(world.data['music.songs'], a.song_id, 'Song'),
+      table: 'music.songs',
+      id: { song_id: SONG_ID },
+      what: 'Song',
     }),
     defineApi({
       name: 'search_albums',

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import {
+  showRowApi,
   defineApi,
   findOr404,
   matches,
   pageArgs,
   pageShape,
   paginate,
-  rowShape,
   sortArg,
   sortBy,
   type App,
@@ -42,12 +42,12 @@ export const notesApp: App = {
         return paginate(sortBy(rows, a.sort_by ?? '-updated_at'), a, briefs('note'));
       },
     }),
-    defineApi({
+    showRowApi({
       name: 'show_note',
       description: 'Show one note.',
-      args: { note_id: NOTE_ID },
-      returns: rowShape('notes.notes'),
-      handler: ({ world }, a) => findOr404(world.data['notes.notes'], a.note_id, 'Note'),
+      table: 'notes.notes',
+      id: { note_id: NOTE_ID },
+      what: 'Note',
     }),
     defineApi({
       name: 'create_note',

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import {
+  showRowApi,
   defineApi,
   findOr404,
   matches,
   pageArgs,
   pageShape,
   paginate,
-  rowShape,
   sortArg,
   sortBy,
   type App,
@@ -61,12 +61,12 @@ export const phoneApp: App = {
         return paginate(sortBy(rows, a.sort_by ?? 'name'), a, briefs('contact'));
       },
     }),
-    defineApi({
+    showRowApi({
       name: 'show_contact',
       description: 'Show one contact.',
-      args: { contact_id: CONTACT_ID },
-      returns: rowShape('phone.contacts'),
-      handler: ({ world }, a) => findOr404(world.data['phone.contacts'], a.contact_id, 'Contact'),
+      table: 'phone.contacts',
+      id: { contact_id: CONTACT_ID },
+      what: 'Contact',
     }),
     defineApi({
       name: 'add_contact',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { briefs } from './brief.js';
 import {
+  showRowApi,
   ApiError,
   defineApi,
   findOr404,
@@ -8,7 +9,6 @@ import {
   pageArgs,
   pageShape,
   paginate,
-  rowShape,
   sortBy,
   type App,
 } from '../api.js';
@@ -97,12 +97,12 @@ export function orderApis(): App['apis'] {
           briefs('order'),
         ),
     }),
-    defineApi({
+    showRowApi({
       name: 'show_order',
       description: 'Show one order with its items, totals, address and tracking number.',
-      args: { order_id: ORDER_ID },
-      returns: rowShape('shop.orders'),
-      handler: ({ world }, a) => findOr404(world.data['shop.orders'], a.order_id, 'Order'),
+      table: 'shop.orders',
+      id: { order_id: ORDER_ID },
+      what: 'Order',
     }),
     defineApi({
       name: 'cancel_order',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  showRowApi,
   ApiError,
   defineApi,
   findOr404,
@@ -77,12 +78,12 @@ export const shopApp: App = {
         return [...counts].sort().map(([category, product_count]) => ({ category, product_count }));
       },
     }),
-    defineApi({
+    showRowApi({
       name: 'show_product',
       description: 'Show one product with its seller, stock and description.',
-      args: { product_id: PRODUCT_ID },
-      returns: rowShape('shop.products'),
-      handler: ({ world }, a) => findOr404(world.data['shop.products'], a.product_id, 'Product'),
+      table: 'shop.products',
+      id: { product_id: PRODUCT_ID },
+      what: 'Product',
     }),
     defineApi({
       name: 'show_cart',
