@@ -33,7 +33,7 @@ export class InputFileError extends AconError {
     readonly file: string,
     readonly field: string,
     readonly detail: string,
-    opts?: ErrorOptions,
+    opts?: AconErrorOptions,
   ) {
     super(`${file}: ${field}: ${detail}`, opts);
   }
@@ -179,7 +179,7 @@ export class DatabaseError extends AconError {
   constructor(
     readonly file: string,
     readonly detail: string,
-    opts?: ErrorOptions,
+    opts?: AconErrorOptions,
   ) {
     super(`${file}: ${detail}`, opts);
   }

@@ -123,6 +123,8 @@ describe('bad input leaves no database behind', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}: is an SQLite database of another program`);
+    // The store names its option (`run.db`); the CLI says the flag that sets it.
+    expect(r.stderr).toContain('point --db (or ACON_DB) to a new file or an acon database');
     expect(readFileSync(file).equals(bytes)).toBe(true);
     expect(existsSync(`${file}-wal`)).toBe(false);
     const list = await runAcon(['runs', '--db', file], { cwd });

@@ -11,6 +11,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   splits: '--split',
   'budget.usd': '--budget-usd',
   'run.allow_task_changes': '--allow-task-changes',
+  'run.db': '--db',
 };
 
 /** The flag that sets a library option. */

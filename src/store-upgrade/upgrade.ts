@@ -36,7 +36,9 @@ export type Upgrade = {
  */
 export function upgradeDatabase(file: string): Upgrade {
   if (!existsSync(file)) {
-    throw new DatabaseError(file, `no such file; give the database to upgrade with --db`);
+    throw new DatabaseError(file, 'no such file; give the database to upgrade with `run.db`', {
+      options: ['run.db'],
+    });
   }
   let schema;
   try {

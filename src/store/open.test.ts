@@ -35,7 +35,7 @@ describe('openDatabase', () => {
     writeFileSync(file, 'x');
     const err = openError(file);
     expect(err.message).toBe(
-      `${file}: not an SQLite database (it does not start with the SQLite header); restore it from a backup, or use --db (or ACON_DB) to point to another file`,
+      `${file}: not an SQLite database (it does not start with the SQLite header); restore it from a backup, or use \`run.db\` (or ACON_DB) to point to another file`,
     );
     expect(readFileSync(file, 'utf8')).toBe('x');
     expect(openError(file, 'read').message).toContain('not an SQLite database');
@@ -52,7 +52,7 @@ describe('openDatabase', () => {
     const before = readFileSync(file);
     for (const mode of ['write', 'read'] as const) {
       expect(openError(file, mode).message).toBe(
-        `${file}: is an SQLite database of another program (it holds table notes, not acon's); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
+        `${file}: is an SQLite database of another program (it holds table notes, not acon's); acon leaves it untouched: point \`run.db\` (or ACON_DB) to a new file or an acon database`,
       );
     }
     expect(readFileSync(file).equals(before)).toBe(true);
@@ -93,7 +93,7 @@ describe('openDatabase', () => {
     const folder = dir();
     for (const mode of ['write', 'read'] as const) {
       expect(openError(folder, mode).message).toBe(
-        `${folder}: is a folder, not a database file; name a file, e.g. --db ${folder}/acon.db`,
+        `${folder}: is a folder, not a database file; name a file, e.g. \`run.db\` ${folder}/acon.db`,
       );
     }
   });
@@ -106,7 +106,7 @@ describe('openDatabase', () => {
     expect(err).toBeInstanceOf(DatabaseError);
     expect((err as Error).message).toMatch(
       new RegExp(
-        `^${file}: the disk is full \\(database or disk is full\\); free space on it, then continue the stopped run with --resume`,
+        `^${file}: the disk is full \\(database or disk is full\\); free space on it, then continue the stopped run with \`resume\``,
       ),
     );
   });
@@ -123,7 +123,7 @@ describe('openDatabase', () => {
     const err = openError(file);
     expect(err.message).toMatch(
       new RegExp(
-        `^${file}: the database is damaged \\(.+\\); restore it from a backup, or use --db`,
+        `^${file}: the database is damaged \\(.+\\); restore it from a backup, or use \`run.db\``,
       ),
     );
     expect(err.message).not.toContain('\n');

@@ -16,7 +16,9 @@ import { createSchema, fileSchema, foreignFile, readableVersion } from './schema
 /** `write` creates the file and its tables; `read` never changes it (list, show, export). */
 export type OpenMode = 'write' | 'read';
 
-const ELSEWHERE = 'or use --db (or ACON_DB) to point to another file';
+/** The options the fixes below name (the config's `run.db`, `resume`): the CLI shows its flags. */
+const OPTIONS = ['run.db', 'resume'];
+const ELSEWHERE = 'or use `run.db` (or ACON_DB) to point to another file';
 
 /** How long a statement waits for another process's lock before it fails (ms). */
 const BUSY_TIMEOUT_MS = 15_000;
@@ -82,7 +84,7 @@ export function openForReading(file: string, writable = canWrite(file)): Databas
       throw new DatabaseError(
         file,
         `its -wal file holds changes not yet in the database, and its folder is read-only (${(err as Error).message}); open it once where it is writable (any acon command), or copy the database with its -wal and -shm files to a writable folder`,
-        { cause: err },
+        { cause: err, options: OPTIONS },
       );
     }
   }
@@ -119,12 +121,15 @@ export function checkHeader(file: string): void {
     closeSync(fd);
   }
   if (read > 0 && !header.subarray(0, read).equals(SQLITE_HEADER.subarray(0, read))) {
-    throw new DatabaseError(file, notDatabase('it does not start with the SQLite header'));
+    throw new DatabaseError(file, notDatabase('it does not start with the SQLite header'), {
+      options: OPTIONS,
+    });
   }
   if (read > 0 && read < SQLITE_HEADER.length) {
     throw new DatabaseError(
       file,
       `truncated SQLite database (${read} bytes); restore it from a backup, ${ELSEWHERE}`,
+      { options: OPTIONS },
     );
   }
 }
@@ -159,7 +164,8 @@ export function explainDatabaseError(err: unknown): unknown {
 function checkIntegrity(db: Database.Database, file: string): void {
   const rows = db.pragma('quick_check(1)') as { quick_check: string }[];
   const result = rows[0]?.quick_check ?? 'ok';
-  if (result !== 'ok') throw new DatabaseError(file, damaged(result.split('\n')[0]!));
+  if (result !== 'ok')
+    throw new DatabaseError(file, damaged(result.split('\n')[0]!), { options: OPTIONS });
 }
 
 const notDatabase = (w: string) =>
@@ -177,9 +183,9 @@ const FIXES: Record<string, (what: string, file: string) => string> = {
   SQLITE_CANTOPEN: readOnly,
   SQLITE_PERM: readOnly,
   SQLITE_FULL: (w) =>
-    `the disk is full (${w}); free space on it, then continue the stopped run with --resume (\`acon runs\` lists it: everything finished is stored), ${ELSEWHERE}`,
+    `the disk is full (${w}); free space on it, then continue the stopped run with \`resume\` (\`acon runs\` lists it: everything finished is stored), ${ELSEWHERE}`,
   EISDIR: (_, file) =>
-    `is a folder, not a database file; name a file, e.g. --db ${file.replace(/\/+$/, '')}/acon.db`,
+    `is a folder, not a database file; name a file, e.g. \`run.db\` ${file.replace(/\/+$/, '')}/acon.db`,
   SQLITE_BUSY: (w) =>
     `another process holds the database locked (${w}); wait for it to finish, ${ELSEWHERE}`,
 };
@@ -189,7 +195,7 @@ export function asDatabaseError(err: unknown, file: string): unknown {
   // better-sqlite3 reports extended codes (SQLITE_READONLY_DBMOVED, …): match the primary one.
   const fix = FIXES[codeOf(err).replace(/^(SQLITE_[A-Z]+?)_.*$/, '$1')];
   const what = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  return fix ? new DatabaseError(file, fix(what, file), { cause: err }) : err;
+  return fix ? new DatabaseError(file, fix(what, file), { cause: err, options: OPTIONS }) : err;
 }
 
 /** An error's code: SQLite's (extended codes included) or the system's (EISDIR, …). */

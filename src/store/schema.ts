@@ -170,7 +170,8 @@ export function foreignFile(file: string, objects: readonly string[] = []): Data
     objects.length > 0 ? `it holds ${shown}, not acon's` : "it is marked as another program's";
   return new DatabaseError(
     file,
-    `is an SQLite database of another program (${what}); acon leaves it untouched: point --db (or ACON_DB, run.db) to a new file or an acon database`,
+    `is an SQLite database of another program (${what}); acon leaves it untouched: point \`run.db\` (or ACON_DB) to a new file or an acon database`,
+    { options: ['run.db'] },
   );
 }
 
@@ -198,7 +199,8 @@ export function createSchema(db: Database.Database, file: string): void {
 function newerSchema(file: string, version: number): DatabaseError {
   return new DatabaseError(
     file,
-    `schema version ${version} is newer than this acon (${SCHEMA_VERSION}); upgrade acon or use --db with another file`,
+    `schema version ${version} is newer than this acon (${SCHEMA_VERSION}); upgrade acon or use \`run.db\` with another file`,
+    { options: ['run.db'] },
   );
 }
 
@@ -212,6 +214,7 @@ export function legacySchema(file: string, version: number): DatabaseError {
       : `bring it to schema ${LEGACY_VERSION} first with the acon of commit e8cc1f0 (\`acon runs upgrade --db ${file}\` there), then run \`acon runs upgrade --db ${file}\` with this acon`;
   return new DatabaseError(
     file,
-    `written by an older acon (store schema ${version}, one row per step); ${fix}, or use --db (or ACON_DB) to point to another file`,
+    `written by an older acon (store schema ${version}, one row per step); ${fix}, or use \`run.db\` (or ACON_DB) to point to another file`,
+    { options: ['run.db'] },
   );
 }
