@@ -138,7 +138,13 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     const show = await runAcon(['runs', 'show', runs[0]!.id, '--json'], { cwd, env });
     const costs = (
       JSON.parse(show.stdout) as {
-        costByRole: { role: string; cachedTokens: number; outputTokens: number; costUsd: number }[];
+        costByRole: {
+          role: string;
+          cachedTokens: number;
+          outputTokens: number;
+          reasoningTokens: number;
+          costUsd: number;
+        }[];
       }
     ).costByRole;
     // What the fake billed the agent's calls, as it sent them.
@@ -149,6 +155,9 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     // Reasoning tokens are in completion_tokens, so output counts them.
     expect(row.outputTokens).toBe(sum(agent.map((u) => u.completion_tokens)));
     expect(row.cachedTokens).toBe(sum(agent.map((u) => u.cached_tokens)));
+    // Of them, the reasoning tokens (completion_tokens_details), stored per call (schema 6).
+    expect(row.reasoningTokens).toBe(sum(agent.map((u) => u.reasoning_tokens)));
+    expect(row.reasoningTokens).toBeGreaterThan(0);
     expect(row.cachedTokens).toBeGreaterThan(0);
     const usd = sum(
       agent.map(
@@ -161,7 +170,11 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     );
     expect(row.costUsd).toBeCloseTo(usd, 9);
     const table = await runAcon(['runs', 'show', runs[0]!.id, '--wide'], { cwd, env });
-    expect(table.stdout).toMatch(/cost by role[\s\S]*role +calls +input +cached +output +billed\$/);
+    expect(table.stdout).toMatch(
+      /cost by role[\s\S]*role +calls +input +cached +output +reasoning +billed\$/,
+    );
+    const agentLine = table.stdout.split('\n').find((l) => /^agent +\d/.test(l))!;
+    expect(agentLine.split(/ +/)[5]).toBe(row.reasoningTokens.toLocaleString('en-US'));
     expect(table.stdout).toContain("a reasoning model's reasoning tokens included");
   });
 
