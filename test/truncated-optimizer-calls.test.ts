@@ -73,7 +73,11 @@ describe('an analyzer answer cut by the provider', () => {
   it('is asked again, and the whole answer that follows is the analysis', async () => {
     const llm = new ScriptedLlm({ analyzer: [cut(WHOLE_ANALYSIS), WHOLE_ANALYSIS] });
     const record = await analyze(llm, 2);
-    expect(record).toMatchObject({ ok: true, analysis: { needed_fields: ['id'] }, callIds: [1, 2] });
+    expect(record).toMatchObject({
+      ok: true,
+      analysis: { needed_fields: ['id'] },
+      callIds: [1, 2],
+    });
   });
 
   it('is a failed analysis with the reason and every call once the retries are spent', async () => {

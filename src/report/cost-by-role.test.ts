@@ -25,7 +25,10 @@ describe('costByRole', () => {
     const rollouts: { metrics: { byRole: Record<string, RoleUsage> } }[] = [
       {
         metrics: {
-          byRole: { agent: usage(10, 1000, 50, 0.5, 600, 32), obs_compressor: usage(2, 300, 30, 0.1) },
+          byRole: {
+            agent: usage(10, 1000, 50, 0.5, 600, 32),
+            obs_compressor: usage(2, 300, 30, 0.1),
+          },
         },
       },
       { metrics: { byRole: { agent: usage(4, 400, 20, 0.25) } } },

@@ -22,7 +22,12 @@ const dir = () => mkdtempSync(join(tmpdir(), 'acon-store-'));
 
 /** An analyzer call of run-0 that a reasoning model answered: 32 of its 40 output tokens reasoning. */
 function analyzerCall(i: number): CallRecord {
-  const usage = { promptTokens: 900, cachedPromptTokens: 0, completionTokens: 40, reasoningTokens: 32 };
+  const usage = {
+    promptTokens: 900,
+    cachedPromptTokens: 0,
+    completionTokens: 40,
+    reasoningTokens: 32,
+  };
   return {
     ctx: { role: 'analyzer', runId: 'run-0' },
     provider: 'openai',

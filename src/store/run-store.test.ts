@@ -395,7 +395,12 @@ describe('SqliteRunStore', () => {
       ...done[0]!,
       ctx: { role: 'analyzer', runId: RUN, taskId: 'task-1' },
       requestHash: 'analysis-1',
-      usage: { promptTokens: 900, cachedPromptTokens: 0, completionTokens: 40, reasoningTokens: 32 },
+      usage: {
+        promptTokens: 900,
+        cachedPromptTokens: 0,
+        completionTokens: 40,
+        reasoningTokens: 32,
+      },
       costUsd: 0.25,
     });
     const other = 'run-other';
