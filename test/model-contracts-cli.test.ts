@@ -225,6 +225,25 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     expect(res.stdout).toMatch(
       new RegExp(`peak inflated by\\s+${named}/\\d+\\s+failed compressions`),
     );
+    // The HTML report lists them: the condition, the count, each reason and the rollouts.
+    const html = join(cwd, 'report.html');
+    const rep = await runAcon(['report', runs[0]!.id, '--html', html], { cwd, env });
+    expect(rep.code, rep.stderr).toBe(0);
+    expect(rep.stderr).toBe('');
+    const section = /<section id="failures">[\s\S]*?<\/section>/.exec(readFileSync(html, 'utf8'));
+    expect(section).not.toBeNull();
+    const tr = /<tr data-split="dev" data-condition="acon\[[^"]*">(.*?)<\/tr>/.exec(
+      section![0],
+    )?.[1];
+    expect(tr, section![0]).toBeDefined();
+    const cells = [...tr!.matchAll(/<td>(.*?)<\/td>/g)].map((m) => m[1]!);
+    expect(cells[2]).toBe(cell);
+    expect(cells[3]).toBe(
+      `<ul class="reasons"><li>${named} × the answer was cut off at the token limit (finish_reason: length)</li></ul>`,
+    );
+    const where = [...cells[5]!.matchAll(/data-rollout="([^"]+)"/g)].map((m) => m[1]);
+    expect(where.length).toBeGreaterThan(0);
+    for (const id of where) expect(rollouts.map((r) => r.id)).toContain(id);
   });
 
   it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {
