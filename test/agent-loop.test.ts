@@ -11,7 +11,7 @@ import type { Episode } from '../src/bench/types.js';
 import type { Evaluation } from '../src/domain/evaluation.js';
 import { ContextLengthError, InterruptedError, ProviderError } from '../src/errors.js';
 import type { AssistantMessage, CallContext, ChatRequest, ToolDef } from '../src/llm/types.js';
-import { charTokens, historySummary, ScriptedLlm } from './fakes/scripted-llm.js';
+import { charTokens, cut, historySummary, ScriptedLlm } from './fakes/scripted-llm.js';
 
 const tool = (name: string): ToolDef => ({
   type: 'function',
@@ -199,6 +199,46 @@ describe('runEpisode', () => {
     expect(result.stopReason).toBe('error');
     expect(result.error).toMatch(/without a tool call 3 times in a row/);
     expect(result.steps[4]!.observations).toEqual([]);
+  });
+
+  it('never runs an answer cut at the token limit, even with a tool call, and asks again', async () => {
+    // Issue #54: a cut answer's arguments may be half of what the model meant.
+    const llm = new ScriptedLlm({
+      agent: [cut(call('lookup')), call('lookup'), call('complete_task')],
+    });
+    const episode = new FakeEpisode();
+    const result = await runEpisode({ ...base(llm), episode, maxOutputRetries: 2 });
+
+    expect(result.stopReason).toBe('completed');
+    expect(result.steps.map((s) => s.malformed)).toEqual([true, false, false]);
+    expect(episode.acted.map((m) => m.tool_calls?.[0]?.function.name)).toEqual([
+      'lookup',
+      'complete_task',
+    ]);
+    expect(result.steps[0]!.observations).toEqual([
+      {
+        role: 'user',
+        content: expect.stringContaining('cut off at the token limit (finish_reason: length)'),
+      },
+    ]);
+    // The cut turn's tool call stays out of the history: a call without its result is invalid.
+    expect(result.trajectory.turns[0]!.assistant.tool_calls).toBeUndefined();
+    expect(llm.calls[1]!.req.messages.some((m) => m.role === 'tool')).toBe(false);
+  });
+
+  it('fails the step once the answers are cut more times in a row than the retries allow', async () => {
+    const llm = new ScriptedLlm({ agent: () => cut(call('lookup'), 'content_filter') });
+    const episode = new FakeEpisode();
+    const result = await runEpisode({ ...base(llm), episode, maxOutputRetries: 1 });
+
+    expect(episode.acted).toEqual([]);
+    expect(result.steps.map((s) => s.malformed)).toEqual([true, true]);
+    expect(result.stopReason).toBe('error');
+    expect(result.error).toBe(
+      "step 1: the answer was stopped by the provider's content filter (finish_reason: content_filter), 2 times in a row",
+    );
+    expect(result.steps[1]!.observations).toEqual([]);
+    expect(episode.evaluations).toBe(1);
   });
 
   it('passes a code agent message to the episode when the benchmark has no tools', async () => {

@@ -84,6 +84,7 @@ async function report(simulated: boolean): Promise<ReportData> {
     lineage: [],
     trajectoryIds: [],
     trajectories: await packForPage({ lines: [], value: {} }),
+    failures: [],
     omittedTrajectories: 0,
   };
 }

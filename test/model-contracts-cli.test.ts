@@ -138,7 +138,13 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     const show = await runAcon(['runs', 'show', runs[0]!.id, '--json'], { cwd, env });
     const costs = (
       JSON.parse(show.stdout) as {
-        costByRole: { role: string; cachedTokens: number; outputTokens: number; costUsd: number }[];
+        costByRole: {
+          role: string;
+          cachedTokens: number;
+          outputTokens: number;
+          reasoningTokens: number;
+          costUsd: number;
+        }[];
       }
     ).costByRole;
     // What the fake billed the agent's calls, as it sent them.
@@ -149,6 +155,9 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     // Reasoning tokens are in completion_tokens, so output counts them.
     expect(row.outputTokens).toBe(sum(agent.map((u) => u.completion_tokens)));
     expect(row.cachedTokens).toBe(sum(agent.map((u) => u.cached_tokens)));
+    // Of them, the reasoning tokens (completion_tokens_details), stored per call (schema 6).
+    expect(row.reasoningTokens).toBe(sum(agent.map((u) => u.reasoning_tokens)));
+    expect(row.reasoningTokens).toBeGreaterThan(0);
     expect(row.cachedTokens).toBeGreaterThan(0);
     const usd = sum(
       agent.map(
@@ -161,7 +170,11 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     );
     expect(row.costUsd).toBeCloseTo(usd, 9);
     const table = await runAcon(['runs', 'show', runs[0]!.id, '--wide'], { cwd, env });
-    expect(table.stdout).toMatch(/cost by role[\s\S]*role +calls +input +cached +output +billed\$/);
+    expect(table.stdout).toMatch(
+      /cost by role[\s\S]*role +calls +input +cached +output +reasoning +billed\$/,
+    );
+    const agentLine = table.stdout.split('\n').find((l) => /^agent +\d/.test(l))!;
+    expect(agentLine.split(/ +/)[5]).toBe(row.reasoningTokens.toLocaleString('en-US'));
     expect(table.stdout).toContain("a reasoning model's reasoning tokens included");
   });
 
@@ -212,6 +225,25 @@ describe('acon run with reasoning models (o4-mini agent, gpt-5-mini compressors)
     expect(res.stdout).toMatch(
       new RegExp(`peak inflated by\\s+${named}/\\d+\\s+failed compressions`),
     );
+    // The HTML report lists them: the condition, the count, each reason and the rollouts.
+    const html = join(cwd, 'report.html');
+    const rep = await runAcon(['report', runs[0]!.id, '--html', html], { cwd, env });
+    expect(rep.code, rep.stderr).toBe(0);
+    expect(rep.stderr).toBe('');
+    const section = /<section id="failures">[\s\S]*?<\/section>/.exec(readFileSync(html, 'utf8'));
+    expect(section).not.toBeNull();
+    const tr = /<tr data-split="dev" data-condition="acon\[[^"]*">(.*?)<\/tr>/.exec(
+      section![0],
+    )?.[1];
+    expect(tr, section![0]).toBeDefined();
+    const cells = [...tr!.matchAll(/<td>(.*?)<\/td>/g)].map((m) => m[1]!);
+    expect(cells[2]).toBe(cell);
+    expect(cells[3]).toBe(
+      `<ul class="reasons"><li>${named} × the answer was cut off at the token limit (finish_reason: length)</li></ul>`,
+    );
+    const where = [...cells[5]!.matchAll(/data-rollout="([^"]+)"/g)].map((m) => m[1]);
+    expect(where.length).toBeGreaterThan(0);
+    for (const id of where) expect(rollouts.map((r) => r.id)).toContain(id);
   });
 
   it('acon optimize with o3 as analyzer and updater finishes, and its two candidates differ', async () => {

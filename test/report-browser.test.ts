@@ -91,6 +91,31 @@ async function crowdedReport(): Promise<ReportData> {
     lineage: [],
     trajectoryIds: [],
     trajectories: await packForPage({ lines: [], value: {} }),
+    failures: [
+      {
+        split: 'test',
+        condition: labels[1]!,
+        name: `UTCO both ${labels[1]!}`,
+        failedCompressions: 12,
+        compressionEvents: 40,
+        reasons: [
+          { reason: 'the answer was cut off at the token limit (finish_reason: length)', count: 8 },
+          {
+            reason:
+              "the answer was stopped by the provider's content filter (finish_reason: content_filter)",
+            count: 4,
+          },
+        ],
+        contextFallbacks: 0,
+        tasks: 8,
+        rollouts: Array.from({ length: 12 }, (_, t) => ({
+          id: `test-1-${t}`,
+          taskId: `task-${t}`,
+          failedCompressions: 1,
+          contextFallback: false,
+        })),
+      },
+    ],
     omittedTrajectories: 0,
   };
 }
@@ -363,6 +388,19 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     expect(ticks).toContain('UTCO both');
     expect(ticks).toContain('obs-0040 hist-0000');
     expect(await page.textContent('#verdicts')).toBe('verdict test: Pareto: raw');
+    // The failures are listed on the page, script or not: count, reasons, where (issue #54).
+    expect(await page.isVisible('#failures')).toBe(true);
+    const failed = page.locator('#failures tbody tr');
+    expect(await failed.count()).toBe(1);
+    expect(await failed.locator('td').allTextContents()).toEqual([
+      'test',
+      'UTCO both acon[obs-0001,hist-0000]',
+      '12/40',
+      "8 × the answer was cut off at the token limit (finish_reason: length)4 × the answer was stopped by the provider's content filter (finish_reason: content_filter)",
+      '',
+      expect.stringMatching(/^task-0 test-1-0 \(1 failed\)task-1 .*… and 2 more rollouts$/),
+    ]);
+    expect(await failed.locator('ul.where li').count()).toBe(11);
     await page.close();
   }, 60_000);
 

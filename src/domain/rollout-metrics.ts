@@ -7,6 +7,8 @@ export const RoleUsageSchema = z.object({
   inputTokens: z.number().int(),
   cachedTokens: z.number().int(),
   outputTokens: z.number().int(),
+  /** Of the output tokens, a reasoning model's reasoning tokens (0 in metrics stored before them). */
+  reasoningTokens: z.number().int().default(0),
   costUsd: z.number(),
   /** Full USD of the role's calls (as `RolloutMetrics.fullCostUsd`); null when unknown. */
   fullCostUsd: z.number().nullable().default(null),
@@ -70,5 +72,7 @@ export type CallUsage = {
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
+  /** Of completionTokens, reasoning tokens (0 where the provider reports none). */
+  reasoningTokens: number;
   costUsd: number;
 };

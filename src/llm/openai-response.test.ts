@@ -30,6 +30,24 @@ describe('parseChatCompletion', () => {
     });
   });
 
+  it("reads a reasoning model's reasoning tokens, which completion_tokens already counts", () => {
+    const parsed = parseChatCompletion({
+      choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 50,
+        completion_tokens: 200,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 192 },
+      },
+    });
+    expect(parsed.usage).toEqual({
+      promptTokens: 50,
+      cachedPromptTokens: 0,
+      completionTokens: 200,
+      reasoningTokens: 192,
+    });
+  });
+
   it('accepts what local servers send: no id or type, object arguments, no usage', () => {
     const parsed = parseChatCompletion({
       choices: [{ message: { tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] } }],

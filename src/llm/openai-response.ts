@@ -20,6 +20,10 @@ const UsageWireSchema = z.object({
   prompt_tokens_details: z
     .object({ cached_tokens: z.number().int().nonnegative().nullish() })
     .nullish(),
+  /** OpenAI's reasoning models report the hidden reasoning part of completion_tokens here. */
+  completion_tokens_details: z
+    .object({ reasoning_tokens: z.number().int().nonnegative().nullish() })
+    .nullish(),
   /** DeepSeek reports its prompt cache here. */
   prompt_cache_hit_tokens: z.number().int().nonnegative().nullish(),
 });
@@ -56,6 +60,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
     throw new Error(`not a chat completion (${at}; got ${got})`);
   }
   const { choices, usage } = parsed.data;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
   const wire = choices[0]!.message;
   const reason = choices[0]!.finish_reason;
   const cut = CUT_REASONS.find((r) => r === reason);
@@ -84,6 +89,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
           completionTokens: usage.completion_tokens,
           cachedPromptTokens:
             usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0,
+          ...(reasoning !== undefined && reasoning !== null ? { reasoningTokens: reasoning } : {}),
         }
       : undefined,
   };

@@ -62,6 +62,12 @@ export const UsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   cachedPromptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
+  /**
+   * Of `completionTokens`, a reasoning model's reasoning tokens
+   * (`completion_tokens_details.reasoning_tokens`): billed as output, never seen in the answer.
+   * Absent where the provider does not report them (and in answers recorded before schema 6).
+   */
+  reasoningTokens: z.number().int().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -54,6 +54,7 @@ describe('rolloutMetrics: billed vs full cost, dependency', () => {
     promptTokens,
     cachedTokens: 0,
     completionTokens: 50,
+    reasoningTokens: 0,
     costUsd,
   });
   const base = { success: true, score: 1, stepPromptTokens: [2000, 2000], events: [], wallMs: 1 };

@@ -78,6 +78,7 @@ export function rolloutMetrics(input: {
       inputTokens: 0,
       cachedTokens: 0,
       outputTokens: 0,
+      reasoningTokens: 0,
       costUsd: 0,
       fullCostUsd: input.prices ? 0 : null,
     });
@@ -85,6 +86,7 @@ export function rolloutMetrics(input: {
     u.inputTokens += call.promptTokens;
     u.cachedTokens += call.cachedTokens;
     u.outputTokens += call.completionTokens;
+    u.reasoningTokens += call.reasoningTokens;
     u.costUsd += call.costUsd;
     // One unpriced call makes the role's (and the rollout's) full cost unknown.
     u.fullCostUsd = u.fullCostUsd === null || full === null ? null : u.fullCostUsd + full;

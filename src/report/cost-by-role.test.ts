@@ -8,12 +8,14 @@ const usage = (
   outputTokens: number,
   costUsd: number,
   cachedTokens = 0,
+  reasoningTokens = 0,
 ) =>
   ({
     calls,
     inputTokens,
     cachedTokens,
     outputTokens,
+    reasoningTokens,
     costUsd,
     fullCostUsd: null,
   }) satisfies RoleUsage;
@@ -23,7 +25,10 @@ describe('costByRole', () => {
     const rollouts: { metrics: { byRole: Record<string, RoleUsage> } }[] = [
       {
         metrics: {
-          byRole: { agent: usage(10, 1000, 50, 0.5, 600), obs_compressor: usage(2, 300, 30, 0.1) },
+          byRole: {
+            agent: usage(10, 1000, 50, 0.5, 600, 32),
+            obs_compressor: usage(2, 300, 30, 0.1),
+          },
         },
       },
       { metrics: { byRole: { agent: usage(4, 400, 20, 0.25) } } },
@@ -35,6 +40,7 @@ describe('costByRole', () => {
         inputTokens: 90,
         cachedTokens: 64,
         outputTokens: 5,
+        reasoningTokens: 4,
         costUsd: 0.05,
       },
       {
@@ -43,6 +49,7 @@ describe('costByRole', () => {
         inputTokens: 2000,
         cachedTokens: 0,
         outputTokens: 100,
+        reasoningTokens: 80,
         costUsd: 1,
       },
     ];
@@ -53,6 +60,7 @@ describe('costByRole', () => {
         inputTokens: 1490,
         cachedTokens: 664,
         outputTokens: 75,
+        reasoningTokens: 36,
         costUsd: 0.8,
       },
       {
@@ -61,6 +69,7 @@ describe('costByRole', () => {
         inputTokens: 2000,
         cachedTokens: 0,
         outputTokens: 100,
+        reasoningTokens: 80,
         costUsd: 1,
       },
       {
@@ -69,6 +78,7 @@ describe('costByRole', () => {
         inputTokens: 300,
         cachedTokens: 0,
         outputTokens: 30,
+        reasoningTokens: 0,
         costUsd: 0.1,
       },
     ]);

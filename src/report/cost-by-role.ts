@@ -19,12 +19,14 @@ export function costByRole(
       inputTokens: 0,
       cachedTokens: 0,
       outputTokens: 0,
+      reasoningTokens: 0,
       costUsd: 0,
     };
     total.calls += u.calls;
     total.inputTokens += u.inputTokens;
     total.cachedTokens += u.cachedTokens;
     total.outputTokens += u.outputTokens;
+    total.reasoningTokens += u.reasoningTokens;
     total.costUsd += u.costUsd;
     byRole.set(role, total);
   };

@@ -50,6 +50,8 @@ export const RoleCostSchema = z.object({
   cachedTokens: z.number().int(),
   /** Output tokens as billed: a reasoning model's reasoning tokens are part of them. */
   outputTokens: z.number().int(),
+  /** Of the output tokens, a reasoning model's reasoning tokens (`completion_tokens_details`). */
+  reasoningTokens: z.number().int(),
   costUsd: z.number(),
 });
 export type RoleCost = z.infer<typeof RoleCostSchema>;
@@ -251,6 +253,13 @@ const COST_COLUMNS: Column<RoleCost>[] = [
     label: 'output',
     note: "output tokens as billed, a reasoning model's reasoning tokens included",
     value: (c) => int(c.outputTokens),
+    align: 'right',
+  },
+  {
+    key: 'reasoningTokens',
+    label: 'reasoning',
+    note: "of the output tokens, a reasoning model's reasoning tokens (billed, never shown in its answer)",
+    value: (c) => int(c.reasoningTokens),
     align: 'right',
   },
   { key: 'costUsd', label: 'billed$', value: (c) => usd(c.costUsd), align: 'right' },

@@ -10,9 +10,10 @@ import type { StoreDb } from './store-db.js';
 /** A call's row as payload readers need it: its document, or null while it is in the journal. */
 export type Located = { id: number; doc: number | null };
 
-/** A call row's CallUsage (`calls c`), by its names. */
-const USAGE_COLUMNS = `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
-  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens, c.cost_usd AS costUsd`;
+/** A call row's CallUsage (`calls c`), by its names; `reasoning` is StoreDb.reasoning. */
+const usageColumns = (reasoning: string) => `c.id, c.role, c.model, c.prompt_tokens AS promptTokens,
+  c.cached_tokens AS cachedTokens, c.completion_tokens AS completionTokens,
+  ${reasoning} AS reasoningTokens, c.cost_usd AS costUsd`;
 
 /**
  * The call cache and the call log: a call goes to the journal as it completes and into its
@@ -79,6 +80,7 @@ export class CallLog {
       call.latencyMs,
       call.cached ? 1 : 0,
       call.error === null ? null : redactUrlCredentials(call.error),
+      usage.reasoningTokens ?? 0,
     ];
     let id: number;
     try {
@@ -106,8 +108,8 @@ export class CallLog {
 
   private callWriter() {
     const call = `INSERT INTO calls (run, rollout, step, role, provider, model, request_hash,
-      prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error)
-      VALUES (${Array(14).fill('?').join(', ')})`;
+      prompt_tokens, cached_tokens, completion_tokens, cost_usd, latency_ms, cached, error,
+      reasoning_tokens) VALUES (${Array(15).fill('?').join(', ')})`;
     const journal = 'INSERT INTO journal (call, data) VALUES (?, ?)';
     const cache = 'INSERT OR REPLACE INTO llm_cache (request_hash, call) VALUES (?, ?)';
     return this.s.db.transaction((columns: unknown[], data: string, cached: boolean) => {
@@ -188,7 +190,7 @@ export class CallLog {
 
   callsOfRollout(rolloutId: string): CallUsage[] {
     return this.s.all(
-      `SELECT ${USAGE_COLUMNS}
+      `SELECT ${usageColumns(this.s.reasoning)}
          FROM calls c JOIN rollout_ids i ON i.n = c.rollout WHERE i.id = ? ORDER BY c.id`,
       rolloutId,
     );
@@ -210,7 +212,7 @@ export class CallLog {
     const where = given.filter(([, v]) => v !== undefined);
     type Row = Omit<LlmCallRow, 'taskId' | 'request' | 'response' | 'cached' | 'createdAt'>;
     const rows = this.s.all<Row & { doc: number | null; cached: number }>(
-      `SELECT ${USAGE_COLUMNS}, c.step, c.provider, c.latency_ms AS latencyMs, c.cached, c.error,
+      `SELECT ${usageColumns(this.s.reasoning)}, c.step, c.provider, c.latency_ms AS latencyMs, c.cached, c.error,
            c.doc, lower(hex(c.request_hash)) AS requestHash, r.id AS runId, i.id AS rolloutId
          FROM calls c JOIN runs r ON r.n = c.run LEFT JOIN rollout_ids i ON i.n = c.rollout
          WHERE ${['1 = 1', ...where.map(([c]) => `${c} = ?`)].join(' AND ')} ORDER BY c.id`,

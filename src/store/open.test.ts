@@ -15,9 +15,33 @@ import { DatabaseError } from '../errors.js';
 import { APPLICATION_ID, createSchema, fileSchema, SCHEMA_VERSION } from './schema.js';
 import { explainDatabaseError, openForReading } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
+import type { CallRecord } from '../llm/index.js';
 import { SqliteRunStore } from './run-store.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'acon-store-'));
+
+/** An analyzer call of run-0 that a reasoning model answered: 32 of its 40 output tokens reasoning. */
+function analyzerCall(i: number): CallRecord {
+  const usage = {
+    promptTokens: 900,
+    cachedPromptTokens: 0,
+    completionTokens: 40,
+    reasoningTokens: 32,
+  };
+  return {
+    ctx: { role: 'analyzer', runId: 'run-0' },
+    provider: 'openai',
+    model: 'o3',
+    requestHash: `analysis-${i}`,
+    request: { messages: [{ role: 'user', content: `analyse ${i}` }], model: 'o3' },
+    response: { message: { role: 'assistant', content: '{}' }, usage },
+    usage,
+    costUsd: 0.01,
+    latencyMs: 3,
+    cached: false,
+    error: null,
+  };
+}
 
 function openError(file: string, mode: 'read' | 'write' = 'write'): DatabaseError {
   try {
@@ -192,26 +216,41 @@ describe('openDatabase', () => {
     );
   });
 
-  it.each([1, 2])(
+  it.each([1, 2, 5])(
     'reads a schema-%i file as it is and moves it to the current schema when opened for writing',
     (old) => {
       const file = join(dir(), 'acon.db');
       storeWithRuns(file, 1);
+      const recorded = new SqliteRunStore(file);
+      recorded.recordCall(analyzerCall(0));
+      recorded.close();
       const version = () => {
         const db = new Database(file, { readonly: true });
         const v = db.pragma('user_version', { simple: true });
+        const columns = db.prepare("SELECT name FROM pragma_table_info('calls')").pluck().all();
         db.close();
-        return v;
+        return { v, reasoningColumn: columns.includes('reasoning_tokens') };
       };
+      // Schemas 1-5 had no calls.reasoning_tokens: the file is made as those acons left it.
       const db = new Database(file);
+      db.exec('ALTER TABLE calls DROP COLUMN reasoning_tokens');
       db.pragma(`user_version = ${old}`);
       db.close();
       const reader = new SqliteRunStore(file, { mode: 'read' });
       expect(reader.listRuns().map((r) => r.id)).toEqual(['run-0']);
+      expect(reader.usageOutsideRollouts('run-0')).toMatchObject([
+        { role: 'analyzer', outputTokens: 40, reasoningTokens: 0 },
+      ]);
       reader.close();
-      expect(version()).toBe(old);
-      new SqliteRunStore(file).close();
-      expect(version()).toBe(5);
+      expect(version()).toEqual({ v: old, reasoningColumn: false });
+      const writer = new SqliteRunStore(file);
+      writer.recordCall(analyzerCall(1));
+      expect(writer.usageOutsideRollouts('run-0')).toMatchObject([
+        { role: 'analyzer', calls: 2, outputTokens: 80, reasoningTokens: 32 },
+      ]);
+      writer.close();
+      expect(version()).toEqual({ v: SCHEMA_VERSION, reasoningColumn: true });
+      expect(SCHEMA_VERSION).toBe(6);
     },
   );
 

@@ -150,6 +150,8 @@ export type RoleUsageRow = {
   /** Of the input tokens, those the provider reported as served from its prompt cache. */
   cachedTokens: number;
   outputTokens: number;
+  /** Of the output tokens, a reasoning model's reasoning tokens. */
+  reasoningTokens: number;
   costUsd: number;
 };
 

@@ -106,6 +106,7 @@ export class RolloutTable {
       `SELECT c.role, COUNT(*) AS calls, COALESCE(SUM(c.prompt_tokens), 0) AS inputTokens,
            COALESCE(SUM(c.cached_tokens), 0) AS cachedTokens,
            COALESCE(SUM(c.completion_tokens), 0) AS outputTokens,
+           COALESCE(SUM(${this.s.reasoning}), 0) AS reasoningTokens,
            COALESCE(SUM(c.cost_usd), 0) AS costUsd
          FROM calls c
          -- +c.run: found by the rollout index (rollout IS NULL), not by every call of the run

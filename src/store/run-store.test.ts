@@ -395,20 +395,35 @@ describe('SqliteRunStore', () => {
       ...done[0]!,
       ctx: { role: 'analyzer', runId: RUN, taskId: 'task-1' },
       requestHash: 'analysis-1',
-      usage: { promptTokens: 900, cachedPromptTokens: 0, completionTokens: 40 },
+      usage: {
+        promptTokens: 900,
+        cachedPromptTokens: 0,
+        completionTokens: 40,
+        reasoningTokens: 32,
+      },
       costUsd: 0.25,
     });
     const other = 'run-other';
     store.createRun({ ...NEW_RUN, id: other });
     store.recordCall({ ...done[0]!, ctx: { role: 'updater', runId: other }, requestHash: 'u' });
     expect(store.usageOutsideRollouts(RUN)).toEqual([
-      { role: 'agent', calls: 1, inputTokens: 100, cachedTokens: 0, outputTokens: 5, costUsd: 0 },
+      {
+        role: 'agent',
+        calls: 1,
+        inputTokens: 100,
+        cachedTokens: 0,
+        outputTokens: 5,
+        reasoningTokens: 0,
+        costUsd: 0,
+      },
       {
         role: 'analyzer',
         calls: 1,
         inputTokens: 900,
         cachedTokens: 0,
         outputTokens: 40,
+        // Of the output: a reasoning analyzer's hidden tokens, stored in calls.reasoning_tokens.
+        reasoningTokens: 32,
         costUsd: 0.25,
       },
     ]);

@@ -87,7 +87,9 @@ CREATE TABLE calls (
   cost_usd REAL NOT NULL,
   latency_ms REAL NOT NULL,
   cached INTEGER NOT NULL,
-  error TEXT
+  error TEXT,
+  -- Of completion_tokens, a reasoning model's reasoning tokens (schema 6; 0 where unreported)
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX calls_run ON calls(run, role);
 CREATE INDEX calls_rollout ON calls(rollout);
@@ -131,10 +133,26 @@ export const APPLICATION_ID = 0x61636f6e;
 /**
  * 2: named sections, each message written once (document.ts). 3: messages by index everywhere;
  * journal rows hold only what is new (journal.ts). 4: `requestValues` apart from the steps'.
- * 5: rollout rows' evaluations brotli-compressed. The tables are schema 1's and 1–4 stay readable,
- * so writing to such a file only sets its version (an older acon could not read what follows).
+ * 5: rollout rows' evaluations brotli-compressed. 6: `calls.reasoning_tokens` (issue #54). The
+ * tables of 1–5 are schema 1's and stay readable as they are (a reader counts their reasoning
+ * tokens as 0, `reasoningColumn`); writing to such a file adds the column and sets its version
+ * (an older acon could not read what follows).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
+
+/** The first schema with `calls.reasoning_tokens`. */
+const REASONING_COLUMN_SINCE = 6;
+
+/**
+ * The SQL a query reads a call's reasoning tokens with: the column, or 0 in a file of schema 1–5
+ * opened for reading (which must not be changed, so it cannot get the column).
+ */
+export function reasoningColumn(db: Database.Database): string {
+  const has = db
+    .prepare("SELECT 1 FROM pragma_table_info('calls') WHERE name = 'reasoning_tokens'")
+    .get();
+  return has === undefined ? '0' : 'c.reasoning_tokens';
+}
 
 /**
  * What a file holds: this store's schema, the store before it (legacy), nothing yet, or another
@@ -191,6 +209,10 @@ export function createSchema(db: Database.Database, file: string): void {
     const version = readableVersion(db, file);
     if (version === SCHEMA_VERSION) return;
     if (version === 0) db.exec(SCHEMA);
+    else if (version < REASONING_COLUMN_SINCE) {
+      // Rows written before it get 0: those acons did not read the provider's reasoning tokens.
+      db.exec('ALTER TABLE calls ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0');
+    }
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).exclusive();

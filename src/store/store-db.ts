@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors.js';
 import { redactUrlCredentials } from '../url-credentials.js';
 import { CallBatch } from './call-batch.js';
 import { openDatabase, type OpenMode } from './open.js';
+import { reasoningColumn } from './schema.js';
 
 /**
  * The open database file every table of the run store reads and writes through: prepared
@@ -17,6 +18,8 @@ export class StoreDb {
   private readonly numbers = new Map<string, number>();
   /** Prepared statements by their SQL: preparing costs more than running most of them. */
   private readonly statements = new Map<string, Database.Statement>();
+  /** How queries read `calls.reasoning_tokens` (`c.reasoning_tokens`, or 0 in a schema-5 file read as it is). */
+  readonly reasoning: string;
 
   constructor(
     readonly path: string,
@@ -24,6 +27,7 @@ export class StoreDb {
     groupCommit: boolean,
   ) {
     this.db = openDatabase(path, mode);
+    this.reasoning = reasoningColumn(this.db);
     this.batch = groupCommit ? new CallBatch(this.db) : undefined;
   }
 

@@ -5,13 +5,24 @@ import type {
   ChatMessage,
   ChatRequest,
   ChatResult,
+  CutReason,
   LlmClient,
   LlmRole,
 } from '../../src/llm/types.js';
 import type { Trajectory, Turn } from '../../src/domain/trajectory.js';
 
-/** What a script answers: an assistant message, plain text, or an error to throw. */
-export type Reply = AssistantMessage | string | Error;
+/**
+ * What a script answers: an assistant message, plain text, an error to throw, or an answer the
+ * provider cut (`finish_reason` length or content_filter), made with `cut()`.
+ */
+export type Reply = AssistantMessage | string | Error | CutReply;
+export type CutReply = { cut: CutReason; reply: AssistantMessage | string };
+
+/** An answer as a provider returns it when the token limit (or its filter) stopped it. */
+export const cut = (reply: AssistantMessage | string, reason: CutReason = 'length'): CutReply => ({
+  cut: reason,
+  reply,
+});
 export type Script = Reply[] | ((req: ChatRequest, ctx: CallContext) => Reply | Promise<Reply>);
 
 /**
@@ -36,10 +47,13 @@ export class ScriptedLlm implements LlmClient {
     else reply = script.shift();
     if (reply === undefined) throw new Error(`ScriptedLlm: script for ${ctx.role} is used up`);
     if (reply instanceof Error) throw reply;
+    const finishReason = typeof reply === 'object' && 'cut' in reply ? reply.cut : undefined;
+    const answer = typeof reply === 'object' && 'cut' in reply ? reply.reply : reply;
     const message: AssistantMessage =
-      typeof reply === 'string' ? { role: 'assistant', content: reply } : reply;
+      typeof answer === 'string' ? { role: 'assistant', content: answer } : answer;
     return {
       message,
+      ...(finishReason !== undefined ? { finishReason } : {}),
       usage: { promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0 },
       costUsd: 0,
       cached: false,

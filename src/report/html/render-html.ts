@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReportData } from './report-data.js';
 import { modelLabel, PEAK_NOTE } from '../table.js';
+import { CONDITION_METRIC_DEFINITIONS as DEF } from '../../metrics/index.js';
 import { pageDefinitions } from './page-definitions.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
@@ -59,12 +60,67 @@ function verdictsHtml(verdicts: ReportData['verdicts']): string {
   return `<div id="verdicts">${lines.join('')}</div>`;
 }
 
+/** Rollouts named in a failures row; the rest are counted (`acon rollout show` lists them all). */
+const FAILED_ROLLOUTS_SHOWN = 10;
+
+/** Where a condition's failures happened: its rollouts' tasks and id prefixes, then a count. */
+function failedRolloutsHtml(rollouts: ReportData['failures'][number]['rollouts']): string {
+  const items = rollouts.slice(0, FAILED_ROLLOUTS_SHOWN).map((r) => {
+    const what = [
+      r.failedCompressions > 0 ? `${r.failedCompressions} failed` : '',
+      r.contextFallback ? 'ctx limit' : '',
+    ]
+      .filter((w) => w !== '')
+      .join(', ');
+    return `<li data-rollout="${escapeHtml(r.id)}">${escapeHtml(r.taskId)} <code>${escapeHtml(r.id.slice(0, 8))}</code> (${what})</li>`;
+  });
+  const more = rollouts.length - FAILED_ROLLOUTS_SHOWN;
+  if (more > 0) items.push(`<li>… and ${more} more rollouts</li>`);
+  return `<ul class="where">${items.join('')}</ul>`;
+}
+
+/**
+ * Failed compressions (with each reason's count), context-limit fallbacks and the rollouts they
+ * happened in, for every condition that had any; no section when nothing failed (issue #54).
+ * Written into the page, not drawn by its script: a failure must be readable even where the
+ * script does not run.
+ */
+function failuresHtml(failures: ReportData['failures']): string {
+  if (failures.length === 0) return '';
+  const rows = failures.map((f) => {
+    const reasons = f.reasons.map((r) => `<li>${r.count} × ${escapeHtml(r.reason)}</li>`).join('');
+    const cells = [
+      escapeHtml(f.split),
+      escapeHtml(f.name),
+      f.failedCompressions > 0 ? `${f.failedCompressions}/${f.compressionEvents}` : '',
+      reasons === '' ? '' : `<ul class="reasons">${reasons}</ul>`,
+      f.contextFallbacks > 0 ? `${f.contextFallbacks}/${f.tasks}` : '',
+      failedRolloutsHtml(f.rollouts),
+    ];
+    const data = `data-split="${escapeHtml(f.split)}" data-condition="${escapeHtml(f.condition)}"`;
+    return `<tr ${data}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  });
+  const head = ['split', 'name', 'comp fail', 'why the compressor failed', 'ctx limit', 'where'];
+  return `<section id="failures">
+<h2>Failures</h2>
+<p class="note">comp fail: ${escapeHtml(DEF.failedCompressions)}. ctx limit: ${escapeHtml(DEF.contextFallbacks)}. where: the rollouts they happened in (open one with <code>acon rollout show ID</code>).</p>
+<table class="failures"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+</section>`;
+}
+
 /** The metrics of the page, each with the definition the CLI's footnote prints. */
 function definitionsHtml(simulated: boolean): string {
   const items = pageDefinitions(simulated).map(
     (d) => `<dt>${escapeHtml(d.label)}</dt><dd>${escapeHtml(d.text)}</dd>`,
   );
   return `<dl id="definitions" class="definitions">${items.join('')}</dl>`;
+}
+
+/** The note under the viewer when some trajectories were left out of the file. */
+function omittedHtml(omitted: number): string {
+  return omitted > 0
+    ? `<p class="note">${omitted} trajectories are not embedded (to keep the file small); open them with <code>acon rollout show ID</code>.</p>`
+    : '';
 }
 
 /** One self-contained HTML page: styles, libraries, data and the page script are all inline. */
@@ -82,10 +138,7 @@ export function renderReportHtml(data: ReportData): string {
     ? `<div class="simulated" id="simulated">SIMULATED — produced by the offline sim provider, not a real model. Use --provider openai for real results.</div>`
     : '';
   const verdicts = verdictsHtml(data.verdicts);
-  const omitted =
-    data.omittedTrajectories > 0
-      ? `<p class="note">${data.omittedTrajectories} trajectories are not embedded (to keep the file small); open them with <code>acon rollout show ID</code>.</p>`
-      : '';
+  const omitted = omittedHtml(data.omittedTrajectories);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -111,6 +164,7 @@ ${verdicts}
 <h3>Definitions</h3>
 ${definitionsHtml(r.simulated)}
 </section>
+${failuresHtml(data.failures)}
 <section id="winloss">
 <h2>Per-task wins and losses against raw</h2>
 <p class="note">win: the condition succeeded where raw (no compression) failed; loss: the reverse.</p>

@@ -10,6 +10,32 @@ import { RolloutSummarySchema, RunInfoSchema, runInfo, summarizeRollout } from '
 import { costByRole } from '../cost-by-role.js';
 import { nameKey, storedVerdicts } from '../stored-verdicts.js';
 
+/** Why a failed compression's text was kept, as its event recorded it; older events give none. */
+const NO_REASON = 'no usable answer after the retries';
+
+const FailureRowSchema = z.object({
+  split: z.string(),
+  condition: z.string(),
+  /** What the terminal called the row, as in `conditions`. */
+  name: z.string(),
+  failedCompressions: z.number().int(),
+  compressionEvents: z.number().int(),
+  /** Failed compressions by reason, most frequent first. */
+  reasons: z.array(z.object({ reason: z.string(), count: z.number().int() })),
+  contextFallbacks: z.number().int(),
+  tasks: z.number().int(),
+  /** Where: each rollout with a failed compression or a context-limit fallback, in store order. */
+  rollouts: z.array(
+    z.object({
+      id: z.string(),
+      taskId: z.string(),
+      failedCompressions: z.number().int(),
+      contextFallback: z.boolean(),
+    }),
+  ),
+});
+export type FailureRow = z.infer<typeof FailureRowSchema>;
+
 /** Everything the HTML report draws, computed here (never in the page) and embedded as JSON. */
 export const ReportDataSchema = z.object({
   run: RunInfoSchema,
@@ -54,6 +80,12 @@ export const ReportDataSchema = z.object({
       path: z.string(),
     }),
   ),
+  /**
+   * What went wrong without stopping a rollout (issue #54), per split and condition where any
+   * happened: failed compressions with each reason's count, and rollouts that hit the context
+   * limit and went on with a cut-down prompt. Empty when nothing failed.
+   */
+  failures: z.array(FailureRowSchema),
   /** Ids of the rollouts whose trajectory is embedded: at most `maxTrajectories` (embedded-rollouts.ts). */
   trajectoryIds: z.array(z.string()),
   /**
@@ -122,6 +154,7 @@ export async function reportData(
       store.guidelineVersions(runId),
       store.getState(runId, 'start', StartPairSchema) ?? null,
     ),
+    failures: failureRows(store, rows, conditions, names),
     trajectoryIds: Object.keys(packed),
     trajectories: await trajectories,
     omittedTrajectories: rows.length - chosen.length,
@@ -176,6 +209,63 @@ function conditionsBySplit(
     out.push(...withPareto(metrics));
   }
   return out;
+}
+
+/**
+ * The failures of each (split, condition) that had any. Only rollouts whose metrics count a
+ * failed compression have their events read: a report of 10,000 rollouts with a few failures
+ * decodes a few documents, not all.
+ */
+function failureRows(
+  store: RunStore,
+  rows: readonly RolloutRow[],
+  conditions: readonly Omit<ReportData['conditions'][number], 'name'>[],
+  names: ReadonlyMap<string, string>,
+): FailureRow[] {
+  const found = new Map<
+    string,
+    { reasons: Map<string, number>; rollouts: FailureRow['rollouts'] }
+  >();
+  for (const r of rows) {
+    const failed = r.metrics.failedCompressions;
+    const fellBack = r.metrics.reactiveEvents > 0;
+    if (failed === 0 && !fellBack) continue;
+    const key = nameKey(r.split, r.condition);
+    const entry = found.get(key) ?? { reasons: new Map<string, number>(), rollouts: [] };
+    if (failed > 0) {
+      for (const e of store.events(r.id)) {
+        if (!e.failed) continue;
+        const reason = e.failureReason ?? NO_REASON;
+        entry.reasons.set(reason, (entry.reasons.get(reason) ?? 0) + 1);
+      }
+    }
+    entry.rollouts.push({
+      id: r.id,
+      taskId: r.task_id,
+      failedCompressions: failed,
+      contextFallback: fellBack,
+    });
+    found.set(key, entry);
+  }
+  return conditions
+    .filter((c) => c.failedCompressions > 0 || c.contextFallbacks > 0)
+    .map((c) => {
+      const key = nameKey(c.split, c.condition);
+      const entry = found.get(key);
+      return {
+        split: c.split,
+        condition: c.condition,
+        name: names.get(key) ?? c.condition,
+        failedCompressions: c.failedCompressions,
+        compressionEvents: c.compressionEvents,
+        reasons: [...(entry?.reasons ?? [])]
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+          .map(([reason, count]) => ({ reason, count })),
+        contextFallbacks: c.contextFallbacks,
+        tasks: c.tasks,
+        rollouts: entry?.rollouts ?? [],
+      };
+    });
 }
 
 function num(x: unknown): number | null {

@@ -277,11 +277,17 @@ function toChatMessages(messages: OpenAiMessage[]): ChatMessage[] {
   return [...head, ...trajectory.turns.flatMap((t) => [t.assistant, ...t.observations])];
 }
 
-type Usage = { promptTokens: number; cachedPromptTokens: number; completionTokens: number };
+type Usage = {
+  promptTokens: number;
+  cachedPromptTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number;
+};
 type WireUsage = {
   prompt_tokens?: number;
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
 };
 type WireCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } };
 
@@ -290,6 +296,8 @@ function usageOf(u: WireUsage | undefined): Usage {
     promptTokens: u?.prompt_tokens ?? 0,
     cachedPromptTokens: u?.prompt_tokens_details?.cached_tokens ?? 0,
     completionTokens: u?.completion_tokens ?? 0,
+    // A recorded reasoning model's hidden tokens: part of the output it was billed for.
+    reasoningTokens: u?.completion_tokens_details?.reasoning_tokens ?? 0,
   };
 }
 
