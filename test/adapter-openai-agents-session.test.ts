@@ -47,13 +47,10 @@ class ScriptedAgentModel implements Model {
       .slice(lastUser + 1)
       .filter((i) => 'type' in i && i.type === 'function_call_result').length;
     if (results < PAGES) {
-      const runNo = items.filter(
-        (i) => 'role' in i && i.role === 'user' && String(i.content).startsWith('Run'),
-      ).length;
       return response([
         {
           type: 'function_call',
-          callId: `call_${runNo}_${results}`,
+          callId: `call_${this.requests.length}`,
           name: 'list_records',
           arguments: JSON.stringify({ page: results }),
           status: 'completed',
@@ -130,9 +127,11 @@ describe('aconSession (acon/openai-agents)', () => {
     const agentModel = new ScriptedAgentModel();
     const compressorModel = new NumberingCompressorModel();
     const compactions: SessionCompaction[] = [];
+    // The runner compacts once a run, after storing it. Page 1's result (900 tokens, under
+    // T_obs) stays verbatim, so each run's stored history alone is over 600 tokens and folds.
     const session = aconSession(
       { guidelines: await loadGuidelines(), model: compressorModel },
-      { historyTokens: 1500, onCompaction: (c) => compactions.push(c) },
+      { historyTokens: 600, onCompaction: (c) => compactions.push(c) },
     );
     const agent = new Agent({
       name: 'lister',
@@ -148,6 +147,18 @@ describe('aconSession (acon/openai-agents)', () => {
         maxTurns: PAGES + 2,
       });
       outputs.push(result.finalOutput);
+      // Stored: the first request, the summary, this run's request (the first run's is the
+      // head) and its answer, verbatim.
+      const after = (await session.getItems()).map(text);
+      const request = text({
+        type: 'message',
+        role: 'user',
+        content: `Run ${n}: list every record page.`,
+      });
+      expect(after[0]).toContain('Run 1: list every record page.');
+      expect(after[1]).toContain('SUMMARY#');
+      expect(after.slice(2, -1)).toEqual(n === 1 ? [] : [request]);
+      expect(after.at(-1)).toContain(`listed ${PAGES} pages`);
       // Each run's first model call reads the session as the previous runs left it.
       const first = inputItems(agentModel.requests.at(-(PAGES + 1))!);
       if (n > 1) {
@@ -157,7 +168,11 @@ describe('aconSession (acon/openai-agents)', () => {
         expect(pairsIntact(first)).toBe(true);
       }
     }
-    expect(outputs).toEqual([`listed ${PAGES} pages`, `listed ${PAGES} pages`, `listed ${PAGES} pages`]);
+    expect(outputs).toEqual([
+      `listed ${PAGES} pages`,
+      `listed ${PAGES} pages`,
+      `listed ${PAGES} pages`,
+    ]);
 
     const stored = await session.getItems();
     // One summary, the latest one, right after the task; the task stays verbatim.

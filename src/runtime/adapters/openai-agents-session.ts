@@ -51,14 +51,15 @@ export type SessionCompaction = {
 /**
  * A `Session` that stores compacted items, the Agents SDK's own place for compaction (what
  * `OpenAIResponsesCompactionSession` does with `responses.compact`). The runner reads a session
- * once at the start of a run and calls `runCompaction` after it stores each turn
- * (@openai/agents-core 0.20, runner/sessionPersistence.js); this session then rewrites the stored
+ * once at the start of a run and calls `runCompaction` after it stores the run's items, once a
+ * run unless a tool approval interrupts it (@openai/agents-core 0.20,
+ * runner/sessionPersistence.js `persistRunItemsToSession`); this session then rewrites the stored
  * history: function results over T_obs replaced by the observation compressor's, and once the
  * history is over `historyTokens`, every turn but the last `keepTurns` folded by the history
  * compressor into one user message. That message is marked, so the next fold hands its text to
  * the history compressor as the previous summary and replaces it: the store holds one summary,
- * however many runs it has seen. The first user items (the task) stay verbatim, and a function
- * call is never separated from its result.
+ * however many runs it has seen. The first request (the task) and the latest run's request stay
+ * verbatim, and a function call is never separated from its result.
  *
  * The run in progress keeps its own items, so compaction shows from the next run on; for the
  * model calls inside one long run, add `aconInputFilter` as well.
@@ -107,7 +108,9 @@ export class AconSession implements OpenAIResponsesCompactionAwareSession {
       providerData?: Record<string, unknown>;
     };
     const { [SUMMARY_MARK]: _mark, ...other } = providerData ?? {};
-    return (Object.keys(other).length > 0 ? { ...rest, providerData: other } : rest) as AgentInputItem;
+    return (
+      Object.keys(other).length > 0 ? { ...rest, providerData: other } : rest
+    ) as AgentInputItem;
   }
 
   addItems(items: AgentInputItem[]): Promise<void> {
@@ -144,7 +147,12 @@ export class AconSession implements OpenAIResponsesCompactionAwareSession {
       replace: (item, parts) => replaceText(item, parts.get(-1)),
     });
 
-    const folded = await this.fold(compressed, previous, args?.force === true);
+    const folded = await this.fold(
+      compressed,
+      at === -1 ? null : at,
+      previous,
+      args?.force === true,
+    );
     const next = folded?.items ?? withSummary(compressed, at === -1 ? null : stored[at]!, at);
     const changed = next.length !== stored.length || next.some((item, i) => item !== stored[i]);
     if (!changed) return null;
@@ -171,23 +179,44 @@ export class AconSession implements OpenAIResponsesCompactionAwareSession {
   /**
    * Every turn but the last `keepTurns` folded into one marked summary item, when the history
    * (previous summary included) is over `historyTokens`; null when it is not, or when the
-   * compressor failed (the history is then kept as it is).
+   * compressor failed (the history is then kept as it is). The latest run's own request stays
+   * verbatim after the summary even when its turns are folded: it is the task the kept turns
+   * answer (what ACON keeps of a single run), and the next run's fold takes it in.
+   * `headItems` is where the previous summary stood: the items before it are the head, and the
+   * requests after it history (read alone, a request right after the head would join it).
    */
-  private async fold(items: AgentInputItem[], previous: string | null, force: boolean) {
+  private async fold(
+    items: AgentInputItem[],
+    headItems: number | null,
+    previous: string | null,
+    force: boolean,
+  ) {
     const mapped = toOpenAi(items);
-    const { trajectory, headEnd, turnStarts } = indexTrajectory(mapped.messages);
+    const indexed = indexTrajectory(mapped.messages);
+    const { trajectory } = indexed;
+    const headEnd =
+      headItems === null
+        ? indexed.headEnd
+        : mapped.source.filter((s) => s.message < headItems).length;
+    const turnStarts = mapped.messages.flatMap((m, i) =>
+      i >= headEnd && m.role === 'assistant' ? [i] : [],
+    );
     if (turnStarts.length <= this.keepTurns) return null;
     if (!force && historyTokens(trajectory, previous) <= this.historyTokens) {
       return null;
     }
     const cut = turnStarts[turnStarts.length - this.keepTurns]!;
-    const { summary, report } = await this.compressor.fold(mapped.messages.slice(0, cut), previous);
+    const lastRequest = mapped.messages.findLastIndex((m, i) => i >= headEnd && m.role === 'user');
+    const request = lastRequest !== -1 && lastRequest < cut ? lastRequest : null;
+    const folded = mapped.messages.slice(0, cut).filter((_, i) => i !== request);
+    const { summary, report } = await this.compressor.fold(folded, previous);
     if (summary === null) return null;
     const itemAt = (i: number) => mapped.source[i]!.message;
     return {
       items: [
         ...items.slice(0, itemAt(headEnd)),
         summaryItem(summary),
+        ...(request === null ? [] : [items[itemAt(request)]!]),
         ...items.slice(itemAt(cut)),
       ],
       report,
@@ -207,7 +236,10 @@ export class AconSession implements OpenAIResponsesCompactionAwareSession {
   }
 }
 
-/** Prompt tokens of the stored history as a model would be shown it, summary included. */
+/**
+ * Prompt tokens of the stored history as a model would be shown it, summary included (every
+ * message counts once, whether the trajectory reads it as task or as history).
+ */
 function historyTokens(trajectory: Trajectory, previous: string | null): number {
   const messages: ChatMessage[] = [
     { role: 'system', content: trajectory.system },
