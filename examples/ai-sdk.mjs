@@ -1,13 +1,15 @@
 // node examples/ai-sdk.mjs (npm install ai @ai-sdk/openai-compatible): a Vercel AI SDK tool loop
-// whose every model call is compressed by acon's middleware.
+// whose every model call is compressed by acon's middleware. Offline (no OPENAI_BASE_URL) the
+// compressor is simulated and the agent model a stand-in (common.mjs).
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { aconMiddleware } from 'acon/ai-sdk';
-import { bigRecords, env, makeCompressor } from './common.mjs';
+import { agentEndpoint, bigRecords, env, makeCompressor } from './common.mjs';
 
+const agent = await agentEndpoint();
 const provider = createOpenAICompatible({
   name: 'agent',
-  baseURL: env.baseURL,
+  baseURL: agent.baseURL,
   apiKey: env.apiKey,
 });
 const model = wrapLanguageModel({
@@ -31,3 +33,4 @@ const result = await generateText({
   prompt: 'Read pages 0 to 4 of the records and report the id with the largest amount.',
 });
 console.log(result.text);
+await agent.close();

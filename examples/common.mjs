@@ -1,5 +1,11 @@
 // Settings every example reads: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, …).
+// With OPENAI_BASE_URL unset the examples run offline: the compressor is acon's simulation
+// (`provider: 'sim'`, its reports say SIMULATED) and the agent's model a scripted stand-in
+// (support/stand-in-model.mjs, not an LLM). Set it for real models on both sides.
 import { createContextCompressor, loadGuidelines } from 'acon';
+import { startStandInModel } from './support/stand-in-model.mjs';
+
+export const offline = process.env.OPENAI_BASE_URL === undefined;
 
 export const env = {
   baseURL: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
@@ -10,16 +16,31 @@ export const env = {
     process.env.COMPRESSOR_BASE_URL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
 };
 
+/**
+ * The agent model's base URL: OPENAI_BASE_URL, or offline the stand-in's (said on stderr).
+ * `close()` stops the stand-in.
+ */
+export async function agentEndpoint() {
+  if (!offline) return { baseURL: env.baseURL, close: async () => {} };
+  const standIn = await startStandInModel({ pages: 3 });
+  console.error(
+    `[offline] the agent model is a scripted stand-in at ${standIn.url}, not an LLM (set OPENAI_BASE_URL for a real one)`,
+  );
+  return { baseURL: standIn.url, close: standIn.close };
+}
+
 /** A compressor with the active guidelines of ./guidelines (acon's generic v0 when there is none). */
 export async function makeCompressor() {
   return createContextCompressor({
     guidelines: await loadGuidelines(process.env.ACON_GUIDELINES ?? 'active', {
       dir: process.env.ACON_GUIDELINES_DIR ?? 'guidelines',
     }),
-    model: { baseURL: env.compressorBaseURL, apiKey: env.apiKey, model: env.compressorModel },
+    model: offline
+      ? { provider: 'sim' }
+      : { baseURL: env.compressorBaseURL, apiKey: env.apiKey, model: env.compressorModel },
     onReport: (r) =>
       console.error(
-        `[acon] ${r.tokensBefore} -> ${r.tokensAfter} tokens` +
+        `[acon]${r.simulated ? ' SIMULATED' : ''} ${r.tokensBefore} -> ${r.tokensAfter} tokens` +
           (r.events.length ? `, ${r.events.map((e) => e.kind).join(' ')}` : '') +
           (r.error ? ` (compressor failed: ${r.error.message})` : ''),
       ),

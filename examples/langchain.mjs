@@ -1,16 +1,18 @@
 // node examples/langchain.mjs (npm install langchain @langchain/openai): a LangChain v1 agent
-// whose model calls are compressed by acon's middleware.
+// whose model calls are compressed by acon's middleware. Offline (no OPENAI_BASE_URL) the
+// compressor is simulated and the agent model a stand-in (common.mjs).
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { aconMiddleware } from 'acon/langchain';
-import { bigRecords, env, makeCompressor } from './common.mjs';
+import { agentEndpoint, bigRecords, env, makeCompressor } from './common.mjs';
 
+const endpoint = await agentEndpoint();
 const agent = createAgent({
   model: new ChatOpenAI({
     model: env.agentModel,
     apiKey: env.apiKey,
-    configuration: { baseURL: env.baseURL },
+    configuration: { baseURL: endpoint.baseURL },
   }),
   systemPrompt: 'You are a bookkeeping agent.',
   tools: [
@@ -31,3 +33,4 @@ const state = await agent.invoke({
   ],
 });
 console.log(state.messages.at(-1)?.text);
+await endpoint.close();

@@ -1,7 +1,8 @@
 // node examples/library.mjs: compress an OpenAI-style conversation with the learned guidelines,
-// then send it to the agent model.
+// then send it to the agent model. Offline (no OPENAI_BASE_URL) the compressor is simulated and
+// the agent model a stand-in (common.mjs).
 import OpenAI from 'openai';
-import { bigRecords, env, makeCompressor } from './common.mjs';
+import { agentEndpoint, bigRecords, env, makeCompressor } from './common.mjs';
 
 const compressor = await makeCompressor();
 const messages = [
@@ -25,9 +26,11 @@ for (let page = 0; page < 3; page++) {
 }
 
 const compressed = await compressor.compress(messages);
-const client = new OpenAI({ baseURL: env.baseURL, apiKey: env.apiKey });
+const agent = await agentEndpoint();
+const client = new OpenAI({ baseURL: agent.baseURL, apiKey: env.apiKey });
 const answer = await client.chat.completions.create({
   model: env.agentModel,
   messages: compressed,
 });
 console.log(answer.choices[0]?.message.content);
+await agent.close();
