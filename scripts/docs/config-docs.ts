@@ -216,7 +216,10 @@ export function configSections(templateText = configTemplate()): {
     const shared = isObjectWithProps(s) ? sharedChild(s) : null;
     if (shared) {
       const name = PLACEHOLDERS[path[path.length - 1] ?? ''] ?? '<key>';
-      const names = Object.keys(s.properties ?? {});
+      // An optional member (roles.judge) has no defaults: it is absent until configured.
+      const names = Object.keys(s.properties ?? {}).filter(
+        (n) => at(defaults, [...real, n]) !== undefined,
+      );
       const rows: ConfigRow[] = [];
       for (const [k, child] of Object.entries(shared.properties ?? {})) {
         const perName = names.map((n) => at(defaults, [...real, n, k]));

@@ -98,7 +98,8 @@ async function replayAction(opts: RawOpts, typed: Set<string>): Promise<void> {
       resolvePairList(params.guidelines, guidelines),
     );
   };
-  const roles = ['agent', 'obs_compressor', 'hist_compressor'] as const;
+  // The judge only where roles.judge is configured (the session drops an unconfigured one).
+  const roles = ['agent', 'obs_compressor', 'hist_compressor', 'judge'] as const;
   const spec = { params, early, bench, resumes: ['replay'], roles, validate };
   await withTraces(opts, spec, async (session, loaded, recording) => {
     const result = await runReplay(session, params, {

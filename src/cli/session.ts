@@ -19,9 +19,11 @@ import { GuidelineStore } from '../guidelines/index.js';
 import {
   checkServerTokenizers,
   checkTokenizers,
+  configuredRoles,
   createLlmClient,
   OpenAiProvider,
   LLM_ROLES,
+  roleConfig,
   type LlmProvider,
   type LlmRole,
 } from '../llm/index.js';
@@ -114,6 +116,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     checkTokenizers(config);
     const providerOf = (role: LlmRole) => providerIn(config, role);
     const simNeeded = LLM_ROLES.some((r) => providerOf(r) === 'sim');
+    // The judge, when configured, is called like any role: its endpoint's key is checked too.
+    const callable = configuredRoles(config);
     bench = await openBench(benchName, config, benchOpts);
     const opened = bench;
     // A plan for a benchmark without reference solutions is priced as what it must be: a real run.
@@ -129,7 +133,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     const providers = sessionProviders(config, opened, simulated);
     const guidelines = new GuidelineStore();
     if (!opts.planOnly) {
-      const roles = opts.roles ?? LLM_ROLES;
+      const roles = (opts.roles ?? callable).filter((r) => callable.includes(r));
       checkEndpointKeys(config, providers.openai, roles);
       // A server without /tokenize stops the command here, before its database is written; the
       // probe's client only reads the store (a count is not a recorded call).
@@ -153,7 +157,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       onWarning: (line) => process.stderr.write(`${line}\n`),
     });
     const models = Object.fromEntries(
-      LLM_ROLES.map((r) => [r, `${providerOf(r)}/${config.roles[r].model}`]),
+      callable.map((r) => [r, `${providerOf(r)}/${roleConfig(config, r).model}`]),
     );
     const opener = store;
     return {
@@ -190,7 +194,7 @@ function checkEndpointKeys(
   roles: readonly LlmRole[],
 ): void {
   for (const role of roles) {
-    if (providerIn(config, role) === 'openai') openai.checkEndpoint(config.roles[role].endpoint);
+    if (providerIn(config, role) === 'openai') openai.checkEndpoint(roleConfig(config, role).endpoint);
   }
 }
 
@@ -252,7 +256,7 @@ function sessionProviders(
 }
 
 function providerIn(config: Config, role: LlmRole): ProviderName {
-  return config.roles[role].provider ?? config.provider;
+  return roleConfig(config, role).provider ?? config.provider;
 }
 
 /** `openai`, or `agent=openai,analyzer=sim,…` when the roles differ. */

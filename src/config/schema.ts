@@ -186,6 +186,12 @@ export const ConfigSchema = z.strictObject({
        * own sample of analyses.
        */
       updater: role('gpt-4.1', 1),
+      /**
+       * Optional: compares a replayed free-text final answer with the recorded one when their
+       * normalised texts differ (`acon replay`, `optimize --traces`). Unset: the benchmark's
+       * answer normaliser alone decides. The sim has no judge: give it a real model.
+       */
+      judge: RoleConfigSchema.optional(),
     })
     .prefault({}),
   endpoints: z

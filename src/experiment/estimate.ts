@@ -45,7 +45,7 @@ export function rolloutCalls(
 
 /** USD at most for these calls at the configured models' list prices (a model without a price: $0). */
 export function estimateCostUsd(calls: CallEstimate, config: Config): number {
-  const price = (role: keyof Config['roles'], input: number, output: number) => {
+  const price = (role: Exclude<keyof Config['roles'], 'judge'>, input: number, output: number) => {
     const p = config.prices[config.roles[role].model];
     return p ? (input * p.input + output * p.output) / 1e6 : 0;
   };

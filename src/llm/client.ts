@@ -9,6 +9,7 @@ import { RequestDigests, requestHash } from './request-hash.js';
 import { withRetry } from './retry.js';
 import { countMessageTokens } from './tokenizer.js';
 import { TokenizerCheck } from './tokenizer-check.js';
+import { roleConfig } from './role-config.js';
 import { tokenizerSetting } from './tokenizer-choice.js';
 import type {
   CallContext,
@@ -217,7 +218,7 @@ class MeteredClient {
    */
   async tokenize(role: LlmRole, text: string): Promise<number> {
     const { signal } = this.opts;
-    const roleCfg = this.config.roles[role];
+    const roleCfg = roleConfig(this.config, role);
     const providerName = roleCfg.provider ?? this.config.provider;
     const provider = this.opts.providers[providerName];
     const tokenize = provider?.tokenize?.bind(provider);
@@ -245,7 +246,7 @@ class MeteredClient {
   }
 
   private resolve(req: ChatRequest, role: LlmRole): Resolved {
-    const roleCfg = this.config.roles[role];
+    const roleCfg = roleConfig(this.config, role);
     const providerName = roleCfg.provider ?? this.config.provider;
     const model = roleCfg.model;
     // The model's family decides which sampling fields go out (reasoning models take no

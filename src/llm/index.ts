@@ -36,3 +36,4 @@ export {
 } from './tokenizer-choice.js';
 export { ServerTokenCounter } from './server-tokenizer.js';
 export { promptTexts } from './chat-framing.js';
+export { configuredRoles, roleConfig } from './role-config.js';

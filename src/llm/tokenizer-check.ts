@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import { tokenCounterFor, type TokenCounter } from './tokenizer.js';
+import { roleConfig } from './role-config.js';
 import { roleTokenizer } from './tokenizer-choice.js';
 import type { ChatMessage, LlmRole, ToolDef } from './types.js';
 
@@ -50,7 +51,7 @@ export class TokenizerCheck {
     const off = Math.abs(s.ours - s.theirs) / s.theirs;
     if (off <= TOLERANCE) return;
     this.warned = true;
-    const endpoint = this.config.roles[role].endpoint;
+    const endpoint = roleConfig(this.config, role).endpoint;
     this.warn(
       `warning: the ${role} model reported ${s.theirs.toLocaleString('en-US')} prompt tokens on its first ${CALLS_COMPARED} calls, acon counted ${s.ours.toLocaleString('en-US')} in ${s.counter.tokenizer ?? 'o200k'} (${Math.round(off * 100)}% off): thresholds and peaks are counted in the wrong tokenizer; set roles.${role}.tokenizer or endpoints.${endpoint}.tokenizer (o200k, cl100k, hf:PATH to the model's tokenizer.json, or server for vLLM's and SGLang's /tokenize)`,
     );

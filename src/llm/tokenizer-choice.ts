@@ -1,5 +1,6 @@
 import type { Config, TokenizerName } from '../config/index.js';
 import { ConfigError } from '../errors.js';
+import { roleConfig } from './role-config.js';
 import { ServerTokenCounter } from './server-tokenizer.js';
 import { checkTokenizer, tokenCounterFor, type TokenCounter } from './tokenizer.js';
 import type { LlmClient, LlmRole } from './types.js';
@@ -10,13 +11,13 @@ import type { LlmClient, LlmRole } from './types.js';
  * the agent's context they keep small.
  */
 export function roleTokenizer(config: Config, role: LlmRole): TokenizerName {
-  const r = config.roles[role];
+  const r = roleConfig(config, role);
   return r.tokenizer ?? config.endpoints[r.endpoint]?.tokenizer ?? 'o200k';
 }
 
 /** The setting that makes `role` count in its tokenizer: its own, else its endpoint's. */
 export function tokenizerSetting(config: Config, role: LlmRole): string {
-  const r = config.roles[role];
+  const r = roleConfig(config, role);
   return r.tokenizer !== undefined
     ? `roles.${role}.tokenizer`
     : `endpoints.${r.endpoint}.tokenizer`;

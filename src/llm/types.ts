@@ -2,16 +2,29 @@ import { z } from 'zod';
 import type { LimitParam, ReasoningEffort } from '../config/index.js';
 import type { AssistantMessage, ChatMessage } from '../domain/index.js';
 
-/** The five LLM roles of ACON (ARCHITECTURE §3). The summary baseline uses `hist_compressor`. */
+/**
+ * The five LLM roles of ACON (ARCHITECTURE §3), always configured, and the optional `judge` of
+ * replayed final answers (issue #57), called only when `roles.judge` is set. The summary
+ * baseline uses `hist_compressor`.
+ */
 export const LlmRoleSchema = z.enum([
   'agent',
   'obs_compressor',
   'hist_compressor',
   'analyzer',
   'updater',
+  'judge',
 ]);
 export type LlmRole = z.infer<typeof LlmRoleSchema>;
-export const LLM_ROLES = LlmRoleSchema.options;
+/** The roles every config has (`judge` is optional: see `configuredRoles`). */
+export const LLM_ROLES = [
+  'agent',
+  'obs_compressor',
+  'hist_compressor',
+  'analyzer',
+  'updater',
+] as const;
+export type CoreLlmRole = (typeof LLM_ROLES)[number];
 
 /** The message records live in src/domain; they are also the words of this port. */
 export {

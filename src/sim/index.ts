@@ -109,6 +109,12 @@ export class SimProvider implements LlmProvider {
       }
       case 'updater':
         return json(simGuidelineUpdate({ seed: this.opts.seed, user: userText(messages) }));
+      case 'judge':
+        // Whether two answers mean the same is the judgement a judge model is configured for;
+        // the sim has no such model, and a rule standing in for it would be the normaliser again.
+        throw new ProviderError(
+          'sim: there is no simulated judge; give roles.judge a real model (provider: openai), or leave it unset and the answer normaliser decides',
+        );
     }
   }
 

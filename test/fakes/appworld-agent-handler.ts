@@ -52,6 +52,8 @@ export function appWorldAgentHandler(
         );
       case 'updater':
         return reply.json(guidelineUpdate(user[0] ?? ''));
+      case 'judge':
+        return reply.error(400, 'this fake plays no judge');
     }
   };
 }

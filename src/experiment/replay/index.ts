@@ -7,6 +7,13 @@ export {
   sameAction,
   type Action,
 } from './actions.js';
+export {
+  AnswerVerdictSchema,
+  createAnswerJudge,
+  type AnswerJudge,
+  type AnswerQuestion,
+  type JudgeOutcome,
+} from './judge.js';
 export { findProbes, probesKept, type Probe } from './probes.js';
 export { replayTrace, traceTrajectory, type ReplayStep, type TraceReplay } from './replay.js';
 export {

@@ -5,6 +5,7 @@ import type { Config } from '../../config/index.js';
 import type { Trace } from '../../domain/index.js';
 import type { TokenCounter, LlmClient } from '../../llm/index.js';
 import { isolatedContext } from '../condition.js';
+import { createAnswerJudge } from './judge.js';
 import { replayTrace, type TraceReplay } from './replay.js';
 
 /** A guideline pair replayed on traces; `only` turns the other compressor off (isolated stages). */
@@ -31,6 +32,11 @@ export type ReplayTracesOptions = {
 export async function replayTraces(opts: ReplayTracesOptions): Promise<TraceReplay[]> {
   const { config, condition } = opts;
   const context = isolatedContext(config.context, condition.only);
+  // roles.judge configured: free-text answers the normaliser finds different go to it.
+  const judge =
+    config.roles.judge === undefined
+      ? undefined
+      : createAnswerJudge(opts.llm, config.agent.max_output_retries);
   const queue = new PQueue({ concurrency: opts.concurrency ?? config.run.concurrency });
   const jobs = opts.traces.map((trace) =>
     queue.add(async () => {
@@ -57,6 +63,7 @@ export async function replayTraces(opts: ReplayTracesOptions): Promise<TraceRepl
         tokens: opts.tokens,
         callCtx,
         ...(opts.normalizeAnswer ? { normalizeAnswer: opts.normalizeAnswer } : {}),
+        ...(judge ? { judge } : {}),
       });
     }),
   );

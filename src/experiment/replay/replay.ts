@@ -9,6 +9,7 @@ import type {
 import type { TokenCounter, CallContext, LlmClient, ToolDef } from '../../llm/index.js';
 import { indexTrajectory } from '../../runtime/index.js';
 import { actionOf, sameAction, type Action } from './actions.js';
+import type { AnswerJudge, JudgeOutcome } from './judge.js';
 import { findProbes, probesKept, type Probe } from './probes.js';
 
 /**
@@ -30,6 +31,11 @@ export type ReplayStep = {
   /** Probes used at this step that the view kept and lost. */
   kept: Probe[];
   lost: Probe[];
+  /**
+   * The judge's decision, where a judge is configured and both actions were free-text answers
+   * whose normalised texts differ (then `agrees` is its verdict); absent otherwise.
+   */
+  judged?: JudgeOutcome;
   /** Tokens of the view (messages and tools). */
   viewTokens: number;
   fullTokens: number;
@@ -55,6 +61,8 @@ export type ReplayOptions = {
   tokens: TokenCounter;
   callCtx: Omit<CallContext, 'role' | 'step'>;
   normalizeAnswer?: (s: string) => string;
+  /** `roles.judge`: decides free-text answers the normaliser finds different. */
+  judge?: AnswerJudge;
 };
 
 function sameView(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
@@ -76,18 +84,32 @@ export async function replayTrace(opts: ReplayOptions): Promise<TraceReplay> {
     const compressed = !sameView(view.messages, whole);
     const recorded = actionOf(full.turns[step]!.assistant);
     let replayed: Action | null = null;
+    let agrees = true;
+    let judged: JudgeOutcome | undefined;
     if (compressed) {
       const result = await opts.llm.chat(
         tools.length > 0 ? { messages: view.messages, tools } : { messages: view.messages },
         { ...opts.callCtx, role: 'agent', step },
       );
       replayed = actionOf(result.message as AssistantMessage);
+      agrees = sameAction(recorded, replayed, opts.normalizeAnswer);
+      // Two wordings of one answer are the judge's to tell apart, not the normaliser's.
+      if (!agrees && opts.judge && recorded.kind === 'answer' && replayed.kind === 'answer') {
+        judged = await opts.judge({
+          task: full.task,
+          recorded: recorded.text,
+          replayed: replayed.text,
+          ctx: { ...opts.callCtx, step },
+        });
+        agrees = judged.verdict === 'equivalent';
+      }
     }
     const { kept, lost } = probesKept(probes, step, view.messages);
     steps.push({
       step,
       compressed,
-      agrees: replayed === null || sameAction(recorded, replayed, opts.normalizeAnswer),
+      agrees,
+      ...(judged ? { judged } : {}),
       recorded,
       replayed,
       kept,
