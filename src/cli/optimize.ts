@@ -92,7 +92,9 @@ function addMethodOptions(cmd: Command): void {
     )
     .option(
       '--select-split <name>',
-      'split that selects among candidates (default: optimize.select_split, else dev)',
+      'split that selects among candidates (default: optimize.select_split, else dev); its ' +
+        'tasks should resemble those the guideline will meet: selection can only reject a ' +
+        'guideline for what its tasks ask',
     )
     .option(
       '--eval-split <name>',
@@ -116,9 +118,10 @@ function addMethodOptions(cmd: Command): void {
     .addOption(
       new Option(
         '--select-from <source>',
-        'selection tasks: split (the selection split as it is) or grouped (the train and ' +
-          'selection splits pooled, whole task patterns held out for selection, seeded, as the ' +
-          'test split holds them out) (default: optimize.select_from = split)',
+        'selection tasks: grouped (the train and selection splits pooled, whole task patterns ' +
+          'held out for selection, seeded, as the test split holds them out) or split (the ' +
+          'selection split as it is) (default: optimize.select_from, else grouped for apptown, ' +
+          'split for the others or when a selection split is named)',
       ).choices(['split', 'grouped']),
     )
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
@@ -274,6 +277,7 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     train: opts.trainSplit,
     selection: opts.selectSplit,
     evaluation: opts.evalSplit,
+    selectFrom: opts.selectFrom,
   });
   const candidates = positiveInt(opts.candidates, '--candidates') ?? c.candidates;
   // A trial (a few tasks, fewer candidates) must not replace what a full run made active.
@@ -297,7 +301,7 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     // The paired rule (docs/method.md): a UT tie needs 10% fewer peak tokens, a stated constant.
     decision: { alpha: c.alpha, margin: c.margin, tieTokenCut: DEFAULT_DECISION.tieTokenCut },
     racing: opts.racing ?? true,
-    selectFrom: opts.selectFrom ?? c.select_from,
+    selectFrom: splits.selectFrom,
   });
   return given;
 }
