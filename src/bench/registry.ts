@@ -93,7 +93,8 @@ export const BENCHES: readonly BenchDefinition[] = [
     splits: ['train', 'dev', 'test'],
     defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test' },
     scenarios: false,
-    selectFrom: 'split',
+    // The shipped tasks carry templates and test holds four out, as apptown's does.
+    selectFrom: 'grouped',
     async open(config) {
       const { createMcp } = await import('./mcp/index.js');
       return createMcp(config.mcp.tasks_dir ? { tasksDir: config.mcp.tasks_dir } : {});
