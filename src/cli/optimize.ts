@@ -67,6 +67,11 @@ export function registerOptimize(program: Command): void {
 }
 
 /** What is optimized and on which tasks. */
+/** `--repeats`: why a repeat exists and how the rule counts it. */
+const REPEATS_HELP =
+  'run each selection task N times, each with its own sampling seed and rollout, so a real ' +
+  "model's variance is seen; the paired rule counts every repeat (default: optimize.repeats = 1)";
+
 function addMethodOptions(cmd: Command): void {
   cmd
     .option(
@@ -120,10 +125,11 @@ function addMethodOptions(cmd: Command): void {
         '--select-from <source>',
         'selection tasks: grouped (the train and selection splits pooled, whole task patterns ' +
           'held out for selection, seeded, as the test split holds them out) or split (the ' +
-          'selection split as it is) (default: optimize.select_from, else grouped for apptown, ' +
-          'split for the others or when a selection split is named)',
+          'selection split as it is) (default: optimize.select_from, else grouped for apptown and ' +
+          'mcp, split for the others or when a selection split is named)',
       ).choices(['split', 'grouped']),
     )
+    .option('--repeats <n>', REPEATS_HELP, checked.positiveInt('--repeats'))
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option(
       '--max-tasks <n>',
@@ -302,6 +308,7 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     decision: { alpha: c.alpha, margin: c.margin, tieTokenCut: DEFAULT_DECISION.tieTokenCut },
     racing: opts.racing ?? true,
     selectFrom: splits.selectFrom,
+    repeats: positiveInt(opts.repeats, '--repeats') ?? c.repeats,
   });
   return given;
 }
@@ -336,6 +343,7 @@ function refuseChangedParams(
     flag('selection', 'selection'),
     flag(given.racing ? 'racing' : 'no-racing', 'racing'),
     flag('select-from', 'selectFrom'),
+    flag('repeats', 'repeats'),
   ]);
 }
 
