@@ -187,8 +187,18 @@ describe('acon end to end, as a user runs it', () => {
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     // Only the final guidelines' successful train rollouts count (the short task set has few).
     expect(lines.length).toBeGreaterThanOrEqual(1);
-    // The clean teacher set: train tasks only, under the active (final) hist version only.
-    expect(exp.stderr).toBe('');
+    // The clean teacher set: train tasks only, under the final hist version only. Selection
+    // faces new task patterns by default (issue 56: grouped for apptown), and where the learned
+    // pair beats the v0 pair there by no stated margin, v0 stays active: export then says it takes
+    // the newest run's final version, and prints nothing else.
+    const keptV0 = opt.stdout.includes('active guidelines unchanged (no guideline beat v0');
+    expect(exp.stderr).toBe(
+      keptV0
+        ? `warning: no optimize run ended with the active hist guideline (hist-0000); exporting ` +
+            `the newest optimize run ${runIdOf(opt.stdout)} (apptown, final ${final[2]}); ` +
+            `choose another with --run\n`
+        : '',
+    );
     const meta = JSON.parse(readFileSync(join(cwd, 'f.meta.json'), 'utf8')) as {
       sources: { splits: Record<string, number>; guidelines: Record<string, number> };
     };

@@ -31,6 +31,13 @@ export type BenchDefinition = {
    * completion (src/metrics/scenario.ts).
    */
   scenarios: boolean;
+  /**
+   * Where optimize draws its selection tasks when neither a flag nor the config says
+   * (`--select-from`): `grouped` where the tasks carry the templates the test split holds out,
+   * so selection faces the shift the test does (issue 56); `split` where they do not (a
+   * single-pattern benchmark would have nothing to hold out).
+   */
+  selectFrom: 'split' | 'grouped';
   /** Opens it; heavy modules load only here, so `acon --help` stays fast. */
   open(config: Config, opts: OpenBenchOptions): Promise<Benchmark>;
 };
@@ -41,6 +48,7 @@ export const BENCHES: readonly BenchDefinition[] = [
     splits: ['train', 'dev', 'test'],
     defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test' },
     scenarios: false,
+    selectFrom: 'grouped',
     async open(config) {
       const { createApptown } = await import('./apptown/index.js');
       return createApptown(config.apptown.tasks_dir ? { tasksDir: config.apptown.tasks_dir } : {});
@@ -52,6 +60,7 @@ export const BENCHES: readonly BenchDefinition[] = [
     splits: ['train', 'dev', 'test_normal', 'test_challenge'],
     defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test_normal' },
     scenarios: true,
+    selectFrom: 'split',
     async open(config, opts) {
       const { createAppWorld } = await import('./appworld/index.js');
       return createAppWorld({
@@ -69,6 +78,8 @@ export const BENCHES: readonly BenchDefinition[] = [
     splits: ['train', 'dev', 'test'],
     defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test' },
     scenarios: false,
+    // qa tasks carry no template of their own (each bundles several question templates).
+    selectFrom: 'split',
     async open(config, opts) {
       const { createQa } = await import('./qa/index.js');
       return createQa({
@@ -82,6 +93,8 @@ export const BENCHES: readonly BenchDefinition[] = [
     splits: ['train', 'dev', 'test'],
     defaultSplits: { train: 'train', selection: 'dev', evaluation: 'test' },
     scenarios: false,
+    // The shipped tasks carry templates and test holds four out, as apptown's does.
+    selectFrom: 'grouped',
     async open(config) {
       const { createMcp } = await import('./mcp/index.js');
       return createMcp(config.mcp.tasks_dir ? { tasksDir: config.mcp.tasks_dir } : {});
@@ -116,17 +129,28 @@ export async function openBench(
 
 /**
  * The optimize splits: a flag wins, then the config's `optimize.*_split`, then the benchmark's
- * own default (so `acon optimize --bench appworld` evaluates on `test_normal`, not `test`).
+ * own default (so `acon optimize --bench appworld` evaluates on `test_normal`, not `test`); the
+ * same for where selection tasks are drawn from (`selectFrom`).
  */
 export function resolveSplits(
   name: string,
   config: Config['optimize'],
-  flags: { train?: string; selection?: string; evaluation?: string },
-): DefaultSplits {
-  const d = benchDefinition(name).defaultSplits;
+  flags: {
+    train?: string;
+    selection?: string;
+    evaluation?: string;
+    selectFrom?: 'split' | 'grouped';
+  },
+): DefaultSplits & { selectFrom: 'split' | 'grouped' } {
+  const def = benchDefinition(name);
+  const d = def.defaultSplits;
+  const named = flags.selection ?? config.select_split;
+  const from = flags.selectFrom ?? config.select_from;
   return {
     train: flags.train ?? config.train_split ?? d.train,
-    selection: flags.selection ?? config.select_split ?? d.selection,
+    selection: named ?? d.selection,
     evaluation: flags.evaluation ?? config.eval_split ?? d.evaluation,
+    // A selection split the user named is taken as it is: they chose those tasks.
+    selectFrom: from ?? (named ? 'split' : def.selectFrom),
   };
 }

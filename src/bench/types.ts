@@ -14,6 +14,12 @@ export const TaskInfoSchema = z.object({
   referenceLength: z.number().int().nonnegative(),
   /** The task pattern it was made from; held-out splits use patterns no other split has. */
   template: z.string().optional(),
+  /**
+   * A repeat of another task (optimize `--repeats`, issue 56): the same task run again with its
+   * own sampling seed, stored under its own id (`<of>~r<index>`) so each repeat is its own
+   * rollout and its own call-cache entries. The episode is the task `of`'s.
+   */
+  repeat: z.object({ of: z.string(), index: z.number().int().min(2) }).optional(),
 });
 export type TaskInfo = z.infer<typeof TaskInfoSchema>;
 

@@ -34,6 +34,7 @@ export type RawOpts = {
   selection?: 'heldout' | 'reference' | 'reference-paired';
   racing?: boolean;
   selectFrom?: 'split' | 'grouped';
+  repeats?: string;
   traces?: string;
   skipInvalid?: boolean;
 };

@@ -67,6 +67,11 @@ export function registerOptimize(program: Command): void {
 }
 
 /** What is optimized and on which tasks. */
+/** `--repeats`: why a repeat exists and how the rule counts it. */
+const REPEATS_HELP =
+  'run each selection task N times, each with its own sampling seed and rollout, so a real ' +
+  "model's variance is seen; the paired rule counts every repeat (default: optimize.repeats = 1)";
+
 function addMethodOptions(cmd: Command): void {
   cmd
     .option(
@@ -92,7 +97,9 @@ function addMethodOptions(cmd: Command): void {
     )
     .option(
       '--select-split <name>',
-      'split that selects among candidates (default: optimize.select_split, else dev)',
+      'split that selects among candidates (default: optimize.select_split, else dev); its ' +
+        'tasks should resemble those the guideline will meet: selection can only reject a ' +
+        'guideline for what its tasks ask',
     )
     .option(
       '--eval-split <name>',
@@ -116,11 +123,13 @@ function addMethodOptions(cmd: Command): void {
     .addOption(
       new Option(
         '--select-from <source>',
-        'selection tasks: split (the selection split as it is) or grouped (the train and ' +
-          'selection splits pooled, whole task patterns held out for selection, seeded, as the ' +
-          'test split holds them out) (default: optimize.select_from = split)',
+        'selection tasks: grouped (the train and selection splits pooled, whole task patterns ' +
+          'held out for selection, seeded, as the test split holds them out) or split (the ' +
+          'selection split as it is) (default: optimize.select_from, else grouped for apptown and ' +
+          'mcp, split for the others or when a selection split is named)',
       ).choices(['split', 'grouped']),
     )
+    .option('--repeats <n>', REPEATS_HELP, checked.positiveInt('--repeats'))
     .option('--guidelines <spec>', 'start from these versions, e.g. obs@0,hist@0 (default: active)')
     .option(
       '--max-tasks <n>',
@@ -274,6 +283,7 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     train: opts.trainSplit,
     selection: opts.selectSplit,
     evaluation: opts.evalSplit,
+    selectFrom: opts.selectFrom,
   });
   const candidates = positiveInt(opts.candidates, '--candidates') ?? c.candidates;
   // A trial (a few tasks, fewer candidates) must not replace what a full run made active.
@@ -297,7 +307,8 @@ async function optimizeParams(opts: RawOpts): Promise<OptimizeParams> {
     // The paired rule (docs/method.md): a UT tie needs 10% fewer peak tokens, a stated constant.
     decision: { alpha: c.alpha, margin: c.margin, tieTokenCut: DEFAULT_DECISION.tieTokenCut },
     racing: opts.racing ?? true,
-    selectFrom: opts.selectFrom ?? c.select_from,
+    selectFrom: splits.selectFrom,
+    repeats: positiveInt(opts.repeats, '--repeats') ?? c.repeats,
   });
   return given;
 }
@@ -332,6 +343,7 @@ function refuseChangedParams(
     flag('selection', 'selection'),
     flag(given.racing ? 'racing' : 'no-racing', 'racing'),
     flag('select-from', 'selectFrom'),
+    flag('repeats', 'repeats'),
   ]);
 }
 

@@ -347,14 +347,21 @@ export const ConfigSchema = z.strictObject({
          */
         train_tasks: z.number().int().min(0).default(0),
         /**
-         * Where the selection tasks come from. `split` (default): the selection split as it is
-         * (apptown's dev shares every task pattern with train). `grouped`: the train and
-         * selection splits pooled, whole task patterns (a task's template parts, else its app
-         * mix) held out for selection by a seeded draw, so selection sees patterns training never
-         * used, as the built-in test splits do (docs/method.md).
+         * Where the selection tasks come from. `grouped`: the train and selection splits pooled,
+         * whole task patterns (a task's template parts, else its app mix) held out for selection
+         * by a seeded draw, so selection sees patterns training never used, as the built-in test
+         * splits do (docs/method.md). `split`: the selection split as it is (apptown's dev
+         * shares every task pattern with train). null: the benchmark's own choice, `grouped` for
+         * apptown and mcp, `split` for the others and whenever a selection split is named.
          */
-        select_from: z.enum(['split', 'grouped']).default('split'),
+        select_from: z.enum(['split', 'grouped']).nullable().default(null),
         select_tasks: z.number().int().min(0).default(16),
+        /**
+         * Runs of each selection task (`--repeats`), each with its own sampling seed, rollout and
+         * call-cache entries, so a real model's variance is seen; the paired rule counts each
+         * repeat as one unit (docs/method.md). Costs N times the selection rollouts.
+         */
+        repeats: z.number().int().min(1).default(1),
       }),
     )
     .prefault({}),

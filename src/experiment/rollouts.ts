@@ -73,7 +73,8 @@ export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
     store,
     runId,
     bench: opts.bench,
-    tasks: opts.jobs.map((j) => j.task),
+    // A repeat is its task run again: the task's digest is what can change.
+    tasks: opts.jobs.map((j) => repeatedTask(j.task)),
     allow: opts.config.run.allow_task_changes,
     warn: opts.warn ?? ((line) => process.stderr.write(`${line}\n`)),
   });
@@ -229,7 +230,7 @@ class Warmer {
       if (this.stopped() || next >= this.jobs.length) return;
       const t0 = performance.now();
       // A task that fails to prepare fails again when its rollout starts, which reports it.
-      await prepare(this.jobs[next]!.task.id).catch(() => undefined);
+      await prepare(repeatedTask(this.jobs[next]!.task).id).catch(() => undefined);
       this.lastMs = performance.now() - t0;
     }
   }
@@ -258,9 +259,12 @@ type EndedRollout = {
 
 async function runOne(job: RolloutJob, rolloutId: string, opts: Resolved): Promise<EndedRollout> {
   const { config, runId } = opts;
-  const callCtx = { runId, rolloutId, taskId: job.task.id };
+  // A repeat runs its task's episode under its own sampling seed (TaskInfo.repeat).
+  const { repeat } = job.task;
+  const taskId = repeat?.of ?? job.task.id;
+  const callCtx = { runId, rolloutId, taskId, ...(repeat ? { seed: repeat.index } : {}) };
   const startedAt = new Date();
-  const episode = await opts.bench.start(job.task.id, {
+  const episode = await opts.bench.start(taskId, {
     runId,
     condition: job.condition.label,
   });
@@ -382,4 +386,11 @@ export function sharedPrefixTokens(
  */
 function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The task a job's episode runs: the task itself, or the one a repeat repeats. */
+function repeatedTask(task: TaskInfo): TaskInfo {
+  if (!task.repeat) return task;
+  const { repeat: _repeat, ...rest } = task;
+  return { ...rest, id: task.repeat.of };
 }

@@ -178,7 +178,9 @@ class MeteredClient {
   async chat(req: ChatRequest, ctx: CallContext): Promise<ChatResult> {
     const { signal } = this.opts;
     const started = this.clock.now();
-    const r = this.resolve(req, ctx.role);
+    const seeded =
+      ctx.seed !== undefined && req.seed === undefined ? { ...req, seed: ctx.seed } : req;
+    const r = this.resolve(seeded, ctx.role);
     let outcome: Outcome | undefined;
     let error: unknown;
     try {

@@ -69,6 +69,12 @@ export type CallContext = {
   step?: number;
   /** Skip the call cache for this call (also set globally by --no-cache). */
   noCache?: boolean;
+  /**
+   * The rollout's sampling seed (a repeat of a selection task, optimize `--repeats`): sent as the
+   * request's `seed` unless the request sets one, so it is part of the call-cache key and a
+   * model that honours it samples each repeat on its own.
+   */
+  seed?: number;
 };
 
 export const UsageSchema = z.object({

@@ -1,4 +1,5 @@
 import type { TaskInfo } from '../bench/index.js';
+import { InvalidInputError } from '../errors.js';
 import { seededRandom } from '../seeded-random.js';
 
 /**
@@ -18,8 +19,12 @@ export function taskPatterns(t: Pick<TaskInfo, 'template' | 'apps'>): string[] {
 
 /**
  * Patterns are taken in a seeded order; one joins the held-out set when the selection it makes
- * stays within `size` tasks (a pattern most tasks use would empty the training split), until
- * selection holds `size` tasks or no pattern fits.
+ * stays within `size` tasks and leaves training a task (a pattern most tasks use would empty the
+ * training split), until selection holds `size` tasks or no pattern fits. When none fits (a
+ * trial's `--max-tasks 2` against patterns of three tasks each), the pattern with the fewest tasks
+ * is held out and selection takes its first `size` tasks; its other tasks go to neither side, so
+ * training still never sees it. A pool with fewer than two patterns cannot hold one out and
+ * still train: that is an error naming `selectFrom` `split`, never an empty selection.
  */
 export function groupedSelection(
   pool: readonly TaskInfo[],
@@ -32,21 +37,52 @@ export function groupedSelection(
     const j = Math.floor(random() * (i + 1));
     [patterns[i], patterns[j]] = [patterns[j]!, patterns[i]!];
   }
-  const heldOut = new Set<string>();
-  const selected = (held: Set<string>) =>
+  const selected = (held: ReadonlySet<string>) =>
     pool.filter((t) => taskPatterns(t).some((p) => held.has(p)));
+  const heldOut = new Set<string>();
   let count = 0;
   for (const p of patterns) {
     if (count >= size) break;
     const next = selected(new Set([...heldOut, p])).length;
-    if (next <= size) {
+    if (next <= size && next < pool.length) {
       heldOut.add(p);
       count = next;
     }
   }
+  if (heldOut.size === 0) return smallestPatternHeldOut(pool, patterns, size, selected);
   const select = selected(heldOut);
   const ids = new Set(select.map((t) => t.id));
   return { train: pool.filter((t) => !ids.has(t.id)), select, heldOut: [...heldOut].sort() };
+}
+
+/** groupedSelection's fallback: the least used pattern held out, selection cut to `size`. */
+function smallestPatternHeldOut(
+  pool: readonly TaskInfo[],
+  patterns: readonly string[],
+  size: number,
+  selected: (held: ReadonlySet<string>) => TaskInfo[],
+): { train: TaskInfo[]; select: TaskInfo[]; heldOut: string[] } {
+  // In the seeded order, the first of the least used patterns that leaves training a task.
+  let best: { pattern: string; tasks: TaskInfo[] } | undefined;
+  for (const pattern of patterns) {
+    const tasks = selected(new Set([pattern]));
+    if (tasks.length < pool.length && (!best || tasks.length < best.tasks.length))
+      best = { pattern, tasks };
+  }
+  if (!best || size < 1) {
+    throw new InvalidInputError(
+      `grouped selection needs tasks of at least two task patterns (templates, else app mixes) ` +
+        `to hold one out for selection and train on the others; these ${pool.length} tasks ` +
+        `have ${patterns.length}: pass \`selectFrom\` split to select on the selection split as it is`,
+      { what: 'selection source', value: 'grouped', options: ['selectFrom'] },
+    );
+  }
+  const ids = new Set(best.tasks.map((t) => t.id));
+  return {
+    train: pool.filter((t) => !ids.has(t.id)),
+    select: best.tasks.slice(0, size),
+    heldOut: [best.pattern],
+  };
 }
 
 /** How many of `evalTasks` use a pattern none of `seen` uses: the final table's one line. */

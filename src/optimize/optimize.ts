@@ -13,6 +13,7 @@ import type { RunEnv } from '../experiment/index.js';
 import { selectionName, type OptimizeParams } from './params.js';
 import { groupedSelection, unseenPatterns } from './grouped-split.js';
 import { runPhase } from './phase.js';
+import { repeatUnits } from './repeats.js';
 import { StageResultSchema, type StageResult } from './stage.js';
 import {
   OptimizePlanSchema,
@@ -120,7 +121,8 @@ export async function optimize(
       progress: opts.progress ?? (() => {}),
     };
     const { start, ut, pair, stages } = await runStages(run);
-    const { check, chosen } = await checkPair({ ...run, select: run.tasks.select }, start, pair);
+    const select = repeatUnits(run.tasks.select, params.repeats);
+    const { check, chosen } = await checkPair({ ...run, select }, start, pair);
     const tables = await finalTables(run, finalRows(params, start, ut, pair));
     const teacher = await teacherRollouts(run, pair);
     const result: OptimizeResult = {
@@ -204,7 +206,8 @@ async function runStages(run: OptimizeRun) {
     runId,
     guidelines: env.guidelines,
     train: run.tasks.train,
-    select: run.tasks.select,
+    // Candidates are judged on every repeat of every selection task (repeats.ts).
+    select: repeatUnits(run.tasks.select, params.repeats),
     candidates: params.candidates,
     selection: params.selection,
     decision: params.decision,

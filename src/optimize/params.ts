@@ -49,6 +49,11 @@ export const OptimizeParamsSchema = z.object({
    * (grouped-split.ts). Runs recorded before it: `split`.
    */
   selectFrom: z.enum(['split', 'grouped']).default('split'),
+  /**
+   * Each selection task run this many times, each repeat with its own sampling seed and rollout
+   * (repeats.ts); the paired rule counts each repeat as a unit. Runs recorded before it: 1.
+   */
+  repeats: z.number().int().min(1).default(1),
   /** Drop a candidate once no outcome of its remaining selection tasks could get it accepted. */
   racing: z.boolean().default(false),
 });

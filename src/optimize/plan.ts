@@ -20,6 +20,8 @@ export const OptimizePlanSchema = z.object({
   costUsd: z.number(),
   simulated: z.boolean(),
   tasks: z.object({ train: z.number().int(), select: z.number().int(), eval: z.number().int() }),
+  /** Runs of each selection task (`--repeats`); runs planned before it: 1. */
+  repeats: z.number().int().min(1).default(1),
   /** How candidates are accepted, in words (decisionRuleLine); runs planned before it: none. */
   rule: z.string().default(''),
 });
@@ -79,12 +81,18 @@ export function planOptimize(
   const train = tasks.train.length;
   const select = tasks.select.length;
   const evalN = tasks.eval.length;
+  const { repeats } = params;
   let rollouts = 0;
   let analyzer = 0;
   for (const s of stages) {
-    rollouts += train * (s.phase === 'ut' ? 2 : 1) + select * (1 + k);
+    // The parent and k candidates on every repeat of every selection task (repeats.ts).
+    rollouts += train * (s.phase === 'ut' ? 2 : 1) + select * repeats * (1 + k);
     analyzer += train;
   }
+  // The pair check's options (stage-pair.ts: the learned pair, each learned guideline with the
+  // other's v0, and v0; one learned option and v0 for one kind) on the repeats beyond the first;
+  // the first run of each task is the final table's own, counted below.
+  rollouts += select * (repeats - 1) * (params.target === 'both' ? 4 : 2);
   // The final table's conditions (final-rows.ts) on the selection and evaluation splits, at most.
   const scopes = kindsOf(params.target).length + (params.target === 'both' ? 1 : 0);
   rollouts += (select + evalN) * (BASELINES.length + scopes * (1 + params.phases.length));
@@ -103,6 +111,7 @@ export function planOptimize(
     costUsd: simulated ? 0 : estimateCostUsd(calls, config),
     simulated,
     tasks: { train, select, eval: evalN },
+    repeats,
     rule: decisionRuleLine(params),
   };
 }
@@ -130,7 +139,7 @@ export function formatPlan(plan: OptimizePlan): string {
     : `~$${plan.costUsd.toFixed(2)} at most (list prices, no cache hits; early dropping and the cache cut it)`;
   return [
     `plan: ${plan.stages.join(' → ')} then the final comparison and the teacher's train rollouts`,
-    `  tasks: ${plan.tasks.train} train, ${plan.tasks.select} selection, ${plan.tasks.eval} evaluation`,
+    `  tasks: ${plan.tasks.train} train, ${plan.tasks.select} selection${plan.repeats > 1 ? ` × ${plan.repeats} repeats (each its own seed and rollout)` : ''}, ${plan.tasks.eval} evaluation`,
     ...(plan.rule ? [`  rule: ${plan.rule}`] : []),
     `  rollouts: up to ${plan.rollouts}`,
     `  LLM calls (estimate): agent ${c.agent}, compressors ${c.compressor}, analyzer ${c.analyzer}, updater ${c.updater}`,

@@ -56,9 +56,14 @@ export type StageEvaluation = {
 export function selectionTasks(pc: PhaseContext, stage: Stage): { tasks: TaskInfo[]; log: string } {
   if (pc.selection === 'heldout') {
     const split = pc.select[0]?.split ?? 'selection split';
+    const repeats = pc.select.filter((t) => t.repeat).length;
+    const units =
+      repeats === 0
+        ? `${pc.select.length} ${split} tasks`
+        : `${pc.select.length - repeats} ${split} tasks × ${pc.select.length / (pc.select.length - repeats)} repeats`;
     return {
       tasks: pc.select,
-      log: `${stage.name}: selection heldout: ${pc.select.length} ${split} tasks, against the parent`,
+      log: `${stage.name}: selection heldout: ${units}, against the parent`,
     };
   }
   const compressed = trainRows(pc, stage.compressed.label);

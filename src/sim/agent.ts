@@ -34,6 +34,12 @@ export type SimAgentOptions = {
   refetchLimit: number;
   /** Probability that a step is slipped: one argument is wrong (config `sim.noise`). */
   noise: number;
+  /**
+   * The request's sampling seed (a repeat of a selection task, optimize `--repeats`): its slips
+   * and coin flips are drawn anew, as a real model samples anew under another seed; without one
+   * the draws are the task's own, the same under every condition.
+   */
+  sampleSeed?: number;
 };
 
 export type SimAgentContext = { taskId: string; step: number };
@@ -48,11 +54,12 @@ export function simAgentTurn(
   const n = plan.steps.length;
   const seen = makeSeen(messages);
   const guess = (need: ReferenceNeed) => guessValue(need, opts.seed, ctx.taskId);
+  const sample = opts.sampleSeed === undefined ? [] : ['sample', opts.sampleSeed];
   const views = new Map<number, StepView>();
   const view = (index: number): StepView => {
     let v = views.get(index);
     if (!v) {
-      const coin = () => seededRandom(opts.seed, ctx.taskId, 'decide', index)() < 0.5;
+      const coin = () => seededRandom(opts.seed, ctx.taskId, 'decide', index, ...sample)() < 0.5;
       v = viewStep(plan, index, seen, guess, coin);
       views.set(index, v);
     }
@@ -67,7 +74,7 @@ export function simAgentTurn(
     const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
     if (opts.noise > 0 && decision.kind === 'do') {
       const key = retry === 0 ? [] : ['retry', retry];
-      const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key);
+      const random = seededRandom(opts.seed, ctx.taskId, 'slip', decision.index, ...key, ...sample);
       if (random() < opts.noise) args = slip(args, random, seen.records());
     }
     return { decision, target, args, retry };

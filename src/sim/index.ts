@@ -93,6 +93,7 @@ export class SimProvider implements LlmProvider {
             seed: this.opts.seed,
             refetchLimit: this.opts.refetchLimit,
             noise: this.opts.noise ?? 0,
+            ...(req.seed !== undefined ? { sampleSeed: req.seed } : {}),
           },
         );
       }

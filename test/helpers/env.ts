@@ -179,6 +179,7 @@ export function optimizeParams(overrides: Partial<OptimizeParams>): OptimizePara
     decision: { alpha: 0.1, margin: 0.025, tieTokenCut: 0.1 },
     racing: true,
     selectFrom: 'split',
+    repeats: 1,
     ...overrides,
   };
 }
