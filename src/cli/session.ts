@@ -194,7 +194,8 @@ function checkEndpointKeys(
   roles: readonly LlmRole[],
 ): void {
   for (const role of roles) {
-    if (providerIn(config, role) === 'openai') openai.checkEndpoint(roleConfig(config, role).endpoint);
+    if (providerIn(config, role) === 'openai')
+      openai.checkEndpoint(roleConfig(config, role).endpoint);
   }
 }
 
