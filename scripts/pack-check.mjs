@@ -47,7 +47,16 @@ try {
     JSON.stringify({ name: 'acon-consumer', private: true, type: 'module' }),
   );
   // The frameworks the adapters import, at the versions of acon's own node_modules (cached).
-  const frameworks = ['ai', 'langchain', '@langchain/core', '@openai/agents'].map(
+  // --omit=optional (to leave out better-sqlite3) also drops @openai/agents-core's optional
+  // @modelcontextprotocol/client, without which the SDK itself fails to import; a user's normal
+  // install has it, so the consumer names it.
+  const frameworks = [
+    'ai',
+    'langchain',
+    '@langchain/core',
+    '@openai/agents',
+    '@modelcontextprotocol/client',
+  ].map(
     (name) =>
       `${name}@${JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version}`,
   );

@@ -145,7 +145,12 @@ describe('OpenAiProvider against the fake server', () => {
           },
         ],
       },
-      usage: { promptTokens: 120, cachedPromptTokens: 64, completionTokens: 12 },
+      usage: {
+        promptTokens: 120,
+        cachedPromptTokens: 64,
+        completionTokens: 12,
+        reasoningTokens: 0,
+      },
     });
   });
 
