@@ -261,7 +261,7 @@ async function runOne(job: RolloutJob, rolloutId: string, opts: Resolved): Promi
   const { config, runId } = opts;
   // A repeat runs its task's episode under its own sampling seed (TaskInfo.repeat).
   const { repeat } = job.task;
-  const taskId = repeat?.of ?? job.task.id;
+  const taskId = repeatedTask(job.task).id;
   const callCtx = { runId, rolloutId, taskId, ...(repeat ? { seed: repeat.index } : {}) };
   const startedAt = new Date();
   const episode = await opts.bench.start(taskId, {

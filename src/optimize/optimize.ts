@@ -8,7 +8,7 @@ import {
 import { GuidelineTextSchema } from '../domain/index.js';
 import { z } from 'zod';
 import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';
-import { hasScenarios } from '../bench/index.js';
+import { hasScenarios, type TaskInfo } from '../bench/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import { selectionName, type OptimizeParams } from './params.js';
 import { groupedSelection, unseenPatterns } from './grouped-split.js';
@@ -117,12 +117,12 @@ export async function optimize(
       params,
       runId,
       tasks,
+      selectUnits: repeatUnits(tasks.select, params.repeats),
       log: opts.log ?? (() => {}),
       progress: opts.progress ?? (() => {}),
     };
     const { start, ut, pair, stages } = await runStages(run);
-    const select = repeatUnits(run.tasks.select, params.repeats);
-    const { check, chosen } = await checkPair({ ...run, select }, start, pair);
+    const { check, chosen } = await checkPair({ ...run, select: run.selectUnits }, start, pair);
     const tables = await finalTables(run, finalRows(params, start, ut, pair));
     const teacher = await teacherRollouts(run, pair);
     const result: OptimizeResult = {
@@ -165,6 +165,8 @@ type OptimizeRun = {
   params: OptimizeParams;
   runId: string;
   tasks: SplitTasks;
+  /** What candidates and the pair check are judged on: every repeat of every selection task (repeats.ts). */
+  selectUnits: TaskInfo[];
   log: (line: string) => void;
   progress: NonNullable<OptimizeHooks['progress']>;
 };
@@ -206,8 +208,7 @@ async function runStages(run: OptimizeRun) {
     runId,
     guidelines: env.guidelines,
     train: run.tasks.train,
-    // Candidates are judged on every repeat of every selection task (repeats.ts).
-    select: repeatUnits(run.tasks.select, params.repeats),
+    select: run.selectUnits,
     candidates: params.candidates,
     selection: params.selection,
     decision: params.decision,

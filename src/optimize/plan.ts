@@ -3,6 +3,7 @@ import type { TaskInfo } from '../bench/index.js';
 import type { Config } from '../config/index.js';
 import { estimateCostUsd, meanStepsOf, rolloutCalls } from '../experiment/index.js';
 import { BASELINES } from './final-rows.js';
+import { pairOptionsAtMost } from './stage-pair.js';
 import { kindsOf, type OptimizeParams } from './params.js';
 
 /** What an optimize run will do and roughly cost, printed before it starts (`--dry-run`: only this). */
@@ -92,7 +93,7 @@ export function planOptimize(
   // The pair check's options (stage-pair.ts: the learned pair, each learned guideline with the
   // other's v0, and v0; one learned option and v0 for one kind) on the repeats beyond the first;
   // the first run of each task is the final table's own, counted below.
-  rollouts += select * (repeats - 1) * (params.target === 'both' ? 4 : 2);
+  rollouts += select * (repeats - 1) * pairOptionsAtMost(params.target);
   // The final table's conditions (final-rows.ts) on the selection and evaluation splits, at most.
   const scopes = kindsOf(params.target).length + (params.target === 'both' ? 1 : 0);
   rollouts += (select + evalN) * (BASELINES.length + scopes * (1 + params.phases.length));

@@ -85,6 +85,11 @@ export async function checkPair(
   return pick(check);
 }
 
+/** How many options pairOptions gives at most (v0 included): what the plan counts. */
+export function pairOptionsAtMost(target: OptimizeParams['target']): number {
+  return target === 'both' ? 4 : 2;
+}
+
 /**
  * The options, the v0 pair last; an option that is the same guidelines as one before it (a
  * compressor whose phases accepted nothing) is left out.
