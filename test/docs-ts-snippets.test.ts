@@ -9,10 +9,12 @@ type Snippets = {
   unchecked: { line: number; reason: string }[];
 };
 const extract = tsSnippets as (markdown: string) => Snippets;
+/** Three backticks, spelled so that no reader of this file takes them for a template string. */
+const FENCE = '\u0060'.repeat(3);
 
 // The type-check itself runs in test/pack.test.ts (scripts/pack-check.mjs), against the packed
 // package; this file checks what the extractor hands it.
-describe('the ```ts snippets of a docs page', () => {
+describe('the ts code blocks of a docs page', () => {
   it('become files with their declared context, and marked ones are left out with their reason', () => {
     const page = [
       'Text.',
@@ -20,20 +22,20 @@ describe('the ```ts snippets of a docs page', () => {
       "import type { OpenAiMessage } from 'acon';",
       'declare const conversation: OpenAiMessage[];',
       '-->',
-      '```ts',
+      FENCE + 'ts',
       'await compressor.compress(conversation);',
-      '```',
+      FENCE,
       '',
       '<!-- ts-unchecked: shows one option, not a program -->',
-      '```ts',
+      FENCE + 'ts',
       'trigger: { tokens: 4000 }',
-      '```',
-      '```ts',
+      FENCE,
+      FENCE + 'ts',
       'const a = 1;',
-      '```',
-      '```js',
+      FENCE,
+      FENCE + 'js',
       'not ts',
-      '```',
+      FENCE,
     ].join('\n');
     const { checked, unchecked } = extract(page);
     expect(checked.map((s) => s.line)).toEqual([6, 14]);
@@ -54,14 +56,16 @@ describe('the ```ts snippets of a docs page', () => {
   });
 
   it('refuses a block that never closes and a skip without a reason', () => {
-    expect(() => extract('```ts\nconst a = 1;\n')).toThrow(/line 1: .*never closes/);
-    expect(() => extract('<!-- ts-unchecked: -->\n```ts\nx\n```\n')).toThrow(/needs a reason/);
+    expect(() => extract(`${FENCE}ts\nconst a = 1;\n`)).toThrow(/line 1: .*never closes/);
+    expect(() => extract(`<!-- ts-unchecked: -->\n${FENCE}ts\nx\n${FENCE}\n`)).toThrow(
+      /needs a reason/,
+    );
   });
 
-  it('finds every ```ts block of docs/runtime.md', () => {
+  it('finds every ts code block of docs/runtime.md', () => {
     const page = readFileSync(resolve(import.meta.dirname, '../docs/runtime.md'), 'utf8');
     const { checked, unchecked } = extract(page);
-    const fences = page.split('\n').filter((l) => /^```ts\s*$/.test(l)).length;
+    const fences = page.split('\n').filter((l) => l.trimEnd() === `${FENCE}ts`).length;
     expect(checked.length + unchecked.length).toBe(fences);
     expect(checked.length).toBeGreaterThanOrEqual(8);
   });
