@@ -9,6 +9,7 @@ import {
   type ModelRequest,
   type ModelResponse,
   type StreamEvent,
+  type StreamEventResponseCompleted,
 } from '@openai/agents';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -48,38 +49,14 @@ class ScriptedAgentModel implements Model {
   streamed = 0;
   constructor(private readonly pages = PAGES) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const items = inputItems(request);
-    const lastUser = items.findLastIndex((i) => 'role' in i && i.role === 'user');
-    const results = items
-      .slice(lastUser + 1)
-      .filter((i) => 'type' in i && i.type === 'function_call_result').length;
-    if (results < this.pages) {
-      return response([
-        {
-          type: 'function_call',
-          callId: `call_${this.requests.length}`,
-          name: 'list_records',
-          arguments: JSON.stringify({ page: results }),
-          status: 'completed',
-        },
-      ]);
-    }
-    return response([
-      {
-        type: 'message',
-        role: 'assistant',
-        status: 'completed',
-        content: [{ type: 'output_text', text: `listed ${results} pages` }],
-      },
-    ]);
+    return response(this.answer(request));
   }
   async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
     this.streamed++;
-    const whole = await this.getResponse(request);
+    const output = this.answer(request);
     yield { type: 'response_started' };
-    for (const item of whole.output) {
-      if (item.type !== 'message') continue;
+    for (const item of output) {
+      if (item.type !== 'message' || item.role !== 'assistant') continue;
       for (const part of item.content) {
         if (part.type === 'output_text') yield { type: 'output_text_delta', delta: part.text };
       }
@@ -89,9 +66,36 @@ class ScriptedAgentModel implements Model {
       response: {
         id: `resp_${this.requests.length}`,
         usage: { requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 },
-        output: whole.output,
+        output,
       },
     };
+  }
+  private answer(request: ModelRequest): StreamEventResponseCompleted['response']['output'] {
+    this.requests.push(request);
+    const items = inputItems(request);
+    const lastUser = items.findLastIndex((i) => 'role' in i && i.role === 'user');
+    const results = items
+      .slice(lastUser + 1)
+      .filter((i) => 'type' in i && i.type === 'function_call_result').length;
+    if (results < this.pages) {
+      return [
+        {
+          type: 'function_call',
+          callId: `call_${this.requests.length}`,
+          name: 'list_records',
+          arguments: JSON.stringify({ page: results }),
+          status: 'completed',
+        },
+      ];
+    }
+    return [
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: `listed ${results} pages` }],
+      },
+    ];
   }
 }
 
