@@ -4,15 +4,18 @@
 // for what the cache lacks), optional dependencies omitted so
 // better-sqlite3 is absent, the adapters' frameworks added at the versions acon is developed
 // against. There it imports every entry point from ESM, `require`s the main one, type-checks a
-// consumer file with `tsc --strict`, and compresses a conversation with the `sim` compressor.
+// consumer file with `tsc --strict`, type-checks the ```ts snippets of docs/runtime.md the same way
+// (scripts/docs-ts-snippets.mjs), and compresses a conversation with the `sim` compressor.
 // Needs a built dist/ (`npm run build`): `npm pack --ignore-scripts` packs what is there.
 //
 //   node scripts/pack-check.mjs            prints "pack-check: ok" or fails with the step's output
+//   PACK_CHECK_KEEP=1 node scripts/pack-check.mjs   keeps the temporary project (its path printed)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsSnippets } from './docs-ts-snippets.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'acon-pack-'));
@@ -46,7 +49,8 @@ try {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'acon-consumer', private: true, type: 'module' }),
   );
-  // The frameworks the adapters import, at the versions of acon's own node_modules (cached).
+  // The frameworks the adapters import, at the versions of acon's own node_modules (cached), and
+  // the two model packages docs/runtime.md's snippets use beside them.
   // --omit=optional (to leave out better-sqlite3) also drops @openai/agents-core's optional
   // @modelcontextprotocol/client, without which the SDK itself fails to import; a user's normal
   // install has it, so the consumer names it.
@@ -56,6 +60,8 @@ try {
     '@langchain/core',
     '@openai/agents',
     '@modelcontextprotocol/client',
+    '@ai-sdk/openai-compatible',
+    '@langchain/openai',
   ].map(
     (name) =>
       `${name}@${JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version}`,
@@ -208,10 +214,23 @@ void [aconMiddleware, aconLangChain, aconInputFilter];
 createContextCompressor({ guidelines: await loadGuidelines(), model: { baseURL: 'x', model: 'm' }, thresholds: { obs: 'big' } });
 `,
   );
-  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer], consumer);
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  run(process.execPath, [tsc, '-p', consumer], consumer);
+
+  // docs/runtime.md's TypeScript, as a reader would paste it into this project.
+  const snippets = tsSnippets(readFileSync(join(root, 'docs', 'runtime.md'), 'utf8'));
+  for (const s of snippets.checked) writeFileSync(join(consumer, s.file), s.source);
+  const tsconfig = JSON.parse(readFileSync(join(consumer, 'tsconfig.json'), 'utf8'));
+  writeFileSync(
+    join(consumer, 'tsconfig.docs.json'),
+    JSON.stringify({ ...tsconfig, files: snippets.checked.map((s) => s.file) }),
+  );
+  run(process.execPath, [tsc, '-p', join(consumer, 'tsconfig.docs.json')], consumer);
+
   process.stdout.write(
-    `pack-check: ok (npm pack, install without better-sqlite3, 4 ESM entries, require, tsc --strict, sim ${simResult.before} -> ${simResult.after} tokens)\n`,
+    `pack-check: ok (npm pack, install without better-sqlite3, 4 ESM entries, require, tsc --strict, docs/runtime.md ts snippets ${snippets.checked.length} checked ${snippets.unchecked.length} unchecked, sim ${simResult.before} -> ${simResult.after} tokens)\n`,
   );
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.PACK_CHECK_KEEP) process.stdout.write(`pack-check: kept ${work}\n`);
+  else rmSync(work, { recursive: true, force: true });
 }

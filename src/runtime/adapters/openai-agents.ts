@@ -34,17 +34,30 @@ export function aconInputFilter(input: AgentsCompressor): CallModelInputFilter {
   });
 }
 
-/** The input items with ACON applied; the same objects where nothing changed. */
+/**
+ * The input items with ACON applied; the same objects where nothing changed. When the fold takes
+ * the latest user message (a later run's request over a session's history, which ACON reads as
+ * part of the turn before it), that message is put back verbatim after the summary, as
+ * `aconSession` keeps it: it is the request the kept turns answer, and the runner stores a run's
+ * new input in a session only as it appears in the filtered input (@openai/agents-core 0.20,
+ * runner/sessionPersistence.js `reconcilePersistableFilteredItems`), so a request folded out of
+ * the view would be missing from the session.
+ */
 export async function compressInput(
   compressor: ContextCompressor,
   input: AgentInputItem[],
 ): Promise<AgentInputItem[]> {
   const mapped = toOpenAi(input);
   const plan = await compressor.plan(mapped.messages);
-  return rebuild<AgentInputItem>(input, mapped, plan, {
-    summary: (text) => ({ type: 'message', role: 'user', content: text }),
+  let summary: AgentInputItem | null = null;
+  const out = rebuild<AgentInputItem>(input, mapped, plan, {
+    summary: (text) => (summary = { type: 'message', role: 'user', content: text }),
     replace: (item, parts) => replaceText(item, parts.get(-1)),
   });
+  const request = input.findLast((item) => 'role' in item && item.role === 'user');
+  if (summary === null || request === undefined || out.includes(request)) return out;
+  const at = out.indexOf(summary);
+  return [...out.slice(0, at + 1), request, ...out.slice(at + 1)];
 }
 
 export {
