@@ -32,7 +32,6 @@ import {
 export type StoredGuideline = Guideline & { path: string };
 export type { NewGuideline };
 
-
 export type GuidelineStoreOptions = {
   /** The guideline directory. @default `./guidelines` in the current working directory */
   dir?: string;
@@ -51,7 +50,6 @@ export const ACTIVE_FILE = 'ACTIVE';
 
 const REF_HELP =
   'name one by id (obs-0003), <kind>@<n> (obs@3), <kind>@active, <kind>@latest or the path of a guideline file';
-
 
 /**
  * Guideline versions on disk (ARCHITECTURE §3): `<dir>/<obs|hist>/<NNNN>-<slug>.md` and
@@ -112,7 +110,9 @@ export class GuidelineStore {
       const selector = (at[2] ?? '').toLowerCase();
       if (selector === 'active') return this.active(kind);
       if (selector === 'latest') {
-        const latest = this.list(kind).findLast((g) => g.status !== 'rejected' && g.status !== 'candidate');
+        const latest = this.list(kind).findLast(
+          (g) => g.status !== 'rejected' && g.status !== 'candidate',
+        );
         if (!latest) throw this.notFound(`${kind}@latest`, kind);
         return latest;
       }
@@ -238,7 +238,6 @@ export class GuidelineStore {
     return first;
   }
 
-
   /** The version with this id when its file exists; undefined otherwise. */
   find(id: string): StoredGuideline | undefined {
     const kind = GuidelineKindSchema.parse(id.split('-')[0]);
@@ -249,7 +248,10 @@ export class GuidelineStore {
    * Records the outcome of a version's evaluation (status and metrics) in its file, atomically.
    * Only the optimizer's bookkeeping changes; the text and lineage of a version never do.
    */
-  update(id: string, patch: { status?: GuidelineStatus; metrics?: GuidelineMetrics }): StoredGuideline {
+  update(
+    id: string,
+    patch: { status?: GuidelineStatus; metrics?: GuidelineMetrics },
+  ): StoredGuideline {
     const g = this.get(id);
     const next = GuidelineSchema.parse({
       ...g,
@@ -354,8 +356,6 @@ export class GuidelineStore {
     if (!seed) return undefined;
     return { ...readGuidelineFile(seed.path), path: seed.path };
   }
-
-
 
   private parseFile(path: string): Guideline {
     const content = readFileSync(path, 'utf8');
