@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from '../write-file-atomic.js';
 import {
   claimedNumbers,
   claimNumbers,
@@ -11,7 +12,6 @@ import {
   readVersions,
   slugify,
   versionFiles,
-  writeAtomic,
   writeNew,
 } from './version-files.js';
 import { newVersion, type NewGuideline } from './new-version.js';
@@ -259,7 +259,7 @@ export class GuidelineStore {
       ...(patch.status !== undefined && { status: patch.status }),
       ...(patch.metrics !== undefined && { metrics: { ...g.metrics, ...patch.metrics } }),
     });
-    writeAtomic(g.path, serializeGuideline(next));
+    writeFileAtomic(g.path, serializeGuideline(next));
     return { ...next, path: g.path };
   }
 
@@ -279,7 +279,7 @@ export class GuidelineStore {
     }
     const previous = this.activeId(target.kind);
     this.ensureSeed(target.kind);
-    writeAtomic(this.activePath(target.kind), `${target.id}\n`);
+    writeFileAtomic(this.activePath(target.kind), `${target.id}\n`);
     return { kind: target.kind, previous, current: inStore };
   }
 
