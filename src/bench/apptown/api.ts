@@ -204,3 +204,35 @@ export function showRowApi<T extends TableName>(def: {
       findOr404<Tables[T][number]>(world.data[def.table], a[idArg!] as number, def.what),
   });
 }
+
+/**
+ * The API that deletes one row of `table` by its id (`delete_note`, `delete_contact`, …): a 404
+ * naming `what` when no row has that id, else the row removed and `deleted`'s message about it.
+ * Deletes that take other rows with them (a mail thread's messages) are written out in full.
+ */
+export function deleteRowApi<T extends TableName>(def: {
+  name: string;
+  description: string;
+  table: T;
+  /** The one argument, the id (`{ note_id: NOTE_ID }`). */
+  id: Record<string, z.ZodNumber>;
+  what: string;
+  deleted: (row: Tables[T][number]) => string;
+}): Api {
+  const [idArg] = Object.keys(def.id);
+  return defineApi({
+    name: def.name,
+    description: def.description,
+    args: def.id,
+    returns: { message: 'string' },
+    handler: ({ world }, a) => {
+      const row = findOr404<Tables[T][number]>(
+        world.data[def.table],
+        a[idArg!] as number,
+        def.what,
+      );
+      world.remove(def.table, row.id);
+      return { message: def.deleted(row) };
+    },
+  });
+}
