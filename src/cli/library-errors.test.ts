@@ -2,8 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { requireValidTasks } from '../bench/task-problems.js';
 import { writeConfigTemplate } from '../config/index.js';
-import { BudgetExceededError, InvalidInputError } from '../errors.js';
+import { readConfigText } from '../config/read-file.js';
+import { BudgetExceededError, ConfigError, InvalidInputError, TaskFileError } from '../errors.js';
 import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guidelines/index.js';
 import { asUsage, cliMessage, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
@@ -22,6 +24,49 @@ describe('library errors in the CLI', () => {
     );
     expect(cliMessage(budget)).toContain(
       'raise the budget (--budget-usd) and resume run run-1 (--resume)',
+    );
+  });
+
+  it('writes config keys and options named otherwise as their flags', () => {
+    expect(['qa.data', 'file', 'provider', 'skipInvalidTasks'].map(flagOf)).toEqual([
+      '--qa-data',
+      '--config',
+      '--provider',
+      '--skip-invalid-tasks',
+    ]);
+  });
+
+  it('says a config path that is a folder in loadConfig`s terms, and as --config in the CLI`s', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acon-cfg-'));
+    const err = (() => {
+      try {
+        readConfigText(dir);
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })()!;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toContain('name the YAML file as `file` (e.g. path/acon.config.yaml)');
+    expect(cliMessage(err)).toContain(
+      'name the YAML file as --config (e.g. path/acon.config.yaml)',
+    );
+  });
+
+  it('offers to skip invalid task files as `skipInvalidTasks`, and as --skip-invalid-tasks in the CLI', async () => {
+    const bad = new TaskFileError('tasks/t1.yaml', 'steps', 'missing');
+    const err = await requireValidTasks(
+      { loadProblems: () => Promise.resolve([bad]) },
+      false,
+      () => {
+        throw new Error('no warning expected');
+      },
+    ).catch((e: unknown) => e as TaskFileError);
+    expect(err).toBeInstanceOf(TaskFileError);
+    expect((err as Error).message).toBe(
+      'tasks/t1.yaml: steps: missing; or pass `skipInvalidTasks` to run without it',
+    );
+    expect(cliMessage(err as TaskFileError)).toBe(
+      'tasks/t1.yaml: steps: missing; or pass --skip-invalid-tasks to run without it',
     );
   });
 
