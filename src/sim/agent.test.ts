@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage, ToolCall } from '../llm/types.js';
 import { corrupt, parseAgentMarker, simAgentTurn, type SimAgentOptions } from './agent.js';
+import { PLAYLIST_FACTS } from './sim.fixtures.js';
 
 const TOKEN = 'tok_a1b2c3d4e5';
 const PID = '48213';
@@ -447,18 +448,8 @@ describe('simAgentTurn', () => {
     );
 
   it('works through the items a summary places in the list, not the records around them', () => {
-    // What the history compressor writes of `{id: 5, title, songs: [{id: 70, album: {…}}, …]}`:
-    // the playlist itself, each song at its place in `songs`, each song's album inside it.
-    const facts = [
-      '[music.show]',
-      '- id=5 | title=Road Trip',
-      '- songs[0]: id=70 | title=Intro',
-      '- songs[0].album: id=900 | title=First Light',
-      '- songs[1]: id=71 | title=Outro',
-      '- songs[1].album: id=901 | title=Last Light',
-    ];
     const songOf = (done: string) => {
-      const args = turnAfterSummary(facts, done).tool_calls![0]!.function.arguments;
+      const args = turnAfterSummary(PLAYLIST_FACTS, done).tool_calls![0]!.function.arguments;
       return (JSON.parse(args) as { args: { song_id: number } }).args.song_id;
     };
     expect(songOf('')).toBe(70);

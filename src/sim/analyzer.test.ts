@@ -8,15 +8,7 @@ import { renderCompressionEvents, renderTrajectory } from '../optimize/render-tr
 import { renderPrompt } from '../prompts/template.js';
 import { simUtilityAnalysis } from './analyzer.js';
 import { simCompressionAnalysis } from './compression-analysis.js';
-
-/** The pair description of a utility-analyzer prompt (the sim reads only the trajectories). */
-const PAIR_VARS = {
-  pair_kind: 'failure',
-  full_outcome: 'succeeded in 4 steps',
-  compressed_outcome: 'failed in 5 steps',
-  step_ratio: '1.25',
-  compressed_evaluation: '- [FAIL] answer: expected "3", got "4"',
-};
+import { PAIR_VARS } from './sim.fixtures.js';
 
 function t(step: number, api: string, args: Record<string, unknown>, result: string): Turn {
   return {

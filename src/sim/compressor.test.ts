@@ -5,6 +5,7 @@ import { renderPrompt } from '../prompts/template.js';
 import type { ChatMessage } from '../llm/types.js';
 import { countTokens } from '../llm/tokenizer.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
+import { PLAYLIST_FACTS } from './sim.fixtures.js';
 
 const OBSERVATION = {
   page_index: 0,
@@ -400,16 +401,7 @@ describe('simHistoryCompressor', () => {
     const text = summaryText(
       simHistoryCompressor(histMessages(lean, '(none)', 'Queue it.', history)),
     );
-    expect(text).toContain(
-      [
-        '[music.show]',
-        '- id=5 | title=Road Trip',
-        '- songs[0]: id=70 | title=Intro',
-        '- songs[0].album: id=900 | title=First Light',
-        '- songs[1]: id=71 | title=Outro',
-        '- songs[1].album: id=901 | title=Last Light',
-      ].join('\n'),
-    );
+    expect(text).toContain(PLAYLIST_FACTS.join('\n'));
     // Carried into the next summary as written.
     const next = summaryText(simHistoryCompressor(histMessages(lean, text, 'Queue it.', '')));
     expect(next).toContain('- songs[1].album: id=901 | title=Last Light');
