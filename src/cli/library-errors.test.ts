@@ -5,10 +5,26 @@ import { describe, expect, it } from 'vitest';
 import { requireValidTasks } from '../bench/task-problems.js';
 import { writeConfigTemplate } from '../config/index.js';
 import { readConfigText } from '../config/read-file.js';
-import { BudgetExceededError, ConfigError, InvalidInputError, TaskFileError } from '../errors.js';
+import {
+  type AconError,
+  BudgetExceededError,
+  ConfigError,
+  InvalidInputError,
+  TaskFileError,
+} from '../errors.js';
 import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guidelines/index.js';
 import { asUsage, cliMessage, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
+
+/** The error `fn` throws (the test fails when it throws none). */
+function thrown(fn: () => unknown): AconError {
+  try {
+    fn();
+  } catch (e) {
+    return e as AconError;
+  }
+  throw new Error('nothing thrown');
+}
 
 describe('library errors in the CLI', () => {
   it('writes the options a message names as the flags that set them', () => {
@@ -38,13 +54,7 @@ describe('library errors in the CLI', () => {
 
   it('says a config path that is a folder in loadConfig`s terms, and as --config in the CLI`s', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acon-cfg-'));
-    const err = (() => {
-      try {
-        readConfigText(dir);
-      } catch (e) {
-        return e as ConfigError;
-      }
-    })()!;
+    const err = thrown(() => readConfigText(dir));
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain('name the YAML file as `file` (e.g. path/acon.config.yaml)');
     expect(cliMessage(err)).toContain(
@@ -81,13 +91,7 @@ describe('library errors in the CLI', () => {
   it('says a config file exists in the library`s terms, and as --force in the CLI`s', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'acon-init-')), 'acon.config.yaml');
     writeConfigTemplate(file);
-    const err = (() => {
-      try {
-        writeConfigTemplate(file);
-      } catch (e) {
-        return e as InvalidInputError;
-      }
-    })()!;
+    const err = thrown(() => writeConfigTemplate(file));
     expect(err).toBeInstanceOf(InvalidInputError);
     expect(err.message).toBe(`${file} already exists; pass \`force\` to overwrite it`);
     expect(cliMessage(err)).toBe(`${file} already exists; pass --force to overwrite it`);
