@@ -28,11 +28,18 @@ function thrown(fn: () => unknown): AconError {
 
 describe('library errors in the CLI', () => {
   it('writes the options a message names as the flags that set them', () => {
-    expect(['force', 'compressorKeyEnv', 'taskIds', 'run.allow_task_changes'].map(flagOf)).toEqual([
+    const options = ['force', 'compressorKeyEnv', 'taskIds', 'run.allow_task_changes'];
+    // Config keys and the options of loadConfig and the session named otherwise.
+    options.push('qa.data', 'file', 'provider', 'skipInvalidTasks');
+    expect(options.map(flagOf)).toEqual([
       '--force',
       '--compressor-key-env',
       '--tasks',
       '--allow-task-changes',
+      '--qa-data',
+      '--config',
+      '--provider',
+      '--skip-invalid-tasks',
     ]);
     const budget = new BudgetExceededError(1, 1, 'run-1');
     expect(budget.message).toContain(
@@ -41,15 +48,6 @@ describe('library errors in the CLI', () => {
     expect(cliMessage(budget)).toContain(
       'raise the budget (--budget-usd) and resume run run-1 (--resume)',
     );
-  });
-
-  it('writes config keys and options named otherwise as their flags', () => {
-    expect(['qa.data', 'file', 'provider', 'skipInvalidTasks'].map(flagOf)).toEqual([
-      '--qa-data',
-      '--config',
-      '--provider',
-      '--skip-invalid-tasks',
-    ]);
   });
 
   it('says a config path that is a folder in loadConfig`s terms, and as --config in the CLI`s', () => {
