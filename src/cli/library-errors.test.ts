@@ -28,18 +28,18 @@ function thrown(fn: () => unknown): AconError {
 
 describe('library errors in the CLI', () => {
   it('writes the options a message names as the flags that set them', () => {
-    const options = ['force', 'compressorKeyEnv', 'taskIds', 'run.allow_task_changes'];
-    // Config keys and the options of loadConfig and the session named otherwise.
-    options.push('qa.data', 'file', 'provider', 'skipInvalidTasks');
+    // Options in kebab case, and config keys and options whose flag has another name.
+    const options = ['force', 'compressorKeyEnv', 'provider', 'skipInvalidTasks', 'taskIds'];
+    options.push('run.allow_task_changes', 'qa.data', 'file');
     expect(options.map(flagOf)).toEqual([
       '--force',
       '--compressor-key-env',
+      '--provider',
+      '--skip-invalid-tasks',
       '--tasks',
       '--allow-task-changes',
       '--qa-data',
       '--config',
-      '--provider',
-      '--skip-invalid-tasks',
     ]);
     const budget = new BudgetExceededError(1, 1, 'run-1');
     expect(budget.message).toContain(
