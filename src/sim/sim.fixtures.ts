@@ -1,3 +1,5 @@
+import { renderPrompt } from '../prompts/index.js';
+
 /* Test fixtures (not built into dist) shared by the tests of the simulated provider. */
 
 /** The pair description of a utility-analyzer prompt (the sim reads only the trajectories). */
@@ -22,3 +24,22 @@ export const PLAYLIST_FACTS = [
   '- songs[1]: id=71 | title=Outro',
   '- songs[1].album: id=901 | title=Last Light',
 ];
+
+/**
+ * The utility analyzer's user prompt for a pair of rendered trajectories, with PAIR_VARS: what the
+ * simulated analyzer reads.
+ */
+export function utAnalyzerPrompt(
+  task: string,
+  trajectories: { full: string; compressed: string },
+  opts: { kind?: 'obs' | 'hist'; guideline?: string } = {},
+): string {
+  return renderPrompt('analyzer-ut.user.txt', {
+    task,
+    kind: opts.kind ?? 'obs',
+    guideline: opts.guideline ?? 'g',
+    ...PAIR_VARS,
+    full_trajectory: trajectories.full,
+    compressed_trajectory: trajectories.compressed,
+  });
+}
