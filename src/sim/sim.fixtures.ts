@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../llm/index.js';
 import { renderPrompt } from '../prompts/index.js';
 
 /* Test fixtures (not built into dist) shared by the tests of the simulated provider. */
@@ -42,4 +43,15 @@ export function utAnalyzerPrompt(
     full_trajectory: trajectories.full,
     compressed_trajectory: trajectories.compressed,
   });
+}
+
+/** The agent's `call_api` tool call `id` with `args`, said as `content` ("Step 2 of 3: …"). */
+export function apiCallMessage(id: string, content: string, args: unknown): ChatMessage {
+  return {
+    role: 'assistant',
+    content,
+    tool_calls: [
+      { id, type: 'function', function: { name: 'call_api', arguments: JSON.stringify(args) } },
+    ],
+  };
 }
