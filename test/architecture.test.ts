@@ -51,6 +51,7 @@ const LAYERS: Layers = {
   clock: 8,
   'seeded-random': 8,
   'url-credentials': 8,
+  'write-file-atomic': 8,
 };
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OutputFileError } from '../src/errors.js';
 import { JsonlWriter } from '../src/export/jsonl-writer.js';
-import { writeFileAtomic } from '../src/report/html/write-file.js';
+import { writeFileAtomic } from '../src/write-file-atomic.js';
 import { runAcon, tempDir } from './helpers/cli.js';
 
 /**

@@ -1,6 +1,9 @@
 import { TaskFileError } from '../errors.js';
 import type { Benchmark } from './types.js';
 
+/** The option the error names: the runner's `skipInvalidTasks` (the CLI's --skip-invalid-tasks). */
+const SKIP = ['skipInvalidTasks'];
+
 /**
  * Invalid task files stop a run (issue #17: a split must not silently shrink): the first one
  * is thrown naming its file and field. With `skip`, the valid tasks run and `warn` says how
@@ -24,9 +27,15 @@ export async function requireValidTasks(
     problems.length > 1
       ? ` (${problems.length - 1} more invalid task files; see acon tasks list)`
       : '';
-  const hint = `; or pass --skip-invalid-tasks to run without ${problems.length === 1 ? 'it' : 'them'}${more}`;
+  const hint = `; or pass \`skipInvalidTasks\` to run without ${problems.length === 1 ? 'it' : 'them'}${more}`;
   if (first instanceof TaskFileError) {
-    throw new TaskFileError(first.file, first.field, `${first.detail}${hint}`, { cause: first });
+    throw new TaskFileError(first.file, first.field, `${first.detail}${hint}`, {
+      cause: first,
+      options: SKIP,
+    });
   }
-  throw new TaskFileError('(tasks)', '(file)', `${first.message}${hint}`, { cause: first });
+  throw new TaskFileError('(tasks)', '(file)', `${first.message}${hint}`, {
+    cause: first,
+    options: SKIP,
+  });
 }

@@ -2,19 +2,44 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { requireValidTasks } from '../bench/task-problems.js';
 import { writeConfigTemplate } from '../config/index.js';
-import { BudgetExceededError, InvalidInputError } from '../errors.js';
+import { readConfigText } from '../config/read-file.js';
+import {
+  type AconError,
+  BudgetExceededError,
+  ConfigError,
+  InvalidInputError,
+  TaskFileError,
+} from '../errors.js';
 import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guidelines/index.js';
 import { asUsage, cliMessage, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
 
+/** The error `fn` throws (the test fails when it throws none). */
+function thrown(fn: () => unknown): AconError {
+  try {
+    fn();
+  } catch (e) {
+    return e as AconError;
+  }
+  throw new Error('nothing thrown');
+}
+
 describe('library errors in the CLI', () => {
   it('writes the options a message names as the flags that set them', () => {
-    expect(['force', 'compressorKeyEnv', 'taskIds', 'run.allow_task_changes'].map(flagOf)).toEqual([
+    // Options in kebab case, and config keys and options whose flag has another name.
+    const options = ['force', 'compressorKeyEnv', 'provider', 'skipInvalidTasks', 'taskIds'];
+    options.push('run.allow_task_changes', 'qa.data', 'file');
+    expect(options.map(flagOf)).toEqual([
       '--force',
       '--compressor-key-env',
+      '--provider',
+      '--skip-invalid-tasks',
       '--tasks',
       '--allow-task-changes',
+      '--qa-data',
+      '--config',
     ]);
     const budget = new BudgetExceededError(1, 1, 'run-1');
     expect(budget.message).toContain(
@@ -22,6 +47,34 @@ describe('library errors in the CLI', () => {
     );
     expect(cliMessage(budget)).toContain(
       'raise the budget (--budget-usd) and resume run run-1 (--resume)',
+    );
+  });
+
+  it('says a config path that is a folder in loadConfig`s terms, and as --config in the CLI`s', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acon-cfg-'));
+    const err = thrown(() => readConfigText(dir));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toContain('name the YAML file as `file` (e.g. path/acon.config.yaml)');
+    expect(cliMessage(err)).toContain(
+      'name the YAML file as --config (e.g. path/acon.config.yaml)',
+    );
+  });
+
+  it('offers to skip invalid task files as `skipInvalidTasks`, and as --skip-invalid-tasks in the CLI', async () => {
+    const bad = new TaskFileError('tasks/t1.yaml', 'steps', 'missing');
+    const err = await requireValidTasks(
+      { loadProblems: () => Promise.resolve([bad]) },
+      false,
+      () => {
+        throw new Error('no warning expected');
+      },
+    ).catch((e: unknown) => e as TaskFileError);
+    expect(err).toBeInstanceOf(TaskFileError);
+    expect((err as Error).message).toBe(
+      'tasks/t1.yaml: steps: missing; or pass `skipInvalidTasks` to run without it',
+    );
+    expect(cliMessage(err as TaskFileError)).toBe(
+      'tasks/t1.yaml: steps: missing; or pass --skip-invalid-tasks to run without it',
     );
   });
 
@@ -36,13 +89,7 @@ describe('library errors in the CLI', () => {
   it('says a config file exists in the library`s terms, and as --force in the CLI`s', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'acon-init-')), 'acon.config.yaml');
     writeConfigTemplate(file);
-    const err = (() => {
-      try {
-        writeConfigTemplate(file);
-      } catch (e) {
-        return e as InvalidInputError;
-      }
-    })()!;
+    const err = thrown(() => writeConfigTemplate(file));
     expect(err).toBeInstanceOf(InvalidInputError);
     expect(err.message).toBe(`${file} already exists; pass \`force\` to overwrite it`);
     expect(cliMessage(err)).toBe(`${file} already exists; pass --force to overwrite it`);

@@ -12,6 +12,9 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   'budget.usd': '--budget-usd',
   'run.allow_task_changes': '--allow-task-changes',
   'run.db': '--db',
+  'qa.data': '--qa-data',
+  // loadConfig's `file`: the config file.
+  file: '--config',
 };
 
 /** The flag that sets a library option. */

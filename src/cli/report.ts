@@ -34,7 +34,7 @@ Examples:
       const { openRunStore } = await import('../store/index.js');
       const { reportData } = await import('../report/index.js');
       const { renderReportHtml } = await import('../report/index.js');
-      const { writeFileAtomic } = await import('../report/index.js');
+      const { writeFileAtomic } = await import('../write-file-atomic.js');
       const { config } = loadConfig({ file: opts.config });
       const store = openRunStore(opts.db ?? config.run.db, { mode: 'read' });
       try {

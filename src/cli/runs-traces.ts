@@ -41,7 +41,7 @@ Examples:
       const { loadConfig } = await import('../config/index.js');
       const { openRunStore } = await import('../store/index.js');
       const { parseTraceSource, runTraces, traceLine } = await import('../experiment/index.js');
-      const { writeFileAtomic } = await import('../report/index.js');
+      const { writeFileAtomic } = await import('../write-file-atomic.js');
       const parsed = parseTraceSource(source);
       if (parsed.kind !== 'run') {
         throw new UsageError(

@@ -55,9 +55,7 @@ describe('a config path that is not a readable file (issue #60)', () => {
       }),
     );
     expect(err.message).toContain(file);
-    expect(err.message).toContain(
-      'make it readable (chmod u+r) or pass another file with --config',
-    );
+    expect(err.message).toContain('make it readable (chmod u+r) or pass another file with `file`');
     // A dangling link is reported, not skipped as "no config".
     expect(errorOf(() => readConfigText(file)).message).toContain('to a file that does not exist');
   });

@@ -21,7 +21,8 @@ export function readConfigText(
   try {
     return read(file);
   } catch (err) {
-    throw new ConfigError(file, '(file)', fixFor(err), { cause: err });
+    // The fixes name loadConfig's `file` option (the CLI's --config).
+    throw new ConfigError(file, '(file)', fixFor(err), { cause: err, options: ['file'] });
   }
 }
 
@@ -30,15 +31,15 @@ function fixFor(err: unknown): string {
   const what = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   switch (code) {
     case 'EISDIR':
-      return 'is a folder, not a config file; name the YAML file (e.g. --config path/acon.config.yaml) or remove the folder';
+      return 'is a folder, not a config file; name the YAML file as `file` (e.g. path/acon.config.yaml) or remove the folder';
     case 'ELOOP':
       return 'is a symbolic link that points back to itself (a loop); point the link to a real file or remove it';
     case 'ENOENT':
       return 'is a symbolic link to a file that does not exist; point it to the config file or remove it';
     case 'EACCES':
     case 'EPERM':
-      return `cannot be read (${what}); make it readable (chmod u+r) or pass another file with --config`;
+      return `cannot be read (${what}); make it readable (chmod u+r) or pass another file with \`file\``;
     default:
-      return `cannot be read (${what}); fix the file or pass another one with --config`;
+      return `cannot be read (${what}); fix the file or pass another one with \`file\``;
   }
 }

@@ -15,6 +15,18 @@ export const RoleUsageSchema = z.object({
 });
 export type RoleUsage = z.infer<typeof RoleUsageSchema>;
 
+/** A role's usage before its first call: the start of every sum of calls by role. */
+export function noRoleUsage(): Omit<RoleUsage, 'fullCostUsd'> {
+  return {
+    calls: 0,
+    inputTokens: 0,
+    cachedTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    costUsd: 0,
+  };
+}
+
 export const RolloutMetricsSchema = z.object({
   success: z.boolean(),
   score: z.number(),

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { InvalidInputError, NotFoundError, OutputFileError } from '../errors.js';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import { countMessageTokens, countTokens, type TokenCounter } from '../llm/index.js';
 import type { RunRow } from '../domain/index.js';
 import { fitExample } from './budget.js';
@@ -25,6 +24,7 @@ import type { ExportSource, GuidelineFilter, RolloutFilter } from './source.js';
 import { validationTasks } from './split.js';
 import { emptySummary, type ExportSummary, type TaskCount } from './summary.js';
 import { aconVersion } from './version.js';
+import { writeFileAtomic } from '../write-file-atomic.js';
 
 export type ExportDeps = {
   /** The run store (its runs and the streamed calls of a run). */
@@ -91,7 +91,7 @@ export async function exportDataset(
   if (!written.hasVal) rmSync(paths.val, { force: true });
   for (const f of sidecars) {
     const existing = existsSync(f.path) ? readFileSync(f.path, 'utf8') : null;
-    writeText(f.path, f.render(existing));
+    writeFileAtomic(f.path, f.render(existing));
   }
 
   const summary: ExportSummary = {
@@ -122,7 +122,7 @@ export async function exportDataset(
     maxTokens: opts.maxTokens,
     byTask: [...written.byTask.values()],
   };
-  writeText(
+  writeFileAtomic(
     paths.meta,
     `${JSON.stringify(metaOf(summary, run, opts, deps.version ?? aconVersion()), null, 2)}\n`,
   );
@@ -321,19 +321,6 @@ function exampleKey(ex: TrainingExample): string {
   return createHash('sha256')
     .update(JSON.stringify([ex.messages, ex.tools ?? null]))
     .digest('base64');
-}
-
-/** Writes next to the target and renames: a reader never sees a half-written meta or sidecar. */
-function writeText(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, text, 'utf8');
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw OutputFileError.of(path, err);
-  }
 }
 
 /** The meta file: provenance and counts, kept out of the training lines. No timestamps: re-exports are byte-identical. */

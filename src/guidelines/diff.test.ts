@@ -35,13 +35,19 @@ describe('unifiedDiff', () => {
 
   it('treats a missing trailing newline as no change', () => {
     expect(textsDiffer('a\nb', 'a\nb\n')).toBe(false);
-    expect(unifiedDiff({ label: 'a', text: 'x' }, { label: 'b', text: 'x\n' }, { color: false })).toBe('');
+    expect(
+      unifiedDiff({ label: 'a', text: 'x' }, { label: 'b', text: 'x\n' }, { color: false }),
+    ).toBe('');
   });
 
   it('honours the context size', () => {
     const a = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n');
     const b = a.replace('line 10', 'line ten');
-    const out = unifiedDiff({ label: 'a', text: a }, { label: 'b', text: b }, { color: false, context: 1 });
+    const out = unifiedDiff(
+      { label: 'a', text: a },
+      { label: 'b', text: b },
+      { color: false, context: 1 },
+    );
     expect(out).toContain('@@ -10,3 +10,3 @@');
   });
 
@@ -52,10 +58,12 @@ describe('unifiedDiff', () => {
 
 describe('wordDiff', () => {
   it('marks changed words inline without colour', () => {
-    expect(wordDiff('Be concise. Keep ids.', 'Be very concise. Keep all ids.', { color: false })).toBe(
-      'Be {+very +}concise. Keep {+all +}ids.\n',
+    expect(
+      wordDiff('Be concise. Keep ids.', 'Be very concise. Keep all ids.', { color: false }),
+    ).toBe('Be {+very +}concise. Keep {+all +}ids.\n');
+    expect(wordDiff('Drop tokens.', 'Keep tokens.', { color: false })).toBe(
+      '[-Drop-]{+Keep+} tokens.\n',
     );
-    expect(wordDiff('Drop tokens.', 'Keep tokens.', { color: false })).toBe('[-Drop-]{+Keep+} tokens.\n');
   });
 
   it('colours added words green and removed words red', () => {

@@ -72,7 +72,11 @@ describe('parseGuideline', () => {
     };
     const text = serializeGuideline(g);
     expect(text.startsWith('---\nid: hist-0012\nkind: hist\nparent: hist-0007\n')).toBe(true);
-    expect(text.endsWith('\n---\n\nSummarize.\n\n---\n\nKEEP: id, access_token\n# History Summary stays the heading.\n')).toBe(true);
+    expect(
+      text.endsWith(
+        '\n---\n\nSummarize.\n\n---\n\nKEEP: id, access_token\n# History Summary stays the heading.\n',
+      ),
+    ).toBe(true);
     expect(parseGuideline(text, 'x.md')).toEqual(g);
   });
 
@@ -111,7 +115,10 @@ describe('parseGuideline', () => {
 
   it('reports a missing field as missing', () => {
     const err = catchError(() =>
-      parseGuideline(withFrontMatter('id: obs-0001\nkind: obs\nparent: null\nrun: null\ncreated: 2026-11-22'), 'f.md'),
+      parseGuideline(
+        withFrontMatter('id: obs-0001\nkind: obs\nparent: null\nrun: null\ncreated: 2026-11-22'),
+        'f.md',
+      ),
     );
     expect(err.field).toBe('phase');
     expect(err.detail).toContain('missing');
@@ -133,7 +140,9 @@ describe('parseGuideline', () => {
   });
 
   it('rejects an empty text', () => {
-    const err = catchError(() => parseGuideline(SEED.replace('Keep what matters.\n', '\n  \n'), 'f.md'));
+    const err = catchError(() =>
+      parseGuideline(SEED.replace('Keep what matters.\n', '\n  \n'), 'f.md'),
+    );
     expect(err.field).toBe('text');
     expect(err.detail).toMatch(/empty/);
   });

@@ -23,7 +23,9 @@ export async function resolvePairList(list: string, store: GuidelineStore): Prom
   const invalid = (message: string) =>
     new InvalidInputError(message, { what: GUIDELINE_PAIR, value: list });
   if (items.length === 0) {
-    throw invalid(`the list of guideline pairs "${list}" names no pair; give e.g. v0,active or obs@2+hist@1`);
+    throw invalid(
+      `the list of guideline pairs "${list}" names no pair; give e.g. v0,active or obs@2+hist@1`,
+    );
   }
   const seen = new Set<string>();
   const out: NamedPair[] = [];

@@ -111,7 +111,11 @@ function checkConsistency(
     });
   }
   if (fm.parent === fm.id) {
-    ctx.addIssue({ code: 'custom', path: ['parent'], message: 'a version cannot be its own parent' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['parent'],
+      message: 'a version cannot be its own parent',
+    });
   }
 }
 
@@ -121,9 +125,8 @@ function withStatus<T extends { phase: GuidelinePhase; status?: GuidelineStatus 
   return { ...fm, status: fm.status ?? (fm.phase === 'seed' ? 'seed' : 'accepted') };
 }
 
-export const GuidelineFrontMatterSchema = FrontMatterObject.superRefine(checkConsistency).transform(
-  withStatus,
-);
+export const GuidelineFrontMatterSchema =
+  FrontMatterObject.superRefine(checkConsistency).transform(withStatus);
 export type GuidelineFrontMatter = z.output<typeof GuidelineFrontMatterSchema>;
 
 export const GuidelineTextSchema = z

@@ -1,10 +1,23 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
 import { parseGuideline } from './file.js';
-import { GuidelineStore, PACKAGE_GUIDELINES_DIR, toVersionRow, type NewGuideline } from './store.js';
+import {
+  GuidelineStore,
+  PACKAGE_GUIDELINES_DIR,
+  toVersionRow,
+  type NewGuideline,
+} from './store.js';
 
 const NOW = new Date('2026-11-22T03:16:00.000Z');
 
@@ -44,7 +57,9 @@ describe('GuidelineStore', () => {
     expect(g.path).toBe(join(dir, 'obs', '0001-ut-round-1-cand-2.md'));
     const seedFile = readdirSync(join(dir, 'obs')).find((f) => f.startsWith('0000-'));
     expect(seedFile).toBeDefined();
-    const shipped = readdirSync(join(PACKAGE_GUIDELINES_DIR, 'obs')).find((f) => f.startsWith('0000-'));
+    const shipped = readdirSync(join(PACKAGE_GUIDELINES_DIR, 'obs')).find((f) =>
+      f.startsWith('0000-'),
+    );
     expect(readFileSync(join(dir, 'obs', seedFile ?? ''), 'utf8')).toBe(
       readFileSync(join(PACKAGE_GUIDELINES_DIR, 'obs', shipped ?? ''), 'utf8'),
     );
@@ -54,7 +69,10 @@ describe('GuidelineStore', () => {
   it('sees a file edited after it was read, and a broken edit fails the next read', () => {
     const g = store.write(candidate());
     expect(store.get(g.id).text).toBe('Keep every id.\nKEEP: id');
-    writeFileSync(g.path, readFileSync(g.path, 'utf8').replace('Keep every id.', 'Keep every URL.'));
+    writeFileSync(
+      g.path,
+      readFileSync(g.path, 'utf8').replace('Keep every id.', 'Keep every URL.'),
+    );
     expect(store.get(g.id).text).toBe('Keep every URL.\nKEEP: id');
     writeFileSync(g.path, 'no front matter');
     expect(() => store.get(g.id)).toThrow(GuidelineError);
@@ -183,15 +201,21 @@ describe('GuidelineStore', () => {
   });
 
   it('rejects a write whose parent does not exist or whose text is empty', () => {
-    expect(() => store.write(candidate({ parent: 'obs-0009' }))).toThrow(/parent obs-0009 does not exist/);
+    expect(() => store.write(candidate({ parent: 'obs-0009' }))).toThrow(
+      /parent obs-0009 does not exist/,
+    );
     expect(() => store.write(candidate({ text: '   ' }))).toThrow(GuidelineError);
-    expect(() => store.write(candidate({ text: '   ' }))).toThrow(/text: the guideline text is empty/);
+    expect(() => store.write(candidate({ text: '   ' }))).toThrow(
+      /text: the guideline text is empty/,
+    );
   });
 
   it('names a file whose id does not match its name', () => {
     const a = store.write(candidate());
     writeFileSync(join(dir, 'obs', '0005-copy.md'), readFileSync(a.path, 'utf8'));
-    expect(() => store.list('obs')).toThrow(/0005-copy\.md: id: id obs-0001 does not match the file name/);
+    expect(() => store.list('obs')).toThrow(
+      /0005-copy\.md: id: id obs-0001 does not match the file name/,
+    );
   });
 
   it('ignores temp files and other names in a kind directory', () => {

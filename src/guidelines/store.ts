@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GuidelineError, InvalidInputError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from '../write-file-atomic.js';
 import {
   claimedNumbers,
   claimNumbers,
@@ -11,7 +12,6 @@ import {
   readVersions,
   slugify,
   versionFiles,
-  writeAtomic,
   writeNew,
 } from './version-files.js';
 import { newVersion, type NewGuideline } from './new-version.js';
@@ -32,7 +32,6 @@ import {
 export type StoredGuideline = Guideline & { path: string };
 export type { NewGuideline };
 
-
 export type GuidelineStoreOptions = {
   /** The guideline directory. @default `./guidelines` in the current working directory */
   dir?: string;
@@ -51,7 +50,6 @@ export const ACTIVE_FILE = 'ACTIVE';
 
 const REF_HELP =
   'name one by id (obs-0003), <kind>@<n> (obs@3), <kind>@active, <kind>@latest or the path of a guideline file';
-
 
 /**
  * Guideline versions on disk (ARCHITECTURE §3): `<dir>/<obs|hist>/<NNNN>-<slug>.md` and
@@ -112,7 +110,9 @@ export class GuidelineStore {
       const selector = (at[2] ?? '').toLowerCase();
       if (selector === 'active') return this.active(kind);
       if (selector === 'latest') {
-        const latest = this.list(kind).findLast((g) => g.status !== 'rejected' && g.status !== 'candidate');
+        const latest = this.list(kind).findLast(
+          (g) => g.status !== 'rejected' && g.status !== 'candidate',
+        );
         if (!latest) throw this.notFound(`${kind}@latest`, kind);
         return latest;
       }
@@ -238,7 +238,6 @@ export class GuidelineStore {
     return first;
   }
 
-
   /** The version with this id when its file exists; undefined otherwise. */
   find(id: string): StoredGuideline | undefined {
     const kind = GuidelineKindSchema.parse(id.split('-')[0]);
@@ -249,7 +248,10 @@ export class GuidelineStore {
    * Records the outcome of a version's evaluation (status and metrics) in its file, atomically.
    * Only the optimizer's bookkeeping changes; the text and lineage of a version never do.
    */
-  update(id: string, patch: { status?: GuidelineStatus; metrics?: GuidelineMetrics }): StoredGuideline {
+  update(
+    id: string,
+    patch: { status?: GuidelineStatus; metrics?: GuidelineMetrics },
+  ): StoredGuideline {
     const g = this.get(id);
     const next = GuidelineSchema.parse({
       ...g,
@@ -257,7 +259,7 @@ export class GuidelineStore {
       ...(patch.status !== undefined && { status: patch.status }),
       ...(patch.metrics !== undefined && { metrics: { ...g.metrics, ...patch.metrics } }),
     });
-    writeAtomic(g.path, serializeGuideline(next));
+    writeFileAtomic(g.path, serializeGuideline(next));
     return { ...next, path: g.path };
   }
 
@@ -277,7 +279,7 @@ export class GuidelineStore {
     }
     const previous = this.activeId(target.kind);
     this.ensureSeed(target.kind);
-    writeAtomic(this.activePath(target.kind), `${target.id}\n`);
+    writeFileAtomic(this.activePath(target.kind), `${target.id}\n`);
     return { kind: target.kind, previous, current: inStore };
   }
 
@@ -354,8 +356,6 @@ export class GuidelineStore {
     if (!seed) return undefined;
     return { ...readGuidelineFile(seed.path), path: seed.path };
   }
-
-
 
   private parseFile(path: string): Guideline {
     const content = readFileSync(path, 'utf8');

@@ -14,13 +14,21 @@ describe('validateGuidelineText', () => {
   });
 
   it.each(['obs', 'hist'] as const)('accepts the shipped %s v0', (kind) => {
-    expect(validateGuidelineText(new GuidelineStore({ dir: PACKAGE_GUIDELINES_DIR }).get(`${kind}@0`).text, kind)).toEqual({
+    expect(
+      validateGuidelineText(
+        new GuidelineStore({ dir: PACKAGE_GUIDELINES_DIR }).get(`${kind}@0`).text,
+        kind,
+      ),
+    ).toEqual({
       ok: true,
     });
   });
 
   it('rejects empty text', () => {
-    expect(validateGuidelineText('  \n ', 'obs')).toEqual({ ok: false, reason: 'the guideline is empty' });
+    expect(validateGuidelineText('  \n ', 'obs')).toEqual({
+      ok: false,
+      reason: 'the guideline is empty',
+    });
   });
 
   it('rejects text over the length limit', () => {

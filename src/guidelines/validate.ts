@@ -28,8 +28,7 @@ const OUTPUT_HEADING =
  * singular "heading" counts: "drop response headers", "remove email titles" or "DROP: title" are
  * about the observation's content, not the answer.
  */
-const OMIT_VERB =
-  String.raw`\b(?:omit|drop|remove|skip|leave out|strip|without|(?:do not|don't|never)\s+(?:include|use|add|write|output|start with|begin with|print))\b[^.\n]{0,30}?`;
+const OMIT_VERB = String.raw`\b(?:omit|drop|remove|skip|leave out|strip|without|(?:do not|don't|never)\s+(?:include|use|add|write|output|start with|begin with|print))\b[^.\n]{0,30}?`;
 const omitPattern = (required: string) =>
   new RegExp(
     String.raw`${OMIT_VERB}(?:\b(?:the|a|any|your)\s+(?:[\w-]+\s+)?heading\b|#*\s*${required.replace(' ', String.raw`\s+`)}\b)`,

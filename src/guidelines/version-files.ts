@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { GuidelineError } from '../errors.js';
@@ -6,7 +6,8 @@ import { GUIDELINE_ID_PATTERN, type Guideline, type GuidelineKind } from './sche
 
 /**
  * How guideline versions sit in a kind's folder (store.ts): the file names and their numbers,
- * the markers that claim a number before its file exists, and the two ways a file is written.
+ * the markers that claim a number before its file exists, and how a new file is written (a file
+ * that replaces one is written by src/write-file-atomic.ts).
  */
 
 /** Where claimed version numbers are marked until their files exist. */
@@ -126,19 +127,6 @@ export function writeNew(path: string, content: string): void {
     throw err;
   } finally {
     rmSync(tmp, { force: true });
-  }
-}
-
-/** Writes `content` to a temp file next to `path`, then renames it into place. */
-export function writeAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, content, { flag: 'wx' });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
   }
 }
 

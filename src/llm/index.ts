@@ -1,11 +1,7 @@
 export * from './types.js';
 export type { CallRecord, CallStore } from './call-store.js';
-export {
-  createLlmClient,
-  type CreateLlmClientOptions,
-  type LlmStats,
-  type MeteredLlmClient,
-} from './client.js';
+export { createLlmClient } from './client.js';
+export type { CreateLlmClientOptions, LlmStats, MeteredLlmClient } from './client-options.js';
 export { costUsd } from './cost.js';
 export { EndpointQueue, type EndpointLimits } from './endpoint-queue.js';
 export { OpenAiProvider, type OpenAiProviderOptions } from './openai-provider.js';

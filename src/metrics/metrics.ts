@@ -1,7 +1,7 @@
 import type { CompressionEvent, CallUsage, RoleUsage, RolloutMetrics } from '../domain/index.js';
 import type { Price } from '../config/index.js';
 import type { LlmRole } from '../llm/index.js';
-import type { ConditionMetrics } from '../domain/index.js';
+import { noRoleUsage, type ConditionMetrics } from '../domain/index.js';
 import { seededRandom } from '../seeded-random.js';
 import { fullCallCost } from './full-cost.js';
 
@@ -74,12 +74,7 @@ export function rolloutMetrics(input: {
         )
       : null;
     const u = (byRole[call.role] ??= {
-      calls: 0,
-      inputTokens: 0,
-      cachedTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-      costUsd: 0,
+      ...noRoleUsage(),
       fullCostUsd: input.prices ? 0 : null,
     });
     u.calls += 1;

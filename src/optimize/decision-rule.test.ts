@@ -6,19 +6,8 @@ import {
   decideUtility,
   dropUpperBound,
   signTestPValue,
-  type PairedOutcome,
 } from './decision-rule.js';
-
-/** n paired tasks: `wins` the candidate alone solved, `losses` the parent alone, the rest both. */
-function pairs(n: number, wins: number, losses: number, tokens = [1000, 1000]): PairedOutcome[] {
-  return Array.from({ length: n }, (_, i) => ({
-    taskId: `t${i}`,
-    parentSuccess: i >= wins,
-    candidateSuccess: i < wins || i >= wins + losses,
-    parentTokens: tokens[0]!,
-    candidateTokens: tokens[1]!,
-  }));
-}
+import { pairs } from './paired-outcomes.fixtures.js';
 
 describe('signTestPValue', () => {
   it('is the binomial tail written out', () => {

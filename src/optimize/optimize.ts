@@ -2,18 +2,18 @@ import type { GuidelinePair } from '../domain/index.js';
 import { summarizeRun } from '../metrics/index.js';
 import {
   ConditionMetricsSchema,
+  GuidelinePairSchema,
   type ConditionMetrics,
   ProvenanceSchema,
 } from '../domain/index.js';
-import { GuidelineTextSchema } from '../domain/index.js';
 import { z } from 'zod';
-import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';
 import { hasScenarios, type TaskInfo } from '../bench/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import { selectionName, type OptimizeParams } from './params.js';
 import { groupedSelection, unseenPatterns } from './grouped-split.js';
 import { runPhase } from './phase.js';
 import { repeatUnits } from './repeats.js';
+import { promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
 import { StageResultSchema, type StageResult } from './stage.js';
 import {
   OptimizePlanSchema,
@@ -30,17 +30,15 @@ import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
 import { roleTokenizer } from '../llm/index.js';
 
-const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
-
 /** `acon optimize --json` (`acon schema optimize`). */
 export const OptimizeResultSchema = z.object({
   runId: z.string(),
   plan: OptimizePlanSchema,
   stages: z.array(StageResultSchema),
   /** The guidelines the run started from, the utility phase's and the final ones. */
-  start: PairSchema,
-  ut: PairSchema,
-  final: PairSchema,
+  start: GuidelinePairSchema,
+  ut: GuidelinePairSchema,
+  final: GuidelinePairSchema,
   /** The condition the final guidelines are deployed as (one compressor alone when one was targeted). */
   finalCondition: z.string(),
   /** Rows per split (final-rows.ts): the baselines, then v0, UT and UTCO per compressor scope. */
@@ -65,7 +63,7 @@ export const OptimizeResultSchema = z.object({
   pairCheck: PairCheckSchema.optional(),
   /** Evaluation tasks that use a task pattern no selection task uses (grouped-split.ts). */
   evalUnseen: z.object({ unseen: z.number().int(), total: z.number().int() }).optional(),
-  chosen: PairSchema.optional(),
+  chosen: GuidelinePairSchema.optional(),
   /** Versions made active at the end (empty with --no-promote, or when v0 stays). */
   promoted: z.array(z.string()),
   files: z.array(z.string()),
@@ -138,10 +136,7 @@ export async function optimize(
       chosen,
       evalUnseen: unseenPatterns(tasks.eval, tasks.select),
       promoted: promoteFinal(run, start, chosen),
-      files: env.guidelines
-        .list()
-        .filter((g) => g.run === runId)
-        .map((g) => env.guidelines.displayPath(g.path)),
+      files: runGuidelineFiles(env, runId),
     };
     env.store.setRunStatus(runId, 'finished', {
       stages,
@@ -198,11 +193,7 @@ async function optimizeTasks(env: RunEnv, params: OptimizeParams) {
  */
 async function runStages(run: OptimizeRun) {
   const { env, params, runId } = run;
-  let start = env.store.getState(runId, 'start', PairSchema);
-  if (!start) {
-    start = await resolveGuidelinePair(params.guidelines, env.guidelines);
-    env.store.setState(runId, 'start', start);
-  }
+  const start = await startingPair(env, runId, params.guidelines);
   const pc = {
     env,
     runId,
@@ -309,15 +300,7 @@ async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
 function promoteFinal(run: OptimizeRun, start: GuidelinePair, pair: GuidelinePair): string[] {
   if (!run.params.promote) return [];
   if (pair.obs.id === start.obs.id && pair.hist.id === start.hist.id) return [];
-  const { store } = run.env;
-  return promotePair(
-    run.env.guidelines,
-    { obs: pair.obs.id, hist: pair.hist.id },
-    {
-      get: () => store.getState(run.runId, 'promotion', PromotionSchema),
-      set: (p) => store.setState(run.runId, 'promotion', p),
-    },
-  );
+  return promoteOnce(run.env, run.runId, pair);
 }
 
 /** Condition metrics restricted to one split's tasks (a run holds several splits). */

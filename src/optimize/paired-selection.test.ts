@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DECISION, type PairedOutcome } from './decision-rule.js';
+import { DEFAULT_DECISION } from './decision-rule.js';
+import { pairs } from './paired-outcomes.fixtures.js';
 import { choosePaired, pairOutcomes } from './paired-selection.js';
-
-/** n paired tasks: `wins` the candidate alone solved, `losses` the parent alone, the rest both. */
-function pairs(n: number, wins: number, losses: number, tokens = [1000, 1000]): PairedOutcome[] {
-  return Array.from({ length: n }, (_, i) => ({
-    taskId: `t${i}`,
-    parentSuccess: i >= wins,
-    candidateSuccess: i < wins || i >= wins + losses,
-    parentTokens: tokens[0]!,
-    candidateTokens: tokens[1]!,
-  }));
-}
 
 /** C(n, k), written out for the checks below (not the module's log-space sum). */
 function choose(n: number, k: number): number {

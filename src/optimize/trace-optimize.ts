@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { GuidelinePair } from '../domain/index.js';
 import { defaultTokenCounter } from '../agent/index.js';
-import { GuidelineTextSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
+import { GuidelinePairSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
 import {
   referenceTraces,
   replayMetrics,
@@ -11,11 +11,9 @@ import {
   stoppedRun,
   type RunEnv,
 } from '../experiment/index.js';
-import { promotePair, PromotionSchema, resolveGuidelinePair } from '../guidelines/index.js';
 import { kindsOf, PhaseSchema } from './params.js';
+import { promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
 import { runTraceStage, TraceStageResultSchema, type TraceStageResult } from './trace-stage.js';
-
-const PairSchema = z.object({ obs: GuidelineTextSchema, hist: GuidelineTextSchema });
 
 /** What `acon optimize --traces` records with its run (and `--resume` reads back). */
 export const TraceOptimizeParamsSchema = z.object({
@@ -54,9 +52,9 @@ export const TraceOptimizeResultSchema = z.object({
     failedLeftOut: z.number().int(),
   }),
   stages: z.array(TraceStageResultSchema),
-  start: PairSchema,
-  ut: PairSchema,
-  final: PairSchema,
+  start: GuidelinePairSchema,
+  ut: GuidelinePairSchema,
+  final: GuidelinePairSchema,
   /** Replay metrics (not accuracy) on the held-out conversations: v0, UT, UTCO per scope. */
   heldout: z.array(HeldoutRowSchema),
   promoted: z.array(z.string()),
@@ -103,7 +101,7 @@ export async function optimizeFromTraces(
       ut,
       final: pair,
     });
-    const promoted = params.promote ? promoteFinal(env, runId, pair) : [];
+    const promoted = params.promote ? promoteOnce(env, runId, pair) : [];
     const result: TraceOptimizeResult = {
       runId,
       source: params.traces,
@@ -122,10 +120,7 @@ export async function optimizeFromTraces(
       final: pair,
       heldout,
       promoted,
-      files: env.guidelines
-        .list()
-        .filter((g) => g.run === runId)
-        .map((g) => env.guidelines.displayPath(g.path)),
+      files: runGuidelineFiles(env, runId),
     };
     env.store.setRunStatus(runId, 'finished', {
       stages,
@@ -147,11 +142,7 @@ async function runStages(
   splits: { train: Trace[]; selection: Trace[] },
   log: (line: string) => void,
 ) {
-  let start = env.store.getState(runId, 'start', PairSchema);
-  if (!start) {
-    start = await resolveGuidelinePair(params.guidelines, env.guidelines);
-    env.store.setState(runId, 'start', start);
-  }
+  const start = await startingPair(env, runId, params.guidelines);
   const tc = {
     env,
     runId,
@@ -175,17 +166,6 @@ async function runStages(
     if (phase === 'ut') ut = pair;
   }
   return { start, ut, pair, stages };
-}
-
-function promoteFinal(env: RunEnv, runId: string, pair: GuidelinePair): string[] {
-  return promotePair(
-    env.guidelines,
-    { obs: pair.obs.id, hist: pair.hist.id },
-    {
-      get: () => env.store.getState(runId, 'promotion', PromotionSchema),
-      set: (p) => env.store.setState(runId, 'promotion', p),
-    },
-  );
 }
 
 /** v0, UT and UTCO per compressor scope (alone, as tuned; both together), replayed on held-out. */

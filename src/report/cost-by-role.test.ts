@@ -33,6 +33,16 @@ describe('costByRole', () => {
       },
       { metrics: { byRole: { agent: usage(4, 400, 20, 0.25) } } },
     ];
+    // The analyzer runs outside rollouts only: its row is the calls outside them as they are.
+    const analyzer = {
+      role: 'analyzer',
+      calls: 3,
+      inputTokens: 2000,
+      cachedTokens: 0,
+      outputTokens: 100,
+      reasoningTokens: 80,
+      costUsd: 1,
+    };
     const outside = [
       {
         role: 'agent',
@@ -43,15 +53,7 @@ describe('costByRole', () => {
         reasoningTokens: 4,
         costUsd: 0.05,
       },
-      {
-        role: 'analyzer',
-        calls: 3,
-        inputTokens: 2000,
-        cachedTokens: 0,
-        outputTokens: 100,
-        reasoningTokens: 80,
-        costUsd: 1,
-      },
+      analyzer,
     ];
     expect(costByRole(rollouts, outside)).toEqual([
       {
@@ -63,15 +65,7 @@ describe('costByRole', () => {
         reasoningTokens: 36,
         costUsd: 0.8,
       },
-      {
-        role: 'analyzer',
-        calls: 3,
-        inputTokens: 2000,
-        cachedTokens: 0,
-        outputTokens: 100,
-        reasoningTokens: 80,
-        costUsd: 1,
-      },
+      analyzer,
       {
         role: 'obs_compressor',
         calls: 2,

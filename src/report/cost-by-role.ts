@@ -1,4 +1,4 @@
-import type { RolloutMetrics } from '../domain/index.js';
+import { noRoleUsage, type RolloutMetrics } from '../domain/index.js';
 import type { RoleUsageRow } from '../store/index.js';
 
 /**
@@ -13,15 +13,7 @@ export function costByRole(
 ): RoleUsageRow[] {
   const byRole = new Map<string, RoleUsageRow>();
   const add = (role: string, u: Omit<RoleUsageRow, 'role'>) => {
-    const total = byRole.get(role) ?? {
-      role,
-      calls: 0,
-      inputTokens: 0,
-      cachedTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-      costUsd: 0,
-    };
+    const total = byRole.get(role) ?? { role, ...noRoleUsage() };
     total.calls += u.calls;
     total.inputTokens += u.inputTokens;
     total.cachedTokens += u.cachedTokens;

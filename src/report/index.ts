@@ -23,7 +23,6 @@ export { replayTable, replayVerdict } from './replay-view.js';
 export { DEFAULT_MAX_TRAJECTORIES } from './html/embedded-rollouts.js';
 export { reportData, ReportDataSchema } from './html/report-data.js';
 export { renderReportHtml } from './html/render-html.js';
-export { writeFileAtomic } from './html/write-file.js';
 export { rolloutShow, renderRollout, RolloutShowSchema } from './rollout-view.js';
 export { runListItems, runsListTable, RunsListSchema } from './runs-list.js';
 export { runShow, runShowTable, RunShowSchema } from './run-show.js';

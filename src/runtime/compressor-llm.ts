@@ -8,6 +8,7 @@ import {
 } from '../llm/index.js';
 import { createSimProvider } from '../sim/index.js';
 import { createPortCompressorLlm, type CustomCompressorModel } from './compressor-port.js';
+import { oneModelConfig } from './one-model-config.js';
 
 /**
  * The compressor's model: any OpenAI-compatible endpoint; a framework's model through a
@@ -64,25 +65,14 @@ export function createCompressorLlm(
     temperature: model.temperature ?? 0,
     max_tokens: model.maxTokens ?? 4096,
   };
-  const config = ConfigSchema.parse({
-    provider: 'openai',
-    roles: {
-      agent: role,
-      obs_compressor: role,
-      hist_compressor: role,
-      analyzer: role,
-      updater: role,
+  const config = oneModelConfig(role, {
+    [ENDPOINT]: {
+      base_url: model.baseURL,
+      api_key_env: KEY_VAR,
+      max_retries: model.maxRetries ?? 2,
+      timeout_ms: model.timeoutMs ?? 120_000,
+      concurrency: model.concurrency ?? 8,
     },
-    endpoints: {
-      [ENDPOINT]: {
-        base_url: model.baseURL,
-        api_key_env: KEY_VAR,
-        max_retries: model.maxRetries ?? 2,
-        timeout_ms: model.timeoutMs ?? 120_000,
-        concurrency: model.concurrency ?? 8,
-      },
-    },
-    prices: {},
   });
   const env = opts.env ?? process.env;
   const apiKey = model.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';

@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import { ConfigSchema } from '../config/index.js';
 import {
   type CallStore,
   createLlmClient,
@@ -10,6 +9,7 @@ import {
   type ProviderRequest,
   type ProviderResponse,
 } from '../llm/index.js';
+import { oneModelConfig } from './one-model-config.js';
 
 /**
  * One compressor call: acon's compressor prompt (a system message with the guideline, a user
@@ -91,17 +91,7 @@ export function createPortCompressorLlm(
   clock?: Pick<Clock, 'now' | 'sleep'>,
 ): MeteredLlmClient {
   const role = { model: port.model, temperature: 0, max_tokens: 4096 };
-  const config = ConfigSchema.parse({
-    provider: 'openai',
-    roles: {
-      agent: role,
-      obs_compressor: role,
-      hist_compressor: role,
-      analyzer: role,
-      updater: role,
-    },
-    prices: {},
-  });
+  const config = oneModelConfig(role);
   return createLlmClient({
     config,
     providers: { openai: portProvider(port) },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage, ToolCall } from '../llm/types.js';
 import { corrupt, parseAgentMarker, simAgentTurn, type SimAgentOptions } from './agent.js';
+import { PLAYLIST_FACTS } from './sim.fixtures.js';
 
 const TOKEN = 'tok_a1b2c3d4e5';
 const PID = '48213';
@@ -66,6 +67,22 @@ function queueSong(i: number): ReferencePlan['steps'][number] {
     ],
   };
 }
+
+/**
+ * A list of three songs shown, then queued one by one: the plan of the list-progress tests, new
+ * for each (the agent keeps what it derived from a plan with the plan object).
+ */
+function queuePlan(): ReferencePlan {
+  return {
+    steps: [
+      { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
+      queueSong(0),
+      queueSong(1),
+      queueSong(2),
+    ],
+  };
+}
+const SONGS = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
 
 describe('simAgentTurn', () => {
   it('answers with reasoning and one tool call whose arguments are a JSON string', () => {
@@ -224,15 +241,7 @@ describe('simAgentTurn', () => {
   });
 
   it('takes the items a summary says were done as handled when working through a list', () => {
-    const plan: ReferencePlan = {
-      steps: [
-        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        queueSong(0),
-        queueSong(1),
-        queueSong(2),
-      ],
-    };
-    const songs = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
+    const plan = queuePlan();
     const summary = (done: string) =>
       `# History Summary\nPROGRESS:\n- Step 3 of 4: music.queue\n${done}FACTS:\n- id=70\n- id=71\n- id=72`;
     const shown = (done: string): ChatMessage[] => [
@@ -249,7 +258,7 @@ describe('simAgentTurn', () => {
           },
         ],
       },
-      { role: 'tool', tool_call_id: 'c0', content: songs },
+      { role: 'tool', tool_call_id: 'c0', content: SONGS },
     ];
     const songOf = (m: ChatMessage[]) =>
       (
@@ -264,15 +273,7 @@ describe('simAgentTurn', () => {
   });
 
   it('queues the item again, not the next one, when its call for the item was refused', () => {
-    const plan: ReferencePlan = {
-      steps: [
-        { tool: 'call_api', args: { app: 'music', api: 'show', args: {} }, needs: [] },
-        queueSong(0),
-        queueSong(1),
-        queueSong(2),
-      ],
-    };
-    const songs = JSON.stringify({ songs: [70, 71, 72].map((id) => ({ id })) });
+    const plan = queuePlan();
     const assistant = (id: string, content: string, args: unknown): ChatMessage => ({
       role: 'assistant',
       content,
@@ -291,7 +292,7 @@ describe('simAgentTurn', () => {
     const m: ChatMessage[] = [
       ...head,
       assistant('c0', 'Step 1 of 4: calling music.show.', { app: 'music', api: 'show', args: {} }),
-      { role: 'tool', tool_call_id: 'c0', content: songs },
+      { role: 'tool', tool_call_id: 'c0', content: SONGS },
       ...queued('c1', 70, '{"message":"Queued.","position":1}'),
       // A slipped token: the call for song 71 was refused, so song 71 is not queued yet.
       ...queued('c2', 71, '{"status":401,"error":"Unauthorized"}', { access_token: 'tok_x' }),
@@ -447,18 +448,8 @@ describe('simAgentTurn', () => {
     );
 
   it('works through the items a summary places in the list, not the records around them', () => {
-    // What the history compressor writes of `{id: 5, title, songs: [{id: 70, album: {…}}, …]}`:
-    // the playlist itself, each song at its place in `songs`, each song's album inside it.
-    const facts = [
-      '[music.show]',
-      '- id=5 | title=Road Trip',
-      '- songs[0]: id=70 | title=Intro',
-      '- songs[0].album: id=900 | title=First Light',
-      '- songs[1]: id=71 | title=Outro',
-      '- songs[1].album: id=901 | title=Last Light',
-    ];
     const songOf = (done: string) => {
-      const args = turnAfterSummary(facts, done).tool_calls![0]!.function.arguments;
+      const args = turnAfterSummary(PLAYLIST_FACTS, done).tool_calls![0]!.function.arguments;
       return (JSON.parse(args) as { args: { song_id: number } }).args.song_id;
     };
     expect(songOf('')).toBe(70);

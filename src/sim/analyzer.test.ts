@@ -8,15 +8,7 @@ import { renderCompressionEvents, renderTrajectory } from '../optimize/render-tr
 import { renderPrompt } from '../prompts/template.js';
 import { simUtilityAnalysis } from './analyzer.js';
 import { simCompressionAnalysis } from './compression-analysis.js';
-
-/** The pair description of a utility-analyzer prompt (the sim reads only the trajectories). */
-const PAIR_VARS = {
-  pair_kind: 'failure',
-  full_outcome: 'succeeded in 4 steps',
-  compressed_outcome: 'failed in 5 steps',
-  step_ratio: '1.25',
-  compressed_evaluation: '- [FAIL] answer: expected "3", got "4"',
-};
+import { utAnalyzerPrompt } from './sim.fixtures.js';
 
 function t(step: number, api: string, args: Record<string, unknown>, result: string): Turn {
   return {
@@ -74,14 +66,14 @@ const obsEvent = (step: number): CompressionEvent => ({
 });
 
 function utPrompt(): string {
-  return renderPrompt('analyzer-ut.user.txt', {
-    task: full.task,
-    kind: 'obs',
-    guideline: 'Keep what matters.',
-    ...PAIR_VARS,
-    full_trajectory: renderTrajectory(full),
-    compressed_trajectory: renderTrajectory(compressed, [obsEvent(2), obsEvent(3)]),
-  });
+  return utAnalyzerPrompt(
+    full.task,
+    {
+      full: renderTrajectory(full),
+      compressed: renderTrajectory(compressed, [obsEvent(2), obsEvent(3)]),
+    },
+    { guideline: 'Keep what matters.' },
+  );
 }
 
 describe('simUtilityAnalysis', () => {
@@ -105,13 +97,9 @@ describe('simUtilityAnalysis', () => {
       turns: [full.turns[0]!, full.turns[1]!, compressed.turns[3]!],
     };
     const analysis = simUtilityAnalysis(
-      renderPrompt('analyzer-ut.user.txt', {
-        task: full.task,
-        kind: 'obs',
-        guideline: 'g',
-        ...PAIR_VARS,
-        full_trajectory: renderTrajectory(full),
-        compressed_trajectory: renderTrajectory(distorted, [obsEvent(2)]),
+      utAnalyzerPrompt(full.task, {
+        full: renderTrajectory(full),
+        compressed: renderTrajectory(distorted, [obsEvent(2)]),
       }),
     );
     expect(analysis.distorted_facts).toEqual([
@@ -126,14 +114,11 @@ describe('simUtilityAnalysis', () => {
 
   it('says so when the runs never diverge', () => {
     const analysis = simUtilityAnalysis(
-      renderPrompt('analyzer-ut.user.txt', {
-        task: full.task,
-        kind: 'hist',
-        guideline: 'g',
-        ...PAIR_VARS,
-        full_trajectory: renderTrajectory(full),
-        compressed_trajectory: renderTrajectory(full),
-      }),
+      utAnalyzerPrompt(
+        full.task,
+        { full: renderTrajectory(full), compressed: renderTrajectory(full) },
+        { kind: 'hist' },
+      ),
     );
     expect(analysis.first_divergence.step).toBeNull();
     expect(analysis.missing_facts).toEqual([]);
@@ -152,13 +137,9 @@ describe('simUtilityAnalysis', () => {
     };
     const events = [{ ...obsEvent(2), input: long }];
     const analysis = simUtilityAnalysis(
-      renderPrompt('analyzer-ut.user.txt', {
-        task: full.task,
-        kind: 'obs',
-        guideline: 'g',
-        ...PAIR_VARS,
-        full_trajectory: renderTrajectory(longFull, [], { maxObservationChars: 500 }),
-        compressed_trajectory: renderTrajectory(longComp, events, { maxObservationChars: 500 }),
+      utAnalyzerPrompt(full.task, {
+        full: renderTrajectory(longFull, [], { maxObservationChars: 500 }),
+        compressed: renderTrajectory(longComp, events, { maxObservationChars: 500 }),
       }),
     );
     expect(analysis.missing_facts).toEqual([
@@ -211,13 +192,9 @@ describe('simUtilityAnalysis compares trajectories, not reasoning (issue 61)', (
   };
   const listEvent: CompressionEvent = { ...obsEvent(2), input: PLAYLISTS, output: KEPT };
   const prompt = (f: Trajectory, c: Trajectory) =>
-    renderPrompt('analyzer-ut.user.txt', {
-      task: f.task,
-      kind: 'obs',
-      guideline: 'g',
-      ...PAIR_VARS,
-      full_trajectory: renderTrajectory(f),
-      compressed_trajectory: renderTrajectory(c, [listEvent]),
+    utAnalyzerPrompt(f.task, {
+      full: renderTrajectory(f),
+      compressed: renderTrajectory(c, [listEvent]),
     });
 
   it('finds a value the full run used after the divergence and the compressed context lacked', () => {
@@ -240,13 +217,9 @@ describe('simUtilityAnalysis compares trajectories, not reasoning (issue 61)', (
     ];
     for (const [f, c, events] of pairs) {
       const render = (a: Trajectory, b: Trajectory) =>
-        renderPrompt('analyzer-ut.user.txt', {
-          task: a.task,
-          kind: 'obs',
-          guideline: 'g',
-          ...PAIR_VARS,
-          full_trajectory: renderTrajectory(a),
-          compressed_trajectory: renderTrajectory(b, events),
+        utAnalyzerPrompt(a.task, {
+          full: renderTrajectory(a),
+          compressed: renderTrajectory(b, events),
         });
       const stripped = render(withoutReasoning(f), withoutReasoning(c));
       expect(stripped).not.toContain('THOUGHT');
@@ -297,13 +270,9 @@ describe('simUtilityAnalysis sees a list cut short (issue 61)', () => {
 
   it('names the lost items and the list they came from', () => {
     const analysis = simUtilityAnalysis(
-      renderPrompt('analyzer-ut.user.txt', {
-        task: fullRun.task,
-        kind: 'obs',
-        guideline: 'g',
-        ...PAIR_VARS,
-        full_trajectory: renderTrajectory(fullRun),
-        compressed_trajectory: renderTrajectory(compRun, [cut]),
+      utAnalyzerPrompt(fullRun.task, {
+        full: renderTrajectory(fullRun),
+        compressed: renderTrajectory(compRun, [cut]),
       }),
     );
     expect(analysis.first_divergence.step).toBe(2);

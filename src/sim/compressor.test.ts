@@ -5,6 +5,7 @@ import { renderPrompt } from '../prompts/template.js';
 import type { ChatMessage } from '../llm/types.js';
 import { countTokens } from '../llm/tokenizer.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
+import { PLAYLIST_FACTS } from './sim.fixtures.js';
 
 const OBSERVATION = {
   page_index: 0,
@@ -281,20 +282,7 @@ const HISTORY = renderTurns([
       },
     ],
   },
-  {
-    assistant: {
-      role: 'assistant',
-      content: 'Step 2 of 3: calling music.list.',
-      tool_calls: [
-        {
-          id: 'call_1',
-          type: 'function',
-          function: { name: 'call_api', arguments: '{"app":"music","api":"list","args":{}}' },
-        },
-      ],
-    },
-    observations: [{ role: 'tool', tool_call_id: 'call_1', content: JSON.stringify(OBSERVATION) }],
-  },
+  apiTurn('call_1', 'music.list', {}, OBSERVATION, 'Step 2 of 3'),
 ]);
 
 function histMessages(
@@ -316,13 +304,19 @@ function histMessages(
   ];
 }
 
-/** One rendered turn: the agent calls `app.api` with `args` and sees `result`. */
-function apiTurn(id: string, api: string, args: Record<string, unknown>, result: unknown) {
+/** One rendered turn: the agent, at `step`, calls `app.api` with `args` and sees `result`. */
+function apiTurn(
+  id: string,
+  api: string,
+  args: Record<string, unknown>,
+  result: unknown,
+  step = 'Step 5 of 9',
+) {
   const [app, name] = api.split('.');
   return {
     assistant: {
       role: 'assistant' as const,
-      content: `Step 5 of 9: calling ${api}.`,
+      content: `${step}: calling ${api}.`,
       tool_calls: [
         {
           id,
@@ -381,35 +375,11 @@ describe('simHistoryCompressor', () => {
       ],
     };
     const lean = 'Keep ids and titles. Leave out `notes`.';
-    const history = renderTurns([
-      {
-        assistant: {
-          role: 'assistant',
-          content: 'Step 1 of 2: calling music.show.',
-          tool_calls: [
-            {
-              id: 'call_0',
-              type: 'function',
-              function: { name: 'call_api', arguments: '{"app":"music","api":"show","args":{}}' },
-            },
-          ],
-        },
-        observations: [{ role: 'tool', tool_call_id: 'call_0', content: JSON.stringify(playlist) }],
-      },
-    ]);
+    const history = renderTurns([apiTurn('call_0', 'music.show', {}, playlist, 'Step 1 of 2')]);
     const text = summaryText(
       simHistoryCompressor(histMessages(lean, '(none)', 'Queue it.', history)),
     );
-    expect(text).toContain(
-      [
-        '[music.show]',
-        '- id=5 | title=Road Trip',
-        '- songs[0]: id=70 | title=Intro',
-        '- songs[0].album: id=900 | title=First Light',
-        '- songs[1]: id=71 | title=Outro',
-        '- songs[1].album: id=901 | title=Last Light',
-      ].join('\n'),
-    );
+    expect(text).toContain(PLAYLIST_FACTS.join('\n'));
     // Carried into the next summary as written.
     const next = summaryText(simHistoryCompressor(histMessages(lean, text, 'Queue it.', '')));
     expect(next).toContain('- songs[1].album: id=901 | title=Last Light');

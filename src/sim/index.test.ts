@@ -13,15 +13,7 @@ import { renderPrompt } from '../prompts/template.js';
 import { countMessageTokens, countTokens } from '../llm/tokenizer.js';
 import { AssistantMessageSchema, type LlmRole, type ProviderRequest } from '../llm/types.js';
 import { createSimProvider } from './index.js';
-
-/** The pair description of a utility-analyzer prompt (the sim reads only the trajectories). */
-const PAIR_VARS = {
-  pair_kind: 'failure',
-  full_outcome: 'succeeded in 4 steps',
-  compressed_outcome: 'failed in 5 steps',
-  step_ratio: '1.25',
-  compressed_evaluation: '- [FAIL] answer: expected "3", got "4"',
-};
+import { PAIR_VARS } from './sim.fixtures.js';
 
 const PLAN: ReferencePlan = {
   steps: [

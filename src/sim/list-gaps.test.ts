@@ -3,6 +3,7 @@ import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { listGaps } from './list-gaps.js';
 import { visibleActions, visibleRecords } from './records.js';
+import { apiCallMessage } from './sim.fixtures.js';
 
 /**
  * Contacts paged two at a time; step 2 texts the newest neighbor. The pages are of all contacts
@@ -48,17 +49,8 @@ const contact = (i: number, fields: Record<string, unknown> = {}) => ({
 });
 
 function call(id: string, p: number, filtered = false): ChatMessage {
-  return {
-    role: 'assistant',
-    content: `Step ${p + 1} of 3: calling phone.search_contacts.`,
-    tool_calls: [
-      {
-        id,
-        type: 'function',
-        function: { name: 'call_api', arguments: JSON.stringify(page(p, filtered).args) },
-      },
-    ],
-  };
+  const content = `Step ${p + 1} of 3: calling phone.search_contacts.`;
+  return apiCallMessage(id, content, page(p, filtered).args);
 }
 
 function result(id: string, p: number, items: unknown[]): ChatMessage {

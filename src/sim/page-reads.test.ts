@@ -3,6 +3,7 @@ import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { pageRead } from './page-reads.js';
 import { visibleRecords } from './records.js';
+import { apiCallMessage } from './sim.fixtures.js';
 
 /** Contacts paged two at a time over three pages; step 3 texts one of them. */
 const page = (p: number) => ({
@@ -22,17 +23,7 @@ const PLAN: ReferencePlan = {
 const contact = (i: number) => ({ id: 900 + i, name: `Neighbor ${i}` });
 
 function call(id: string, p: number): ChatMessage {
-  return {
-    role: 'assistant',
-    content: `Step ${p + 1} of 4: calling phone.search_contacts.`,
-    tool_calls: [
-      {
-        id,
-        type: 'function',
-        function: { name: 'call_api', arguments: JSON.stringify(page(p).args) },
-      },
-    ],
-  };
+  return apiCallMessage(id, `Step ${p + 1} of 4: calling phone.search_contacts.`, page(p).args);
 }
 
 const result = (id: string, body: Record<string, unknown>): ChatMessage => ({

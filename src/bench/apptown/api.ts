@@ -182,25 +182,55 @@ export function pageShape<T extends TableName>(
 
 export const MESSAGE_SHAPE = { message: 'string' };
 
-/**
- * The API that shows one row of `table` by its id (`show_note`, `show_order`, …): every app's
- * show-one-record API is this shape, a 404 naming `what` when no row has that id.
- */
-export function showRowApi<T extends TableName>(def: {
+/** What a show-one-record or delete-one-record API is told: its name, table and id argument. */
+type RowApiDef<T extends TableName> = {
   name: string;
   description: string;
   table: T;
   /** The one argument, the id (`{ note_id: NOTE_ID }`). */
   id: Record<string, z.ZodNumber>;
+  /** The record's name in the 404 when no row has that id (`Note`). */
   what: string;
-}): Api {
+};
+
+/** An API on one row of `def.table` named by its id: a 404 when there is none, else `answer`. */
+function rowByIdApi<T extends TableName>(
+  def: RowApiDef<T>,
+  returns: ReturnsSpec,
+  answer: (row: Tables[T][number], world: World) => unknown,
+): Api {
   const [idArg] = Object.keys(def.id);
   return defineApi({
     name: def.name,
     description: def.description,
     args: def.id,
-    returns: rowShape(def.table),
+    returns,
     handler: ({ world }, a) =>
-      findOr404<Tables[T][number]>(world.data[def.table], a[idArg!] as number, def.what),
+      answer(
+        findOr404<Tables[T][number]>(world.data[def.table], a[idArg!] as number, def.what),
+        world,
+      ),
+  });
+}
+
+/**
+ * The API that shows one row of `table` by its id (`show_note`, `show_order`, …): every app's
+ * show-one-record API is this shape.
+ */
+export function showRowApi<T extends TableName>(def: RowApiDef<T>): Api {
+  return rowByIdApi(def, rowShape(def.table), (row) => row);
+}
+
+/**
+ * The API that deletes one row of `table` by its id (`delete_note`, `delete_contact`, …): the row
+ * removed and `deleted`'s message about it. Deletes that take other rows with them (a mail
+ * thread's messages) are written out in full.
+ */
+export function deleteRowApi<T extends TableName>(
+  def: RowApiDef<T> & { deleted: (row: Tables[T][number]) => string },
+): Api {
+  return rowByIdApi(def, MESSAGE_SHAPE, (row, world) => {
+    world.remove(def.table, row.id);
+    return { message: def.deleted(row) };
   });
 }

@@ -1,5 +1,6 @@
 import type { Benchmark, EpisodeContext, TaskInfo } from '../types.js';
-import { AppWorldClient, type AppWorldClientOptions } from './client.js';
+import { AppWorldClient } from './client.js';
+import type { AppWorldClientOptions } from './client-options.js';
 import { AppWorldEpisode } from './episode.js';
 import { AppWorldBusyError, AppWorldUnreachableError } from './errors.js';
 import { experimentName } from './experiment-name.js';

@@ -1,4 +1,3 @@
-import { connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../clock.js';
 import {
@@ -18,84 +17,12 @@ import {
   type EvaluateOutput,
   type InitializeOutput,
 } from './protocol.js';
-
-export type AppWorldClientOptions = {
-  /** Base URL of one environment server, e.g. `http://127.0.0.1:8000`. */
-  url: string;
-  /**
-   * Extra `/initialize` fields (AppWorld's `AppWorldInitDefaults`), from `appworld.initialize`.
-   * @example { timeout_seconds: 60, raise_on_extra_parameters: true }
-   */
-  initializeOptions?: Record<string, unknown>;
-  /**
-   * How long a TCP connect may take before the server counts as unreachable; kept short so a
-   * missing server fails at once (issue 8: "well under 2 s").
-   * @default 1000
-   */
-  connectTimeoutMs?: number;
-  /**
-   * Timeout of every route but `/execute`. `/initialize` loads the task's databases, which takes
-   * a few seconds on a real install.
-   * @default 120_000
-   */
-  requestTimeoutMs?: number;
-  /**
-   * Timeout of `/execute`. By default it follows the server's own per-execution limit, so the
-   * server's timeout message arrives first: `initialize.timeout_seconds` (AppWorld's default 100)
-   * plus EXECUTE_MARGIN_MS; with `timeout_seconds: null` (no server limit) NO_SERVER_LIMIT_MS.
-   * @default executeTimeoutFor(initializeOptions.timeout_seconds)
-   */
-  executeTimeoutMs?: number;
-  /**
-   * After our own `/execute` timeout the server is still running that code and answers nothing
-   * else (it is serial): no request goes to it until `GET /` answers, probed every
-   * `probeIntervalMs`, or until this much time has passed, after which it counts as stuck.
-   * @default the execute timeout
-   */
-  busyWaitMs?: number;
-  /** @default 5_000 */
-  probeIntervalMs?: number;
-  /** Timeout of `/close` and `/close_all`, so cleanup stays bounded. @default 30_000 */
-  closeTimeoutMs?: number;
-  /** Injected for tests. @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** Injected for tests, so no test waits on real time. @default systemClock */
-  timers?: Pick<Clock, 'timeout' | 'sleep'>;
-};
-
-/** AppWorld's own per-execution limit when `/initialize` does not set one (AppWorldInitDefaults). */
-export const APPWORLD_DEFAULT_TIMEOUT_SECONDS = 100;
-/** How much longer than the server's limit the client waits for an `/execute` answer. */
-export const EXECUTE_MARGIN_MS = 30_000;
-/** The client's `/execute` timeout when the server has none (`timeout_seconds: null`): 30 min. */
-export const NO_SERVER_LIMIT_MS = 30 * 60_000;
-
-/** The `/execute` timeout that lets the server's own limit (`timeout_seconds`) answer first. */
-export function executeTimeoutFor(timeoutSeconds: unknown): number {
-  if (timeoutSeconds === null) return NO_SERVER_LIMIT_MS;
-  const seconds =
-    typeof timeoutSeconds === 'number' && timeoutSeconds > 0
-      ? timeoutSeconds
-      : APPWORLD_DEFAULT_TIMEOUT_SECONDS;
-  return seconds * 1000 + EXECUTE_MARGIN_MS;
-}
-
-export type ExecuteResult = {
-  /** What the code printed (or the traceback), as AppWorld returns it. */
-  output: string;
-  /**
-   * True when the execution timed out: AppWorld's own limit (`timeout_seconds`, reported as
-   * "Execution failed … timed out after N seconds" in the output) or our request timeout.
-   */
-  timedOut: boolean;
-  /** True when the server had lost the task's world and it was initialized again first. */
-  reinitialized: boolean;
-  /**
-   * True when our own timeout fired: the server is still running the code and answers nothing
-   * until it is done, so the episode cannot go on there.
-   */
-  serverStuck?: boolean;
-};
+import {
+  executeTimeoutFor,
+  type AppWorldClientOptions,
+  type ExecuteResult,
+} from './client-options.js';
+import { probeTcp } from './probe-tcp.js';
 
 /**
  * What AppWorld answers when the server holds no world or another task's world
@@ -445,33 +372,4 @@ function errorDetail(text: string): string {
 
 function snippet(text: string, max = 500): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** Resolves once a TCP connection to the URL's host and port opens; rejects on refusal or timeout. */
-function probeTcp(url: string, timeoutMs: number): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (err) {
-    return Promise.reject(new AppWorldUnreachableError(url, 'not a valid URL', { cause: err }));
-  }
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
-  return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new AppWorldUnreachableError(url, `no connection within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve();
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(new AppWorldUnreachableError(url, err.code ?? err.message, { cause: err }));
-    });
-  });
 }

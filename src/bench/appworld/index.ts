@@ -1,12 +1,12 @@
 export { AppWorldBenchmark, createAppWorld, type AppWorldOptions } from './benchmark.js';
+export { AppWorldClient } from './client.js';
 export {
-  AppWorldClient,
   executeTimeoutFor,
   EXECUTE_MARGIN_MS,
   NO_SERVER_LIMIT_MS,
   type AppWorldClientOptions,
   type ExecuteResult,
-} from './client.js';
+} from './client-options.js';
 export {
   extractCode,
   findCodeBlocks,

@@ -122,7 +122,8 @@ export class McpBenchmark implements Benchmark {
     const task = await this.taskFile(taskId);
     if (!task.reference) {
       throw new BenchmarkError(
-        `${task.file}: the task has no reference plan, which the sim provider follows; add one or use --provider openai`,
+        `${task.file}: the task has no reference plan, which the sim provider follows; add one or set \`provider\` to openai`,
+        { options: ['provider'] },
       );
     }
     return {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TaskFileError } from '../../errors.js';
 import { createQa } from './benchmark.js';
+import { replayPlan } from './qa.fixtures.js';
 
 const FIXTURE = fileURLToPath(
   new URL('../../../test/fixtures/qa/hotpot-mini.json', import.meta.url),
@@ -39,22 +40,11 @@ describe('--qa-data (HotpotQA format)', () => {
     for (const info of await bench.listTasks()) {
       const plan = await bench.referencePlan(info.id);
       const episode = await bench.start(info.id);
-      let last = '';
-      for (const [i, step] of plan.steps.entries()) {
-        const { messages } = await episode.act({
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              id: `c${i}`,
-              type: 'function',
-              function: { name: step.tool, arguments: JSON.stringify(step.args) },
-            },
-          ],
-        });
-        last = messages[0]?.content ?? '';
-        if (step.tool === 'open') expect(last).toContain('"sentences"');
+      const steps = await replayPlan(episode, plan);
+      for (const s of steps.filter((s) => s.tool === 'open')) {
+        expect(s.observations[0]).toContain('"sentences"');
       }
+      const last = steps.at(-1)?.observations[0] ?? '';
       expect(last).toContain('submitted');
       expect((await episode.evaluate()).qa, info.id).toEqual({ exactMatch: 1, f1: 1 });
     }

@@ -87,7 +87,10 @@ export function hotpotSource(file: string, perTask: number): QaSource {
       return { tasks: (await load()).tasks, problems: [] };
     },
     library: () => {
-      if (!loaded) throw new BenchmarkError('qa: the --qa-data file is not loaded yet');
+      if (!loaded)
+        throw new BenchmarkError('qa: the `qa.data` file is not loaded yet', {
+          options: ['qa.data'],
+        });
       return loaded.library;
     },
   };

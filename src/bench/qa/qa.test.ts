@@ -11,27 +11,7 @@ import { generateTaskFiles } from './generate-tasks.js';
 import { corpusLibrary } from './library.js';
 import { renderQaTaskFile } from './task-loader.js';
 import { TEMPLATES } from './questions.js';
-import type { ReferencePlan } from '../types.js';
-import type { QaEpisode } from './episode.js';
-
-async function replay(episode: QaEpisode, plan: ReferencePlan): Promise<string[]> {
-  const observations: string[] = [];
-  for (const [i, step] of plan.steps.entries()) {
-    const { messages } = await episode.act({
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id: `c${i}`,
-          type: 'function',
-          function: { name: step.tool, arguments: JSON.stringify(step.args) },
-        },
-      ],
-    });
-    for (const m of messages) observations.push(m.content ?? '');
-  }
-  return observations;
-}
+import { replayPlan } from './qa.fixtures.js';
 
 describe('the generated encyclopedia', () => {
   it('is identical across two generations with the same seed, and differs with another', () => {
@@ -98,7 +78,8 @@ describe('tasks/qa', () => {
     expect(sample.length).toBe(10);
     for (const info of sample) {
       const episode = await bench.start(info.id);
-      const observations = await replay(episode, await bench.referencePlan(info.id));
+      const steps = await replayPlan(episode, await bench.referencePlan(info.id));
+      const observations = steps.flatMap((s) => s.observations);
       for (const o of observations.slice(0, -1)) tokens.push(countTokens(o));
       const evaluation = await episode.evaluate();
       expect(evaluation, info.id).toMatchObject({

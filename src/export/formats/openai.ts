@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolDefSchema, type ChatMessage } from '../../llm/index.js';
 import { checkChat, type LintMessage } from '../lint/chat-rules.js';
 import type { TrainingExample } from '../schema.js';
+import { assistantTurn } from './assistant-turn.js';
 import type { FormatSpec } from './types.js';
 
 /**
@@ -57,24 +58,8 @@ export function toOpenAiMessages<M>(
   const last = messages.length - 1;
   return messages.map((m, i) => {
     switch (m.role) {
-      case 'assistant': {
-        const calls = m.tool_calls && m.tool_calls.length > 0 ? m.tool_calls : null;
-        return {
-          role: 'assistant',
-          // Content is optional beside tool calls; a bare null would read as an empty turn.
-          ...(calls && m.content === null ? {} : { content: m.content ?? '' }),
-          ...(calls
-            ? {
-                tool_calls: calls.map((c) => ({
-                  id: c.id,
-                  type: 'function',
-                  function: { name: c.function.name, arguments: c.function.arguments },
-                })),
-              }
-            : {}),
-          ...mark(i === last),
-        } as M;
-      }
+      case 'assistant':
+        return { ...assistantTurn(m, (json) => json), ...mark(i === last) } as M;
       case 'tool':
         return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content } as M;
       default:

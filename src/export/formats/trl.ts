@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolDefSchema, type ChatMessage } from '../../llm/index.js';
 import { checkChat, issue, type LintIssue, type LintMessage } from '../lint/chat-rules.js';
 import type { TrainingExample } from '../schema.js';
+import { assistantTurn } from './assistant-turn.js';
 import type { FormatSpec } from './types.js';
 
 /**
@@ -59,26 +60,9 @@ function toTrl(messages: readonly ChatMessage[]): TrlMessage[] {
   const names = new Map<string, string>();
   return messages.map((m): TrlMessage => {
     switch (m.role) {
-      case 'assistant': {
-        const calls = m.tool_calls && m.tool_calls.length > 0 ? m.tool_calls : null;
-        for (const c of calls ?? []) names.set(c.id, c.function.name);
-        return {
-          role: 'assistant',
-          ...(calls && m.content === null ? {} : { content: m.content ?? '' }),
-          ...(calls
-            ? {
-                tool_calls: calls.map((c) => ({
-                  id: c.id,
-                  type: 'function' as const,
-                  function: {
-                    name: c.function.name,
-                    arguments: argumentsValue(c.function.arguments),
-                  },
-                })),
-              }
-            : {}),
-        };
-      }
+      case 'assistant':
+        for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
+        return assistantTurn(m, argumentsValue);
       case 'tool': {
         const name = names.get(m.tool_call_id);
         return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  deleteRowApi,
   showRowApi,
   ApiError,
   defineApi,
@@ -178,16 +179,13 @@ export const filesApp: App = {
         return { message: `Moved to ${path}.`, path };
       },
     }),
-    defineApi({
+    deleteRowApi({
       name: 'delete_file',
       description: 'Delete a file.',
-      args: { file_id: FILE_ID },
-      returns: { message: 'string' },
-      handler: ({ world }, a) => {
-        const f = findOr404(world.data['files.files'], a.file_id, 'File');
-        world.remove('files.files', f.id);
-        return { message: `Deleted ${f.path}.` };
-      },
+      table: 'files.files',
+      id: { file_id: FILE_ID },
+      what: 'File',
+      deleted: (f) => `Deleted ${f.path}.`,
     }),
   ],
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ApiError,
+  deleteRowApi,
   defineApi,
   findOr404,
   matches,
@@ -79,16 +80,13 @@ export function playlistApis(): App['apis'] {
         return { message: `Created playlist '${p.title}'.`, playlist_id: p.id };
       },
     }),
-    defineApi({
+    deleteRowApi({
       name: 'delete_playlist',
       description: 'Delete one of your playlists.',
-      args: { playlist_id: PLAYLIST_ID },
-      returns: { message: 'string' },
-      handler: ({ world }, a) => {
-        const p = findOr404(world.data['music.playlists'], a.playlist_id, 'Playlist');
-        world.remove('music.playlists', p.id);
-        return { message: `Deleted playlist '${p.title}'.` };
-      },
+      table: 'music.playlists',
+      id: { playlist_id: PLAYLIST_ID },
+      what: 'Playlist',
+      deleted: (p) => `Deleted playlist '${p.title}'.`,
     }),
     defineApi({
       name: 'add_song_to_playlist',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  deleteRowApi,
   showRowApi,
   defineApi,
   findOr404,
@@ -107,16 +108,13 @@ export const notesApp: App = {
         return { message: `Appended to '${n.title}'.` };
       },
     }),
-    defineApi({
+    deleteRowApi({
       name: 'delete_note',
       description: 'Delete a note.',
-      args: { note_id: NOTE_ID },
-      returns: { message: 'string' },
-      handler: ({ world }, a) => {
-        const n = findOr404(world.data['notes.notes'], a.note_id, 'Note');
-        world.remove('notes.notes', n.id);
-        return { message: `Deleted note '${n.title}'.` };
-      },
+      table: 'notes.notes',
+      id: { note_id: NOTE_ID },
+      what: 'Note',
+      deleted: (n) => `Deleted note '${n.title}'.`,
     }),
   ],
 };

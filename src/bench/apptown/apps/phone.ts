@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  deleteRowApi,
   showRowApi,
   defineApi,
   findOr404,
@@ -112,16 +113,13 @@ export const phoneApp: App = {
         return { message: `Updated ${c.name}.` };
       },
     }),
-    defineApi({
+    deleteRowApi({
       name: 'delete_contact',
       description: 'Delete a contact.',
-      args: { contact_id: CONTACT_ID },
-      returns: { message: 'string' },
-      handler: ({ world }, a) => {
-        const c = findOr404(world.data['phone.contacts'], a.contact_id, 'Contact');
-        world.remove('phone.contacts', c.id);
-        return { message: `Deleted ${c.name}.` };
-      },
+      table: 'phone.contacts',
+      id: { contact_id: CONTACT_ID },
+      what: 'Contact',
+      deleted: (c) => `Deleted ${c.name}.`,
     }),
     defineApi({
       name: 'show_text_messages',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplayStep, TraceReplay } from '../experiment/index.js';
 import { decideUtility, DEFAULT_DECISION } from './decision-rule.js';
 import { actionMessage, contrastiveStep, counterfactualTrajectory } from './trace-analyses.js';
-import { better, conversationScore, paired } from './trace-stage.js';
+import { better, conversationScore, paired } from './trace-scores.js';
 
 const pay = { kind: 'tools' as const, calls: [{ name: 'pay', args: '{"to":"ann"}' }] };
 const refund = { kind: 'tools' as const, calls: [{ name: 'refund', args: '{"to":"ann"}' }] };
