@@ -85,8 +85,8 @@ describe('racing under two completion orders', () => {
     expect(b.answered).not.toEqual(a.answered);
     // ...and recorded the same stages: candidates, report lines, tallies, rollouts saved.
     expect(b.stages).toEqual(a.stages);
-    // Racing did drop candidates there (today: all three after 7 of 10 tasks), so the drops
-    // are what agree, not a stage where everyone ran everything.
+    // Racing did drop candidates there (successive halving drops at least one of three at the
+    // first rung), so the drops are what agree, not a stage where everyone ran everything.
     const [stage] = a.stages;
     expect(stage!.selectionRollouts!.saved).toBeGreaterThan(0);
     expect(

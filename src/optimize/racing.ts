@@ -18,14 +18,14 @@ import type { Phase } from './params.js';
  *   2016 for configurations; Li et al. 2017, Hyperband): of the candidates that ran the rung,
  *   only the better ⌈m/2⌉, ranked as the stage would rank them on the tasks so far
  *   (rankContenders), go on to a rung of twice the tasks (halvingRungs). Elimination alone could
- *   not save much where candidates are alike: on the README optimize they differ from each other
- *   on at most a few of 16 tasks, so neither "cannot be accepted" nor "worse than the best with
- *   confidence" (a paired sign test against the leader; replayed over a `--no-racing` run, 201 of
- *   its 240 rollouts) is ever
- *   shown for most of them, and each ran all 16 tasks. Halving spends a budget fixed by the
- *   number of candidates instead (32 of 80 rollouts for five on 16 tasks) and, as a best-arm
- *   identification with a fixed budget, may drop a candidate that `--no-racing` would have
- *   chosen. What is accepted is still only what the rule accepts against the parent on every
+ *   not save much where candidates are alike: on the README optimize no two CO candidates
+ *   solved different tasks, and the chosen one's peak differed from two others' on 2 of 16, so
+ *   neither "cannot be accepted" nor "worse than the best with confidence" (a paired sign test
+ *   against the leader; replayed over a `--no-racing` run, 201 of its 240 rollouts) is shown for
+ *   most of them before the last task (docs/method.md, Racing). Halving spends a budget fixed
+ *   by the number of candidates instead (32 of 80 rollouts for five on 16 tasks) and, as a
+ *   best-arm identification with a fixed budget, may drop a candidate that `--no-racing` would
+ *   have chosen. What is accepted is still only what the rule accepts against the parent on every
  *   selection task: a survivor of the last rung has run them all.
  */
 export type RaceState = {
