@@ -11,76 +11,24 @@
  *   npm run build && tsx scripts/bench/racing.ts
  *   npm run build && tsx scripts/bench/racing.ts -- --max-tasks 4 --candidates 2
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { OptimizeResultSchema, type OptimizeResult } from '../../src/optimize/optimize.js';
-import { ROOT } from './baseline.js';
+import { OptimizeResultSchema } from '../../src/optimize/optimize.js';
+import { aconJson, accuracyText as acc, chosenPair, pairOnEval } from './chosen-pair.js';
 
-const BIN = join(ROOT, 'bin', 'acon.js');
 const extra = process.argv.slice(2).filter((a) => a !== '--');
-
-/** What this script reads of a condition's metrics (`acon run --json`, the final tables). */
-const ScoreSchema = z.object({
-  condition: z.string(),
-  tasks: z.number(),
-  accuracy: z.number(),
-  accuracyCi: z.tuple([z.number(), z.number()]),
-});
-type Score = z.infer<typeof ScoreSchema>;
-
-function acon(dir: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--json', '--db', join(dir, 'runs.db')], {
-    cwd: dir,
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  if (r.status !== 0) throw new Error(`acon ${args.join(' ')} failed:\n${r.stderr}`);
-  return r.stdout;
-}
-
-/** The chosen pair's score on the evaluation split: its final-table row, else a run of it. */
-function chosenOnEval(
-  dir: string,
-  r: OptimizeResult,
-): { label: string; split: string; score: Score } {
-  const test = r.tables.at(-1)!;
-  // Runs recorded before the pair check have no chosen pair: their final pair is what they made.
-  const pair = r.chosen ?? r.final;
-  const label = `acon[${pair.obs.id},${pair.hist.id}]`;
-  const row = test.rows.find((x) => x.condition === label);
-  if (row) return { label, split: test.split, score: ScoreSchema.parse(row) };
-  const out = acon(dir, [
-    'run',
-    '--bench',
-    'apptown',
-    '--split',
-    test.split,
-    '--strategy',
-    'acon',
-    '--guidelines',
-    `${pair.obs.id},${pair.hist.id}`,
-  ]);
-  const run = z.object({ conditions: z.array(ScoreSchema) }).parse(JSON.parse(out));
-  return { label, split: test.split, score: run.conditions[0]! };
-}
 
 function optimizeIn(flag: '--racing' | '--no-racing') {
   const dir = mkdtempSync(join(tmpdir(), 'acon-racing-'));
   try {
-    const out = acon(dir, ['optimize', '--bench', 'apptown', flag, ...extra]);
+    const out = aconJson(dir, ['optimize', '--bench', 'apptown', flag, ...extra]);
     const r = OptimizeResultSchema.parse(JSON.parse(out));
-    return { r, chosen: chosenOnEval(dir, r) };
+    return { r, chosen: pairOnEval(dir, r, chosenPair(r)) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const pct = (x: number) => (100 * x).toFixed(1);
-const acc = (s: Score) =>
-  `${pct(s.accuracy)}% [${pct(s.accuracyCi[0])}–${pct(s.accuracyCi[1])}] of ${s.tasks}`;
 
 const runs = {} as Record<'--racing' | '--no-racing', ReturnType<typeof optimizeIn>>;
 for (const flag of ['--racing', '--no-racing'] as const) runs[flag] = optimizeIn(flag);
