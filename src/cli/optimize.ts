@@ -117,7 +117,7 @@ function addMethodOptions(cmd: Command): void {
     )
     .option(
       '--racing',
-      'drop a candidate as soon as no outcome of its remaining selection tasks could get it accepted (default)',
+      'race the candidates by successive halving: after each rung of the selection tasks, drop those no outcome of the rest could get accepted, and keep the better half (default)',
     )
     .option('--no-racing', 'run every candidate on every selection task')
     .addOption(

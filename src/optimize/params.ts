@@ -54,7 +54,10 @@ export const OptimizeParamsSchema = z.object({
    * (repeats.ts); the paired rule counts each repeat as a unit. Runs recorded before it: 1.
    */
   repeats: z.number().int().min(1).default(1),
-  /** Drop a candidate once no outcome of its remaining selection tasks could get it accepted. */
+  /**
+   * Race the candidates by successive halving (race.ts): after each rung, drop those no outcome
+   * of their remaining selection tasks could get accepted, then all but the better half.
+   */
   racing: z.boolean().default(false),
 });
 export type OptimizeParams = z.infer<typeof OptimizeParamsSchema>;

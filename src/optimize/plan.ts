@@ -129,7 +129,7 @@ export function decisionRuleLine(
     `selection ${params.selection}, paired against the parent: UT exact sign test p ≤ ${d.alpha} ` +
     `(a tie only with ≥ ${pct(d.tieTokenCut)}% fewer peak tokens); CO accuracy drop's ` +
     `${pct(1 - d.alpha)}% upper bound ≤ ${pct(d.margin)} points with fewer peak tokens; ` +
-    `racing ${params.racing ? 'on' : 'off'}`
+    `racing ${params.racing ? 'on (elimination, then successive halving: the better half of each rung goes on)' : 'off'}`
   );
 }
 

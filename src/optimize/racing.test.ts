@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DECISION, type PairedOutcome } from './decision-rule.js';
-import { canStillBeAccepted, tokenRatioFloor } from './racing.js';
+import { canStillBeAccepted, halvingRungs, rankContenders, tokenRatioFloor } from './racing.js';
 
 const outcome = (parentSuccess: boolean, candidateSuccess: boolean, tokens = [1000, 1000]) => ({
   taskId: 'x',
@@ -115,5 +115,83 @@ describe('canStillBeAccepted, compression phase', () => {
   it('drops one whose tokens so far already exceed the parent mean over all tasks', () => {
     const s = { done: [outcome(true, true, [1000, 17_000])], remaining: left(true, 15) };
     expect(canStillBeAccepted('co', s, DEFAULT_DECISION)).toBe(false);
+  });
+});
+
+/** n paired outcomes: `wins` the candidate alone solved, `losses` the parent alone, the rest both. */
+function record(
+  n: number,
+  wins: number,
+  losses: number,
+  tokens: [number, number],
+): PairedOutcome[] {
+  return Array.from({ length: n }, (_, i) => ({
+    taskId: `t${i}`,
+    parentSuccess: i >= wins,
+    candidateSuccess: i < wins || i >= wins + losses,
+    parentTokens: tokens[0],
+    candidateTokens: tokens[1],
+  }));
+}
+
+describe('halvingRungs (successive halving, η = 2)', () => {
+  it('doubles the tasks at each of the ⌈log₂ k⌉ halvings, ending on every task', () => {
+    expect(halvingRungs(16, 5)).toEqual([2, 4, 8, 16]);
+    expect(halvingRungs(16, 4)).toEqual([4, 8, 16]);
+    expect(halvingRungs(16, 3)).toEqual([4, 8, 16]);
+    expect(halvingRungs(16, 2)).toEqual([8, 16]);
+    expect(halvingRungs(16, 1)).toEqual([16]);
+    // 10 tasks, 3 candidates: ⌈10/4⌉, ⌈10/2⌉, 10.
+    expect(halvingRungs(10, 3)).toEqual([3, 5, 10]);
+    // Fewer tasks than the halvings want: a rung is at least one task, and none repeats.
+    expect(halvingRungs(2, 5)).toEqual([1, 2]);
+  });
+  it('costs five candidates on 16 tasks 32 rollouts of the 80 without racing', () => {
+    // Survivors per rung: 5, ⌈5/2⌉ = 3, ⌈3/2⌉ = 2, 1; each runs the rung's new tasks.
+    const rungs = halvingRungs(16, 5);
+    let live = 5;
+    let ran = 0;
+    rungs.forEach((at, i) => {
+      ran += live * (at - (rungs[i - 1] ?? 0));
+      live = Math.ceil(live / 2);
+    });
+    expect(ran).toBe(5 * 2 + 3 * 2 + 2 * 4 + 1 * 8);
+    expect(ran).toBe(32);
+  });
+});
+
+describe('rankContenders', () => {
+  it('UT: the accepted first, then the net gain, then the smaller sign-test p-value', () => {
+    // a: 3 won / 0 lost, p = 1/8 (rejected); b: 4 / 0, p = 1/16 (accepted); c: 4 / 1, net 3 as
+    // a, p = P(X ≥ 4 | 5) = 6/32 (rejected, ranked after a); d: 1 / 0, p = 1/2.
+    expect(tail(3, 0)).toBe(1 / 8);
+    expect(tail(4, 1)).toBe(6 / 32);
+    const ranked = rankContenders(
+      'ut',
+      [
+        { label: 'd', done: record(16, 1, 0, [1000, 1000]) },
+        { label: 'c', done: record(16, 4, 1, [1000, 900]) },
+        { label: 'a', done: record(16, 3, 0, [1000, 1000]) },
+        { label: 'b', done: record(16, 4, 0, [1000, 1100]) },
+      ],
+      DEFAULT_DECISION,
+    );
+    expect(ranked).toEqual(['b', 'a', 'c', 'd']);
+  });
+  it('CO: the non-inferior with fewer tokens first, by mean peak; ties by label', () => {
+    // b has the fewest tokens but lost a task: its drop bound, 1 lost of 1 discordant, is 1/16
+    // of the tasks (π's upper bound is 1), beyond the 2.5-point margin, so it ranks last.
+    const ranked = rankContenders(
+      'co',
+      [
+        { label: 'b', done: record(16, 0, 1, [1000, 800]) },
+        { label: 'c', done: record(16, 0, 0, [1000, 950]) },
+        { label: 'e', done: record(16, 0, 0, [1000, 900]) },
+        { label: 'a', done: record(16, 0, 0, [1000, 900]) },
+      ],
+      DEFAULT_DECISION,
+    );
+    expect(1 / 16).toBeGreaterThan(DEFAULT_DECISION.margin);
+    expect(ranked).toEqual(['a', 'e', 'c', 'b']);
   });
 });

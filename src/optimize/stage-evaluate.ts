@@ -42,7 +42,13 @@ export type StageEvaluation = {
   /** Selection tasks left out of the comparison: the infrastructure lost a rollout of them. */
   lost: TaskInfo[];
   parent: Tally;
-  candidates: { slot: CandidateSlots[number]; condition: Condition; tally: Tally }[];
+  candidates: {
+    slot: CandidateSlots[number];
+    condition: Condition;
+    tally: Tally;
+    /** Why racing dropped it (race.ts), as its report line says; absent when it was not. */
+    dropReason?: string;
+  }[];
 };
 
 /**
@@ -110,12 +116,14 @@ export async function evaluateCandidates(
   const paired = pairedRule(pc);
   const label = `${stage.name} candidates`;
   let tallies: Map<string, Tally>;
+  let drops: ReadonlyMap<string, string> = new Map();
   if (paired && pc.racing) {
     // Racing runs the candidates' tasks in a seeded order (the same for every candidate, so they
     // are compared on the same tasks at every point), in rounds (race.ts).
     const order = seededOrder(tasks, pc.env.config.seed, stage.name);
     const parentOutcomes = byTaskOf(pc, stage.compressed, tasks);
-    const dropped = await raceCandidates(
+    const names = new Map(conditions.map((c, i) => [c.label, valid[i]!.id!]));
+    drops = await raceCandidates(
       pc,
       stage,
       label,
@@ -123,8 +131,9 @@ export async function evaluateCandidates(
       order,
       parentOutcomes,
       paired,
+      names,
     );
-    tallies = talliesOf(pc, conditions, tasks, (c) => dropped.has(c.label));
+    tallies = talliesOf(pc, conditions, tasks, (c) => drops.has(c.label));
   } else {
     const rule = paired ? undefined : legacyDropRule(pc, stage, parent, n);
     tallies = await evaluate(pc, label, conditions, tasks, rule);
@@ -134,11 +143,16 @@ export async function evaluateCandidates(
     tasks,
     lost: [],
     parent,
-    candidates: valid.map((slot, i) => ({
-      slot,
-      condition: conditions[i]!,
-      tally: tallies.get(conditions[i]!.label)!,
-    })),
+    candidates: valid.map((slot, i) => {
+      const label = conditions[i]!.label;
+      const dropReason = drops.get(label);
+      return {
+        slot,
+        condition: conditions[i]!,
+        tally: tallies.get(label)!,
+        ...(dropReason && { dropReason }),
+      };
+    }),
   };
   return onCommonTasks(pc, stage, ev);
 }

@@ -37,9 +37,10 @@ export function judgeCandidates(
       reports.push(
         unscored(
           c.slot,
-          pairedRule(pc)
-            ? `dropped by racing after ${c.tally.tasks}/${n} tasks (${n - c.tally.tasks} rollouts saved): no outcome of the rest could get it accepted`
-            : `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`,
+          c.dropReason ??
+            (pairedRule(pc)
+              ? `dropped by racing after ${c.tally.tasks}/${n} tasks (${n - c.tally.tasks} rollouts saved): no outcome of the rest could get it accepted`
+              : `dropped early after ${c.tally.tasks}/${n} tasks: it could no longer win`),
         ),
       );
     } else {
