@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   CONDITION_METRIC_DEFINITIONS,
   REPLAY_METRIC_DEFINITIONS,
   ROLLOUT_METRIC_DEFINITIONS,
 } from '../../src/metrics/index.js';
 import { conditionColumns } from '../../src/report/index.js';
+import { REPO } from './repo.js';
 
 /**
  * The docs' tables that quote what acon prints or defines, each between
@@ -16,7 +17,7 @@ import { conditionColumns } from '../../src/report/index.js';
  * each and are not generated yet.
  */
 
-export const REPO = resolve(import.meta.dirname, '../..');
+export { REPO };
 
 export type DocTable = { name: string; page: string; render: () => string };
 
