@@ -9,20 +9,20 @@ import { copyOfSharedOptimize } from './helpers/shared-optimize.js';
 import { renderReportHtml } from '../src/report/html/render-html.js';
 import { packForPage } from '../src/report/html/pack.js';
 import type { ReportData } from '../src/report/html/report-data.js';
-import { CONDITION_METRIC_DEFINITIONS, ROLLOUT_METRIC_DEFINITIONS } from '../src/metrics/index.js';
+import {
+  CONDITION_METRIC_DEFINITIONS,
+  ROLE_COST_DEFINITIONS,
+  ROLLOUT_METRIC_DEFINITIONS,
+} from '../src/metrics/index.js';
 
 /** Column headers of the page's tables that name no metric (what a row is, not a number). */
-const NOT_METRICS = new Set(
-  ['split', 'name', 'condition', 'version', 'parent', 'phase', 'status', 'why'].concat([
-    'rollout',
-    'task',
-    'ok',
-    'failure reason',
-  ]),
-);
+const NOT_METRICS = new Set([
+  ...['split', 'name', 'condition', 'version', 'parent', 'phase', 'status', 'why'],
+  ...['rollout', 'task', 'ok', 'failure reason', 'role'],
+]);
 
 /**
- * Every metric column of the page's condition, lineage and rollout tables, with the definition
+ * Every metric column of the page's condition, lineage, rollout and cost tables, with the definition
  * its header carries (issue #58: the page and the CLI define a metric with one text, from
  * src/metrics/definitions.ts). Returns the headers that carry none or a text of their own.
  */
@@ -30,10 +30,11 @@ async function undefinedMetricColumns(page: Page): Promise<string[]> {
   const texts = new Set<string>([
     ...Object.values(CONDITION_METRIC_DEFINITIONS),
     ...Object.values(ROLLOUT_METRIC_DEFINITIONS),
+    ...Object.values(ROLE_COST_DEFINITIONS),
     `${CONDITION_METRIC_DEFINITIONS.accuracy}, ${CONDITION_METRIC_DEFINITIONS.accuracyCi}`,
   ]);
   const headers = await page.$$eval(
-    '#conditions-table th, #lineage-list th, #rollout-list th',
+    '#conditions-table th, #lineage-list th, #rollout-list th, #cost-table th',
     (n) => n.map((h) => ({ label: h.textContent ?? '', title: h.getAttribute('title') })),
   );
   expect(headers.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import type { ReportData } from './report-data.js';
 import { modelLabel, PEAK_NOTE } from '../table.js';
 import {
   CONDITION_METRIC_DEFINITIONS as DEF,
+  ROLE_COST_DEFINITIONS as COST_DEF,
   ROLLOUT_METRIC_DEFINITIONS as ROLLOUT_DEF,
 } from '../../metrics/index.js';
 import { pageDefinitions } from './page-definitions.js';
@@ -53,7 +54,7 @@ export function embedJson(value: unknown): string {
 function pageData({ trajectories: _, ...data }: ReportData) {
   // The page's column headers carry these texts (report-page.js `metricAttrs`), as the CLI's
   // footnotes do: one definition a metric, from where it is computed.
-  const definitions = { condition: DEF, rollout: ROLLOUT_DEF };
+  const definitions = { condition: DEF, rollout: ROLLOUT_DEF, roleCost: COST_DEF };
   return { ...data, definitions };
 }
 

@@ -447,6 +447,13 @@
           usd(r.costUsd),
         ]),
         [false, true, true, true, true],
+        [
+          null,
+          'roleCost.calls',
+          'roleCost.inputTokens',
+          'roleCost.outputTokens',
+          'roleCost.costUsd',
+        ],
       ),
     );
   }
