@@ -3,7 +3,7 @@
 // `--measure NAME|all` first runs those commands again and rewrites their records.
 //   npm run docs:tables                   regenerate
 //   npm run docs:tables -- --check        compare
-//   npm run docs:tables -- --measure all  measure every record again (about half an hour), then regenerate
+//   npm run docs:tables -- --measure all  measure every record again (about an hour), then regenerate
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

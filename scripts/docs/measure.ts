@@ -42,6 +42,7 @@ export async function measure(m: Measurement): Promise<MeasuredRecord> {
  */
 export async function measureNamed(names: string): Promise<void> {
   const wanted = names === 'all' ? MEASUREMENTS : names.split(',').map((n) => byName(n.trim()));
+  const started = Date.now();
   for (const m of wanted) {
     console.log(`measuring ${m.name} (${m.about}), load ${load()}`);
     const record = await measure(m);
@@ -50,6 +51,7 @@ export async function measureNamed(names: string): Promise<void> {
       `  ${m.name}: ${record.seconds.toFixed(1)} s wall, load ${record.loadBefore} → ${record.loadAfter}; wrote docs/measured/${m.name}.json`,
     );
   }
+  console.log(`measured ${wanted.length} in ${((Date.now() - started) / 1000).toFixed(0)} s wall`);
 }
 
 function byName(name: string): Measurement {
