@@ -23,6 +23,13 @@ const BIN = join(REPO, 'bin', 'acon.js');
 
 type Ran = { stdout: string; stderr: string };
 
+/** The environment without acon's and OpenAI's settings: the docs quote the defaults. */
+function defaultsOnly(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([k]) => !k.startsWith('ACON_') && !k.startsWith('OPENAI_')),
+  );
+}
+
 /** Runs `command` in `cwd`; a failure throws with the end of its stderr. */
 function run(
   command: string,
@@ -33,7 +40,7 @@ function run(
   return new Promise((done, fail) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, NO_COLOR: '1', ...env },
+      env: { ...defaultsOnly(process.env), NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
