@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv } from './helpers/cli.js';
 import { REPO } from './helpers/doc-commands.js';
+import { lockDifferences } from '../scripts/bench/baseline.js';
 
 /**
  * The measurement scripts (scripts/bench/) run nowhere else in the suite, so one that breaks
@@ -26,6 +27,20 @@ function runScript(script: string, args: string[]) {
 }
 
 describe('the measurement scripts', () => {
+  it('--baseline refuses another runtime dependency but not a dev-only one', () => {
+    const lock = (packages: Record<string, { version: string; dev?: boolean }>) =>
+      JSON.stringify({ packages: { '': {}, ...packages } });
+    const ours = lock({ 'node_modules/openai': { version: '6.49.0' } });
+    // Issue #58: the openai 7 nested under @openai/agents (dev) is gone from our lock.
+    const nestedDev = lock({
+      'node_modules/openai': { version: '6.49.0' },
+      'node_modules/@openai/agents/node_modules/openai': { version: '7.57.0', dev: true },
+    });
+    expect(lockDifferences(nestedDev, ours)).toEqual([]);
+    const otherRuntime = lock({ 'node_modules/openai': { version: '6.1.0' } });
+    expect(lockDifferences(otherRuntime, ours)).toEqual(['openai@6.1.0']);
+  });
+
   it('llm-overhead.ts times calls through the LLM client and its store', () => {
     expect(runScript('llm-overhead.ts', ['20', '1000'])).toMatch(
       /client overhead: [\d.]+ µs\/call/,

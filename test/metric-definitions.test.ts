@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   CONDITION_METRIC_DEFINITIONS,
   REPLAY_METRIC_DEFINITIONS,
+  ROLE_COST_DEFINITIONS,
   ROLLOUT_METRIC_DEFINITIONS,
+  RUN_DIFF_DEFINITIONS,
 } from '../src/metrics/index.js';
 import { conditionColumns, conditionTable } from '../src/report/table.js';
 import { pageDefinitions } from '../src/report/html/page-definitions.js';
@@ -23,6 +25,8 @@ const ALL = [
   ...Object.values(CONDITION_METRIC_DEFINITIONS),
   ...Object.values(ROLLOUT_METRIC_DEFINITIONS),
   ...Object.values(REPLAY_METRIC_DEFINITIONS),
+  ...Object.values(ROLE_COST_DEFINITIONS),
+  ...Object.values(RUN_DIFF_DEFINITIONS),
 ];
 
 /** A row where every column has something to show (failures, QA scores and SGC included). */

@@ -9,6 +9,40 @@ import { copyOfSharedOptimize } from './helpers/shared-optimize.js';
 import { renderReportHtml } from '../src/report/html/render-html.js';
 import { packForPage } from '../src/report/html/pack.js';
 import type { ReportData } from '../src/report/html/report-data.js';
+import {
+  CONDITION_METRIC_DEFINITIONS,
+  ROLE_COST_DEFINITIONS,
+  ROLLOUT_METRIC_DEFINITIONS,
+} from '../src/metrics/index.js';
+
+/** Column headers of the page's tables that name no metric (what a row is, not a number). */
+const NOT_METRICS = new Set([
+  ...['split', 'name', 'condition', 'version', 'parent', 'phase', 'status', 'why'],
+  ...['rollout', 'task', 'ok', 'failure reason', 'role'],
+]);
+
+/**
+ * Every metric column of the page's condition, lineage, rollout and cost tables, with the definition
+ * its header carries (issue #58: the page and the CLI define a metric with one text, from
+ * src/metrics/definitions.ts). Returns the headers that carry none or a text of their own.
+ */
+async function undefinedMetricColumns(page: Page): Promise<string[]> {
+  const texts = new Set<string>([
+    ...Object.values(CONDITION_METRIC_DEFINITIONS),
+    ...Object.values(ROLLOUT_METRIC_DEFINITIONS),
+    ...Object.values(ROLE_COST_DEFINITIONS),
+    `${CONDITION_METRIC_DEFINITIONS.accuracy}, ${CONDITION_METRIC_DEFINITIONS.accuracyCi}`,
+  ]);
+  const headers = await page.$$eval(
+    '#conditions-table th, #lineage-list th, #rollout-list th, #cost-table th',
+    (n) => n.map((h) => ({ label: h.textContent ?? '', title: h.getAttribute('title') })),
+  );
+  expect(headers.length).toBeGreaterThan(0);
+  return headers
+    .filter((h) => !NOT_METRICS.has(h.label))
+    .filter((h) => h.title === null || !texts.has(h.title))
+    .map((h) => `${h.label}: ${h.title ?? 'no definition'}`);
+}
 
 /**
  * A report of an optimize-sized run, made by hand: 40 candidate guidelines beside raw in each of
@@ -246,6 +280,7 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
       await page.$$eval('[data-plot="pareto"] svg g[aria-label="line"] path', (n) => n.length),
     ).toBe(splits);
     expect(await page.textContent('#conditions-table')).toContain('★');
+    expect(await undefinedMetricColumns(page)).toEqual([]);
     // The verdict the terminal printed, word for word, and the terminal's peak definition.
     const cliVerdict = /^verdict .+$/m.exec(compareStdout)![0];
     expect(await page.$$eval('#verdicts .verdict', (n) => n.map((v) => v.textContent))).toEqual([
@@ -367,6 +402,8 @@ describe.skipIf(!executable)('acon report in headless Chromium', () => {
     expect(plotLabels.some((l) => /^(v0|UT|UTCO)\b/.test(l))).toBe(true);
     expect(plotLabels.some((l) => l.startsWith('acon['))).toBe(false);
     expect(await page.textContent('#conditions-table')).toMatch(/UTCO/);
+    expect(await page.$$eval('#lineage-list th', (n) => n.length)).toBeGreaterThan(0);
+    expect(await undefinedMetricColumns(page)).toEqual([]);
     mkdirSync(ARTEFACTS, { recursive: true });
     await page.locator('#lineage').screenshot({ path: join(ARTEFACTS, 'report-lineage.png') });
     expect(errors).toEqual([]);

@@ -112,13 +112,16 @@ export function buildBaseline(ref: string, dir: string): string {
  * The packages the baseline's lock file pins at another version than ours, or lacks in ours. A
  * lock that only adds packages (a new dependency the baseline never loads) is no difference: the
  * baseline runs on this checkout's node_modules with every package it needs at its own version.
+ * Dev-only packages (`dev: true`: test frameworks, the agent SDKs the adapters are tested with)
+ * are no difference either: the benchmarks run acon's CLI, which loads none of them (issue #58's
+ * `overrides` dropped the copies of openai 7 nested under @openai/agents).
  */
 export function lockDifferences(baselineLock: string, ourLock: string): string[] {
-  type Lock = { packages?: Record<string, { version?: string }> };
+  type Lock = { packages?: Record<string, { version?: string; dev?: boolean }> };
   const theirs = (JSON.parse(baselineLock) as Lock).packages ?? {};
   const ours = (JSON.parse(ourLock) as Lock).packages ?? {};
   return Object.entries(theirs)
-    .filter(([path]) => path !== '')
+    .filter(([path, p]) => path !== '' && p.dev !== true)
     .filter(([path, p]) => ours[path]?.version !== p.version)
     .map(([path, p]) => `${path.replace(/^node_modules\//, '')}@${p.version ?? '?'}`);
 }

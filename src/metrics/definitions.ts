@@ -61,6 +61,24 @@ export const REPLAY_METRIC_DEFINITIONS = {
   compressions: 'compressor calls (failed ones in parentheses)',
 } as const satisfies Partial<Record<keyof ReplayMetrics, string>>;
 
+/** A run's calls by role (`acon runs show`'s cost table, the report's cost table). */
+export const ROLE_COST_DEFINITIONS = {
+  calls: 'LLM calls of the role, every call of the run',
+  inputTokens: 'input tokens of those calls',
+  cachedTokens: 'input tokens served from the provider prompt cache (billed at cached_input)',
+  outputTokens: "output tokens as billed, a reasoning model's reasoning tokens included",
+  reasoningTokens:
+    "of the output tokens, a reasoning model's reasoning tokens (billed, never shown in its answer)",
+  costUsd: 'billed USD of those calls (call-cache hits and simulated calls cost $0)',
+} as const;
+
+/** Two runs side by side (`acon runs diff`, run-diff.ts). */
+export const RUN_DIFF_DEFINITIONS = {
+  tasks: 'tasks both runs finished',
+  retention: 'accuracy retention: B accuracy ÷ A accuracy (— when A has none)',
+  peakChange: 'peak change of B vs A',
+} as const;
+
 export type ConditionMetricKey = keyof typeof CONDITION_METRIC_DEFINITIONS;
 export type RolloutMetricKey = keyof typeof ROLLOUT_METRIC_DEFINITIONS;
 export type ReplayMetricKey = keyof typeof REPLAY_METRIC_DEFINITIONS;

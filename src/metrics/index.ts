@@ -5,7 +5,9 @@ export { withPareto } from './pareto.js';
 export {
   CONDITION_METRIC_DEFINITIONS,
   REPLAY_METRIC_DEFINITIONS,
+  ROLE_COST_DEFINITIONS,
   ROLLOUT_METRIC_DEFINITIONS,
+  RUN_DIFF_DEFINITIONS,
   type ConditionMetricKey,
   type ReplayMetricKey,
   type RolloutMetricKey,

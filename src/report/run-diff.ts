@@ -1,5 +1,5 @@
 import type { Column } from './fit-table.js';
-import { conditionMetrics } from '../metrics/index.js';
+import { conditionMetrics, RUN_DIFF_DEFINITIONS as DIFF_DEF } from '../metrics/index.js';
 import type { ConditionMetrics } from '../domain/index.js';
 import type { RolloutMetrics } from '../domain/index.js';
 import { int, pct1, reductionPct } from './table.js';
@@ -61,7 +61,7 @@ export function runDiffColumns(): Column<RunDiffRow>[] {
     {
       key: 'tasks',
       label: 'n',
-      note: 'tasks both runs finished',
+      note: DIFF_DEF.tasks,
       value: (r) => String(r.tasks),
       align: 'right',
     },
@@ -70,7 +70,7 @@ export function runDiffColumns(): Column<RunDiffRow>[] {
     {
       key: 'retention',
       label: 'retain%',
-      note: 'accuracy retention: B accuracy ÷ A accuracy (— when A has none)',
+      note: DIFF_DEF.retention,
       value: (r) => (r.retention === null ? '—' : pct1(r.retention)),
       align: 'right',
     },
@@ -79,7 +79,7 @@ export function runDiffColumns(): Column<RunDiffRow>[] {
     {
       key: 'peakChange',
       label: 'Δpeak',
-      note: 'peak change of B vs A',
+      note: DIFF_DEF.peakChange,
       value: (r) => reductionPct(r.peakChange),
       align: 'right',
       priority: 6,

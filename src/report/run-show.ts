@@ -8,7 +8,10 @@ import {
   RunRowSchema,
 } from '../domain/index.js';
 import { infraFailureLines } from './infra-failures-view.js';
-import { ROLLOUT_METRIC_DEFINITIONS as ROLLOUT_DEF } from '../metrics/index.js';
+import {
+  ROLE_COST_DEFINITIONS as COST_DEF,
+  ROLLOUT_METRIC_DEFINITIONS as ROLLOUT_DEF,
+} from '../metrics/index.js';
 import { fitTable, wrapLine, wrapNotes, type Column, type FitOptions } from './fit-table.js';
 import { int, modelsText, SIMULATED_NOTE, usd } from './table.js';
 import { RUN_HEADER } from './runs-list.js';
@@ -244,21 +247,21 @@ const COST_COLUMNS: Column<RoleCost>[] = [
   {
     key: 'cachedTokens',
     label: 'cached',
-    note: 'input tokens served from the provider prompt cache (billed at cached_input)',
+    note: COST_DEF.cachedTokens,
     value: (c) => int(c.cachedTokens),
     align: 'right',
   },
   {
     key: 'outputTokens',
     label: 'output',
-    note: "output tokens as billed, a reasoning model's reasoning tokens included",
+    note: COST_DEF.outputTokens,
     value: (c) => int(c.outputTokens),
     align: 'right',
   },
   {
     key: 'reasoningTokens',
     label: 'reasoning',
-    note: "of the output tokens, a reasoning model's reasoning tokens (billed, never shown in its answer)",
+    note: COST_DEF.reasoningTokens,
     value: (c) => int(c.reasoningTokens),
     align: 'right',
   },

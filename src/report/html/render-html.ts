@@ -4,7 +4,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReportData } from './report-data.js';
 import { modelLabel, PEAK_NOTE } from '../table.js';
-import { CONDITION_METRIC_DEFINITIONS as DEF } from '../../metrics/index.js';
+import {
+  CONDITION_METRIC_DEFINITIONS as DEF,
+  ROLE_COST_DEFINITIONS as COST_DEF,
+  ROLLOUT_METRIC_DEFINITIONS as ROLLOUT_DEF,
+} from '../../metrics/index.js';
 import { pageDefinitions } from './page-definitions.js';
 
 // The page's own script and styles ship as files in src/report/html/assets (see package.json
@@ -48,7 +52,10 @@ export function embedJson(value: unknown): string {
 
 /** The data the page draws from at once; the trajectories travel apart, decoded when one is opened. */
 function pageData({ trajectories: _, ...data }: ReportData) {
-  return data;
+  // The page's column headers carry these texts (report-page.js `metricAttrs`), as the CLI's
+  // footnotes do: one definition a metric, from where it is computed.
+  const definitions = { condition: DEF, rollout: ROLLOUT_DEF, roleCost: COST_DEF };
+  return { ...data, definitions };
 }
 
 /** The verdict lines as the terminal printed them (report/stored-verdicts.ts), one per split. */

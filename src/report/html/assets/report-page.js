@@ -28,11 +28,32 @@
     slot.classList.add('drawn');
   }
 
-  function table(headers, rows, numeric) {
+  /**
+   * The definition of a metric column, from src/metrics/definitions.ts as embedded in the data
+   * (`definitions.condition.meanPeakTokens`, …): the page never words a metric itself (issue #58).
+   * `keys` is one `record.field` or several, joined as the CLI footnote joins them.
+   */
+  function metricAttrs(keys) {
+    if (!keys) return {};
+    const list = Array.isArray(keys) ? keys : [keys];
+    const text = list
+      .map((k) => {
+        const [record, field] = k.split('.');
+        const t = data.definitions[record][field];
+        if (t === undefined) throw new Error(`no definition for ${k}`);
+        return t;
+      })
+      .join(', ');
+    return { title: text, 'data-metric': list.join(' ') };
+  }
+
+  function table(headers, rows, numeric, metrics = []) {
     const head = el(
       'tr',
       {},
-      ...headers.map((h, i) => el('th', numeric[i] ? { class: 'num' } : {}, h)),
+      ...headers.map((h, i) =>
+        el('th', { ...(numeric[i] ? { class: 'num' } : {}), ...metricAttrs(metrics[i]) }, h),
+      ),
     );
     return el(
       'table',
@@ -266,6 +287,18 @@
           ],
           rows,
           [false, false, false, false, true, true, true, true, true, true],
+          [
+            null,
+            null,
+            null,
+            'condition.pareto',
+            'condition.tasks',
+            ['condition.accuracy', 'condition.accuracyCi'],
+            'condition.meanPeakTokens',
+            'condition.peakReductionVsRaw',
+            'condition.meanSteps',
+            sim ? 'condition.fullCostPerTask' : 'condition.costPerTask',
+          ],
         ),
       );
   }
@@ -414,6 +447,13 @@
           usd(r.costUsd),
         ]),
         [false, true, true, true, true],
+        [
+          null,
+          'roleCost.calls',
+          'roleCost.inputTokens',
+          'roleCost.outputTokens',
+          'roleCost.costUsd',
+        ],
       ),
     );
   }
@@ -490,6 +530,7 @@
           v.reason ?? '—',
         ]),
         [false, false, false, false, true, true, false],
+        [null, null, null, null, 'condition.accuracy', 'condition.meanPeakTokens', null],
       ),
     );
     for (const v of data.lineage) {
@@ -627,9 +668,15 @@
     const head = el(
       'tr',
       {},
-      ...['rollout', 'condition', 'task', 'ok', 'steps', 'peak', 'failure reason'].map((h) =>
-        el('th', {}, h),
-      ),
+      ...[
+        ['rollout'],
+        ['condition'],
+        ['task'],
+        ['ok'],
+        ['steps', 'rollout.steps'],
+        ['peak', 'rollout.peakInputTokens'],
+        ['failure reason'],
+      ].map(([h, metric]) => el('th', metricAttrs(metric), h)),
     );
     document
       .getElementById('rollout-list')
