@@ -9,7 +9,7 @@ import type {
   ChatMessage,
   StepRecord,
 } from '../../domain/index.js';
-import { countMessageTokens, type LlmClient } from '../../llm/index.js';
+import { tokenCounterFor, type LlmClient, type TokenCounter } from '../../llm/index.js';
 import { rolloutMetrics } from '../../metrics/index.js';
 import type { RunStore } from '../../store/index.js';
 import type { CompressionReport } from '../context-compressor.js';
@@ -46,6 +46,11 @@ export type ProxyRecorderOptions = {
   guidelines: GuidelinePair;
   /** Prices for the rollouts' full cost (`prices:` of the config). */
   prices: Record<string, Price>;
+  /**
+   * What the steps' prompt and observation tokens (peaks) are counted in: the one the proxy's
+   * thresholds use. @default o200k
+   */
+  tokens?: TokenCounter;
   /** @default () => new Date() */
   now?: () => Date;
   /**
@@ -74,9 +79,11 @@ export class ProxyRecorder {
   /** Rollouts stored per conversation key, so a continued conversation gets a new rollout id. */
   private readonly stored = new Map<string, number>();
   private readonly now: () => Date;
+  private readonly tokens: TokenCounter;
 
   constructor(private readonly opts: ProxyRecorderOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.tokens = opts.tokens ?? tokenCounterFor('o200k');
   }
 
   /** The compressors' LLM client, its calls recorded under the conversation being compressed. */
@@ -120,7 +127,7 @@ export class ProxyRecorder {
     session.steps.set(index, {
       index,
       prompt,
-      promptTokens: countMessageTokens(prompt),
+      promptTokens: this.tokens.countMessageTokens(prompt),
       assistant: answer?.message ?? null,
       callId,
       error,
@@ -186,7 +193,8 @@ export class ProxyRecorder {
         assistant: assistant ?? { role: 'assistant', content: s.error ?? '' },
         toolCall: assistant?.tool_calls?.[0] ?? null,
         observations,
-        observationTokens: observations.length > 0 ? countMessageTokens(observations) : 0,
+        observationTokens:
+          observations.length > 0 ? this.tokens.countMessageTokens(observations) : 0,
         latencyMs: 0,
         callId: s.callId,
         reactive: false,
@@ -213,8 +221,8 @@ export class ProxyRecorder {
       score: evaluation.score,
       stepPromptTokens: steps.map((s) => s.promptTokens),
       systemTokens:
-        countMessageTokens([{ role: 'system', content: trajectory.system }]) -
-        countMessageTokens([]),
+        this.tokens.countMessageTokens([{ role: 'system', content: trajectory.system }]) -
+        this.tokens.countMessageTokens([]),
       events: session.events,
       calls: store.callsOfRollout(session.id),
       wallMs: finishedAt.getTime() - session.startedAt.getTime(),
