@@ -195,13 +195,7 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
         tokenizer,
       };
       deps.onReport?.(report);
-      return {
-        headEnd: indexed.headEnd,
-        firstKept: indexed.headEnd,
-        summary: null,
-        replaced: new Map(),
-        report,
-      };
+      return unchangedPlan(indexed.headEnd, report);
     }
   }
 
@@ -212,6 +206,11 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
       return applyPlan(messages, await plan(messages));
     },
   };
+}
+
+/** The plan that keeps every message: what a failed compression returns. */
+function unchangedPlan(headEnd: number, report: CompressionReport): CompressionPlan {
+  return { headEnd, firstKept: headEnd, summary: null, replaced: new Map(), report };
 }
 
 /** ContextCompressor.fold: ACON's history compressor on every turn of `messages`. */
