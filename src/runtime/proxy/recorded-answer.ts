@@ -156,7 +156,11 @@ function fromResponsesJson(text: string): RecordedAnswer | null {
 }
 
 /** Events that end a Responses stream and carry the whole response (output and usage). */
-const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const FINAL_EVENTS: readonly string[] = [
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+];
 
 /**
  * A Responses event stream (`event: …` / `data: {…}` pairs): the response of its final event
@@ -173,7 +177,7 @@ function fromResponsesStream(text: string): RecordedAnswer | null {
     } catch {
       continue;
     }
-    if (event.type && FINAL_EVENTS.has(event.type) && event.response) final = event.response;
+    if (event.type && FINAL_EVENTS.includes(event.type) && event.response) final = event.response;
   }
   return final ? fromResponse(final) : null;
 }
