@@ -56,7 +56,13 @@ function fakeCompressor(gate?: Promise<void>): ContextCompressor & { calls: numb
         firstKept: messages.length,
         summary: null,
         replaced: new Map(),
-        report: { events: [], tokensBefore: 0, tokensAfter: 0, simulated: true },
+        report: {
+          events: [],
+          tokensBefore: 0,
+          tokensAfter: 0,
+          simulated: true,
+          tokenizer: 'o200k',
+        },
       };
     },
     compress: () => Promise.reject(new Error('not used')),

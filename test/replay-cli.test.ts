@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAcon, tempDir } from './helpers/cli.js';
+import { writeWordTokenizer } from './helpers/word-tokenizer.js';
 import { copyOfSharedOptimize, SHARED_OPTIMIZE_ENV } from './helpers/shared-optimize.js';
 
 /**
@@ -68,6 +69,31 @@ describe('acon replay', () => {
     expect(result.simulated).toBe(true);
     expect(result.rows.map((x) => x.label)).toEqual(['v0', 'active']);
     expect(result.rows[0]!.metrics.compressedSteps).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("counts thresholds and peaks in the config's agent tokenizer and names it (issue #54)", async () => {
+    const plain = await runAcon(['replay', '--traces', recorded, '--db', db, '--json'], { cwd });
+    expect(plain.code, plain.stderr).toBe(0);
+    const dir = tempDir();
+    const file = join(dir, writeWordTokenizer(dir));
+    const config = join(dir, 'acon.config.yaml');
+    writeFileSync(config, `roles:\n  agent: { model: gpt-4.1, tokenizer: "hf:${file}" }\n`);
+    const args = ['replay', '--traces', recorded, '--db', db, '--config', config];
+    const hf = await runAcon([...args, '--json'], { cwd });
+    expect(hf.code, hf.stderr).toBe(0);
+    type Result = {
+      tokenizer?: string;
+      rows: { metrics: { fullPeakTokens: number | null } }[];
+    };
+    const a = JSON.parse(plain.stdout) as Result;
+    const b = JSON.parse(hf.stdout) as Result;
+    expect(a.tokenizer).toBe('o200k');
+    expect(b.tokenizer).toBe(`hf:${file}`);
+    // The same conversations, counted by another tokenizer: the full-context peak differs.
+    expect(b.rows[0]!.metrics.fullPeakTokens).not.toBe(a.rows[0]!.metrics.fullPeakTokens);
+    const table = await runAcon(args, { cwd });
+    // The provenance line names it (wrapped to the terminal's width).
+    expect(table.stdout.replace(/\s+/g, ' ')).toContain(`· tokens hf:${file}`);
   }, 120_000);
 
   it('continues a replay run with --resume, answering from what was recorded', async () => {

@@ -24,7 +24,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(serveTokenize: boolean) {
+async function start(serveTokenize: boolean, refuses?: (text: string) => boolean) {
   const bench = createApptown({ tasksDir: SHORT_TASKS_DIR });
   const handler = simBackedHandler({
     taskOf: await taskResolver(bench),
@@ -33,6 +33,7 @@ async function start(serveTokenize: boolean) {
   server = await FakeOpenAiServer.start({
     handler,
     ...(serveTokenize ? { tokenize: wordCount } : {}),
+    ...(refuses ? { tokenizeRefuses: refuses } : {}),
   });
   return server;
 }
@@ -113,6 +114,47 @@ describe('tokenizer: server (vLLM /tokenize)', () => {
     for (const v of views) {
       for (const s of v.steps) for (const o of s.observations) expect(askedSet.has(o)).toBe(true);
     }
+  });
+
+  it('counts what the server refused in o200k and says how many counts were estimated', async () => {
+    // Content-based, so the same texts fail however the requests are ordered.
+    const refused = (text: string) => text.length > 40 && text.length % 5 === 0;
+    const fake = await start(true, refused);
+    const cwd = tempDir();
+    writeConfig(cwd, fake.url);
+    const res = await runAcon(
+      [...RUN, '--max-tasks', '2', '--provider', 'openai', '--yes', '--json'],
+      { cwd, env },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout) as {
+      provenance: {
+        tokenizer: string;
+        tokenizerEstimates?: { estimated: number; counted: number };
+      };
+      verdict: string;
+    };
+    const refusedAsked = new Set(
+      fake.tokenizeRequests
+        .map((r) => (JSON.parse(r.raw) as { prompt: string }).prompt)
+        .filter(refused),
+    );
+    expect(refusedAsked.size).toBeGreaterThan(0);
+    const e = out.provenance.tokenizerEstimates!;
+    expect(out.provenance.tokenizer).toBe('server');
+    expect(e.estimated).toBeGreaterThanOrEqual(refusedAsked.size);
+    expect(e.estimated).toBeLessThan(e.counted);
+    expect(out.verdict).toContain(
+      `Server tokenizer: ${e.estimated} of ${e.counted} counts estimated in o200k`,
+    );
+    const text = await runAcon([...RUN, '--max-tasks', '2', '--provider', 'openai', '--yes'], {
+      cwd,
+      env,
+    });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.replace(/\s+/g, ' ')).toMatch(
+      /· tokens server \(\d+ of \d+ counts estimated in o200k\)/,
+    );
   });
 
   it('stops at session start with a ConfigError naming the setting when /tokenize is a 404', async () => {

@@ -21,6 +21,7 @@ type RawOpts = {
   guidelinesDir: string;
   provider?: 'sim' | 'openai';
   record?: boolean;
+  tokenizer?: string;
   db?: string;
   config?: string;
   maxBodyMb: string;
@@ -87,7 +88,11 @@ export function registerProxy(program: Command): void {
       '--record',
       'store each conversation as a rollout (steps, compressions, calls) in the run database',
     )
-    .option('--db <file>', "SQLite database for --record (default: the config's run.db)");
+    .option('--db <file>', "SQLite database for --record (default: the config's run.db)")
+    .option(
+      '--tokenizer <name>',
+      "the upstream model's tokenizer, which T_obs, T_hist and recorded peaks count in: o200k, cl100k, hf:PATH/tokenizer.json, or server (the upstream's /tokenize, vLLM and SGLang) (default: roles.agent.tokenizer of the config, else o200k)",
+    );
   limitOptions(cmd)
     .addHelpText('after', EXAMPLES)
     .action((_raw, c: Command) => proxyAction(c.optsWithGlobals<RawOpts>()));
@@ -146,6 +151,14 @@ async function proxyAction(opts: RawOpts): Promise<void> {
   const { GuidelineStore } = await import('../guidelines/index.js');
   const { GUIDELINE_PAIR, resolveGuidelinePair } = await import('../guidelines/index.js');
   const { LLM_ROLES } = await import('../llm/index.js');
+  const { TokenizerNameSchema } = await import('../config/index.js');
+  const tokenizer =
+    opts.tokenizer === undefined ? undefined : TokenizerNameSchema.safeParse(opts.tokenizer);
+  if (tokenizer && !tokenizer.success) {
+    throw new UsageError(
+      `--tokenizer must be o200k, cl100k, hf:PATH to a tokenizer.json, or server, got "${opts.tokenizer}"`,
+    );
+  }
   const { config } = loadConfig(opts.config === undefined ? {} : { file: opts.config });
   if (opts.provider) {
     config.provider = opts.provider;
@@ -171,6 +184,7 @@ async function proxyAction(opts: RawOpts): Promise<void> {
       ...(opts.compressorKeyEnv ? { compressorKeyEnv: opts.compressorKeyEnv } : {}),
     },
     ...(opts.record ? { record: opts.db ?? config.run.db } : {}),
+    ...(tokenizer?.data ? { tokenizer: tokenizer.data } : {}),
     log,
     limits: {
       maxBodyBytes: Math.floor(positiveNumber(opts.maxBodyMb, '--max-body-mb')! * MB),
@@ -187,7 +201,7 @@ async function proxyAction(opts: RawOpts): Promise<void> {
     );
   }
   process.stdout.write(
-    `acon proxy listening on ${proxy.url} -> ${redactUrlCredentials(opts.upstream)} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
+    `acon proxy listening on ${proxy.url} -> ${redactUrlCredentials(opts.upstream)} (guidelines ${guidelines.obs.id}, ${guidelines.hist.id}; tokens ${proxy.tokenizer}${proxy.runId ? `; recording run ${proxy.runId}` : ''})\n`,
   );
   await untilStopped(proxy, nonNegativeNumber(opts.shutdownGraceS, '--shutdown-grace-s')!, log);
 }

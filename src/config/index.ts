@@ -1,5 +1,6 @@
 export {
   ConfigSchema,
+  EndpointSchema,
   LimitParamSchema,
   ProviderNameSchema,
   ReasoningEffortSchema,

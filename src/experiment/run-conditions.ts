@@ -15,7 +15,7 @@ import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/index.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from './rollouts.js';
-import { roleTokenizer } from '../llm/index.js';
+import { roleTokenCounter, roleTokenizer, type TokenCounter } from '../llm/index.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
 /** What `acon run`/`compare` ran with; stored with the run so --resume can continue it. */
@@ -152,9 +152,12 @@ export async function runConditions(opts: RunConditionsOptions): Promise<RunCond
         : {}),
     } satisfies RunParams,
   });
+  // One counter for the run, so its provenance can say how many counts a server did not give.
+  const tokens = roleTokenCounter(config, 'agent', session.llm);
   try {
     await runRollouts({
       runId,
+      tokens,
       bench: session.bench,
       jobs: conditions.flatMap((condition) => tasks.map((task) => ({ condition, task }))),
       llm: session.llm,
@@ -168,7 +171,7 @@ export async function runConditions(opts: RunConditionsOptions): Promise<RunCond
   } catch (err) {
     throw stoppedRun(store, runId, err, `acon ${opts.kind}`);
   }
-  return finishConditions(opts, runId, conditions, warning);
+  return finishConditions(opts, runId, conditions, warning, tokens);
 }
 
 /**
@@ -204,6 +207,7 @@ function finishConditions(
   runId: string,
   conditions: Condition[],
   warning: string | null,
+  tokens: TokenCounter,
 ): RunConditionsResult {
   const { session, params } = opts;
   const { store } = session;
@@ -224,13 +228,26 @@ function finishConditions(
     models: session.models,
     simulated: session.simulated,
     tokenizer: roleTokenizer(session.config, 'agent'),
+    ...(tokens.estimated !== undefined
+      ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
+      : {}),
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
   return {
     provenance,
     conditions: metrics,
     warnings: warning ? [warning] : [],
-    verdict: conditionsVerdict(params.split, metrics),
+    verdict: conditionsVerdict(params.split, metrics) + estimatesNote(provenance),
     infraFailures: infraFailures(store, runId),
   };
+}
+
+/**
+ * The verdict's note when a server tokenizer's counts were not all the server's: thresholds and
+ * peaks then rest partly on o200k estimates, which a reader comparing peaks must know.
+ */
+function estimatesNote(p: Provenance): string {
+  const e = p.tokenizerEstimates;
+  if (!e || e.estimated === 0) return '';
+  return ` Server tokenizer: ${e.estimated} of ${e.counted} counts estimated in o200k (the server had not counted them), so thresholds and peaks are partly estimates.`;
 }

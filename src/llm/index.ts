@@ -17,6 +17,7 @@ export {
 } from './retry.js';
 export { TokenBucket } from './token-bucket.js';
 export {
+  checkTokenizer,
   countMessageTokens,
   countTokens,
   createTokenCounter,

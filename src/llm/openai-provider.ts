@@ -126,7 +126,12 @@ export class OpenAiProvider implements LlmProvider {
     try {
       raw = await withLinkedSignal(signal, (requestSignal) =>
         client.post<unknown>(url, {
-          body: { model: req.model, prompt: req.text, add_special_tokens: false },
+          // vLLM's `model` is optional (the served model); an empty name would be refused as unknown.
+          body: {
+            ...(req.model ? { model: req.model } : {}),
+            prompt: req.text,
+            add_special_tokens: false,
+          },
           signal: requestSignal,
         }),
       );

@@ -25,14 +25,27 @@ describe('ServerTokenCounter', () => {
     expect(counter.estimated).toBe(1);
   });
 
-  it('lets a failed count fail prepare and asks again next time', async () => {
+  it('counts a text whose count failed locally, reports it estimated, and asks again next time', async () => {
     let calls = 0;
     const counter = new ServerTokenCounter(() =>
       ++calls === 1 ? Promise.reject(new Error('HTTP 503')) : Promise.resolve(7),
     );
-    await expect(counter.prepare(['x'])).rejects.toThrow('HTTP 503');
-    await counter.prepare(['x']);
-    expect(counter.countTokens('x')).toBe(7);
+    await counter.prepare(['hello world', 'y']);
+    expect(counter.failed).toBe(1);
+    // 'hello world' failed (the first ask): its o200k count stands in, and says so.
+    expect(counter.countTokens('hello world')).toBe(2);
+    expect(counter.countTokens('y')).toBe(7);
+    expect(counter.estimated).toBe(1);
+    expect(counter.counted).toBe(2);
+    await counter.prepare(['hello world']);
+    expect(counter.countTokens('hello world')).toBe(7);
+    expect(calls).toBe(3);
+  });
+
+  it('rethrows an abort: Ctrl-C stops the command, it is no missing count', async () => {
+    const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
+    const counter = new ServerTokenCounter(() => Promise.reject(abort));
+    await expect(counter.prepare(['x'])).rejects.toBe(abort);
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ConfigError } from '../errors.js';
 import { frameMessage, frameTools, TOKENS_PER_REPLY } from './chat-framing.js';
 import { tokenCounterFor, type TokenCounter } from './tokenizer.js';
 import type { ChatMessage, ToolDef } from './types.js';
@@ -19,23 +20,42 @@ const MAX_ENTRIES = 1 << 20;
  * calls `prepare` first, and the strategies read what was fetched.
  *
  * A text nobody prepared (the rendering of a session that only sizes what the observation
- * compressor is shown, a masking placeholder) is counted in o200k and counted in `estimated`:
- * it sizes nothing the agent's thresholds or peaks report.
+ * compressor is shown, a masking placeholder), or one whose count the server did not give (an
+ * error after the client's retries), is counted in o200k and counted in `estimated`, so every
+ * figure that used it can say how many of its counts were estimates; a failed count is asked for
+ * again the next time the text is prepared, and never stops the rollout.
  */
 export class ServerTokenCounter implements TokenCounter {
   readonly tokenizer = 'server' as const;
   private readonly counts = new Map<string, number>();
-  private readonly pending = new Map<string, Promise<number>>();
-  private readonly local = tokenCounterFor('o200k');
-  private estimates = 0;
+  private readonly pending = new Map<string, Promise<void>>();
+  /** Digests of the texts counted locally (whatever the server said later). */
+  private readonly local = new Set<string>();
+  private readonly o200k = tokenCounterFor('o200k');
   private fetches = 0;
+  private failures = 0;
 
-  /** @param fetchCount one text's count from the server (through the LLM client's retries) */
-  constructor(private readonly fetchCount: (text: string) => Promise<number>) {}
+  /**
+   * @param fetchCount one text's count from the server (through the LLM client's retries)
+   * @param isFatal an error that stops the command rather than one count (Ctrl-C, a setting
+   *   that cannot work): rethrown
+   */
+  constructor(
+    private readonly fetchCount: (text: string) => Promise<number>,
+    private readonly isFatal: (err: unknown) => boolean = (err) =>
+      err instanceof ConfigError || (err instanceof Error && /abort/i.test(err.name)),
+  ) {}
 
-  /** Texts counted locally because their server count had not been fetched. */
+  /** Distinct texts counted locally because the server's count was not there (not asked, or failed). */
   get estimated(): number {
-    return this.estimates;
+    return this.local.size;
+  }
+
+  /** Distinct texts counted, by the server or locally. */
+  get counted(): number {
+    let n = this.counts.size;
+    for (const key of this.local) if (!this.counts.has(key)) n++;
+    return n;
   }
 
   /** Texts asked of the server. */
@@ -43,8 +63,13 @@ export class ServerTokenCounter implements TokenCounter {
     return this.fetches;
   }
 
+  /** Counts the server did not give (errors after the client's retries). */
+  get failed(): number {
+    return this.failures;
+  }
+
   async prepare(texts: readonly string[]): Promise<void> {
-    const waits: Promise<number>[] = [];
+    const waits: Promise<void>[] = [];
     for (const text of texts) {
       if (text.length === 0) continue;
       const key = digest(text);
@@ -56,11 +81,12 @@ export class ServerTokenCounter implements TokenCounter {
           (n) => {
             this.remember(key, n);
             this.pending.delete(key);
-            return n;
           },
           (err: unknown) => {
             this.pending.delete(key);
-            throw err;
+            if (this.isFatal(err)) throw err;
+            // Counted locally where it is read (countTokens), and reported as an estimate.
+            this.failures++;
           },
         );
         this.pending.set(key, wait);
@@ -72,10 +98,11 @@ export class ServerTokenCounter implements TokenCounter {
 
   countTokens = (text: string): number => {
     if (text.length === 0) return 0;
-    const n = this.counts.get(digest(text));
+    const key = digest(text);
+    const n = this.counts.get(key);
     if (n !== undefined) return n;
-    this.estimates++;
-    return this.local.countTokens(text);
+    if (this.local.size < MAX_ENTRIES) this.local.add(key);
+    return this.o200k.countTokens(text);
   };
 
   countMessageTokens = (messages: readonly ChatMessage[], tools?: readonly ToolDef[]): number => {

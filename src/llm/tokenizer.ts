@@ -141,6 +141,13 @@ export type TokenCounter = {
    * (server-tokenizer.ts) fetches the ones it does not have. Absent on in-process encodings.
    */
   prepare?(texts: readonly string[]): Promise<void>;
+  /**
+   * Distinct texts counted in a stand-in encoding because the counter's own count was not there
+   * (a server's, not fetched or failed), and distinct texts counted in all: figures say "12 of
+   * 340 counts estimated". Absent where every count is the encoding's own.
+   */
+  readonly estimated?: number;
+  readonly counted?: number;
 };
 
 /**

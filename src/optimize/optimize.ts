@@ -28,7 +28,7 @@ import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
-import { roleTokenizer } from '../llm/index.js';
+import { roleTokenCounter, roleTokenizer } from '../llm/index.js';
 
 /** `acon optimize --json` (`acon schema optimize`). */
 export const OptimizeResultSchema = z.object({
@@ -228,6 +228,8 @@ async function finalTables(
   const { env, params, runId } = run;
   const conditions = rows.map((r) => r.condition);
   const tables: OptimizeResult['tables'] = [];
+  // One counter for the final tables, so their provenance says how many counts a server missed.
+  const tokens = roleTokenCounter(env.config, 'agent', env.llm);
   for (const [split, list] of [
     [selectionName(params), run.tasks.select],
     [params.evalSplit, run.tasks.eval],
@@ -235,6 +237,7 @@ async function finalTables(
     run.log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
     await runRollouts({
       runId,
+      tokens,
       bench: env.bench,
       jobs: conditions.flatMap((condition) => list.map((task) => ({ condition, task }))),
       llm: env.llm,
@@ -261,6 +264,9 @@ async function finalTables(
         models: env.models,
         simulated: env.simulated,
         tokenizer: roleTokenizer(env.config, 'agent'),
+        ...(tokens.estimated !== undefined
+          ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
+          : {}),
       },
       rows: rows.map((r) => ({
         ...byLabel.get(r.condition.label)!,

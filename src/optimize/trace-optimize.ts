@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GuidelinePair } from '../domain/index.js';
-import { defaultTokenCounter } from '../agent/index.js';
+import { roleTokenCounter, type TokenCounter } from '../llm/index.js';
 import { GuidelinePairSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
 import {
   referenceTraces,
@@ -95,8 +95,11 @@ export async function optimizeFromTraces(
       `traces: ${splits.train.length} train, ${splits.selection.length} selection, ${splits.heldout.length} held-out conversations` +
         (failed > 0 ? ` (${failed} failed ones left out: no full-context reference)` : ''),
     );
-    const { start, ut, pair, stages } = await runStages(env, runId, params, splits, log);
-    const heldout = await heldoutRows(env, runId, params, splits.heldout, {
+    // One counter for the run, in the agent's tokenizer: thresholds fire where they would
+    // when the agent is run, and a server's counts are asked for once.
+    const tokens = roleTokenCounter(env.config, 'agent', env.llm);
+    const { start, ut, pair, stages } = await runStages(env, runId, params, splits, log, tokens);
+    const heldout = await heldoutRows(env, runId, params, splits.heldout, tokens, {
       start,
       ut,
       final: pair,
@@ -141,6 +144,7 @@ async function runStages(
   params: TraceOptimizeParams,
   splits: { train: Trace[]; selection: Trace[] },
   log: (line: string) => void,
+  tokens: TokenCounter,
 ) {
   const start = await startingPair(env, runId, params.guidelines);
   const tc = {
@@ -151,6 +155,7 @@ async function runStages(
     select: splits.selection,
     candidates: params.candidates,
     log,
+    tokens,
   };
   let pair: GuidelinePair = start;
   let ut: GuidelinePair = start;
@@ -174,6 +179,7 @@ async function heldoutRows(
   runId: string,
   params: TraceOptimizeParams,
   heldout: readonly Trace[],
+  tokens: TokenCounter,
   pairs: { start: GuidelinePair; ut: GuidelinePair; final: GuidelinePair },
 ): Promise<z.infer<typeof HeldoutRowSchema>[]> {
   const scopes: ('obs' | 'hist' | 'both')[] = [...kindsOf(params.target)];
@@ -197,7 +203,7 @@ async function heldoutRows(
             condition: { label: `heldout-${obs},${hist}`, pair, ...(only ? { only } : {}) },
             config: env.config,
             llm: env.llm,
-            tokens: defaultTokenCounter,
+            tokens,
             runId,
             signal: env.abort.signal,
           }),

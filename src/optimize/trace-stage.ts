@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { z } from 'zod';
 import type { GuidelinePair } from '../domain/index.js';
-import { defaultTokenCounter } from '../agent/index.js';
+import type { TokenCounter } from '../llm/index.js';
 import { ReplayMetricsSchema, type ReplayMetrics, type Trace } from '../domain/index.js';
 import { replayMetrics, replayTraces, type RunEnv, type TraceReplay } from '../experiment/index.js';
 import {
@@ -34,6 +34,8 @@ export type TraceStageContext = {
   select: Trace[];
   candidates: number;
   log: (line: string) => void;
+  /** Thresholds and view tokens, in the agent's tokenizer (roleTokenCounter). */
+  tokens: TokenCounter;
 };
 
 export const TraceCandidateReportSchema = z.object({
@@ -74,7 +76,7 @@ async function replayPair(
     condition: { label, pair, only: kind },
     config: tc.env.config,
     llm: tc.env.llm,
-    tokens: defaultTokenCounter,
+    tokens: tc.tokens,
     runId: tc.runId,
     signal: tc.env.abort.signal,
   });

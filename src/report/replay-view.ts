@@ -1,7 +1,7 @@
 import type { ReplayMetrics } from '../domain/index.js';
 import { REPLAY_METRIC_DEFINITIONS as REPLAY_DEF } from '../metrics/index.js';
 import { fitTable, wrapLine, type Column, type FitOptions } from './fit-table.js';
-import { int, modelLabel, pct1 } from './table.js';
+import { int, modelLabel, pct1, tokensText } from './table.js';
 
 /** One scored guideline pair of a replay (acon replay, the trace stages of acon optimize). */
 export type ReplayViewRow = { label: string; obs: string; hist: string; metrics: ReplayMetrics };
@@ -13,6 +13,8 @@ export type ReplayProvenance = {
   provider: string;
   models: Record<string, string>;
   simulated: boolean;
+  tokenizer?: string | undefined;
+  tokenizerEstimates?: { estimated: number; counted: number } | undefined;
 };
 
 const share = (x: number | null) => (x === null ? undefined : pct1(x));
@@ -73,7 +75,7 @@ export function replayProvenanceLine(p: ReplayProvenance): string {
   const tag = p.simulated ? 'SIMULATED — ' : '';
   const agent = modelLabel(p.models.agent ?? '?');
   const comp = modelLabel(p.models.obs_compressor ?? '?');
-  return `${tag}replay of ${p.source} (${p.traces} conversations) · provider ${p.provider} · agent ${agent} · compressor ${comp}`;
+  return `${tag}replay of ${p.source} (${p.traces} conversations) · provider ${p.provider} · agent ${agent} · compressor ${comp}${tokensText(p)}`;
 }
 
 /** The replay table: provenance line, one row a pair, footnotes. */

@@ -22,8 +22,22 @@ export function provenanceLine(p: Provenance): string {
   const comp = modelLabel(p.models.obs_compressor ?? '?');
   const tag = p.simulated ? 'SIMULATED — ' : '';
   // The run id is printed after the table, so the same command twice prints the same table.
-  const tokens = p.tokenizer ? ` · tokens ${p.tokenizer}` : '';
+  const tokens = tokensText(p);
   return `${tag}${p.bench}/${p.split} · provider ${p.provider} · agent ${agent} · compressor ${comp}${tokens}`;
+}
+
+/**
+ * ` · tokens hf:model/tokenizer.json`, and with a server tokenizer whose counts were not all its
+ * own ` · tokens server (12 of 340 counts estimated in o200k)`: a figure says what it counted in.
+ */
+export function tokensText(p: Pick<Provenance, 'tokenizer' | 'tokenizerEstimates'>): string {
+  if (!p.tokenizer) return '';
+  const e = p.tokenizerEstimates;
+  const estimated =
+    e && e.estimated > 0
+      ? ` (${int(e.estimated)} of ${int(e.counted)} counts estimated in o200k)`
+      : '';
+  return ` · tokens ${p.tokenizer}${estimated}`;
 }
 
 export const PEAK_NOTE = `peak = ${DEF.meanPeakTokens}`;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createStrategy, defaultContextOptions, type ContextStrategy } from '../agent/index.js';
 import type { ChatMessage, CompressionEvent, GuidelinePair, Trajectory } from '../domain/index.js';
 import { compressHistory, renderTurns, type CompressorDeps } from '../compress/index.js';
-import { countMessageTokens, countTokens, type LlmClient } from '../llm/index.js';
+import { promptTexts, tokenCounterFor, type LlmClient, type TokenCounter } from '../llm/index.js';
 import { indexTrajectory, type IndexedTrajectory, type OpenAiMessage } from './openai-messages.js';
 
 /** ACON's thresholds (seed 003 defaults). */
@@ -35,7 +35,7 @@ export type RuntimeEvent = Pick<
 export type CompressionReport = {
   /** Compressions this call caused (cached ones included). */
   events: RuntimeEvent[];
-  /** Prompt tokens of the messages given (o200k estimate, as acon counts everywhere). */
+  /** Prompt tokens of the messages given, counted in `tokenizer`. */
   tokensBefore: number;
   /** Prompt tokens of the messages returned. */
   tokensAfter: number;
@@ -43,6 +43,8 @@ export type CompressionReport = {
   error?: Error;
   /** SIMULATED: the compressor is acon's offline `sim`, not a model (`model: { provider: 'sim' }`). */
   simulated: boolean;
+  /** The encoding thresholds and these counts are in (`o200k`, `cl100k`, `hf:PATH`, `server`). */
+  tokenizer: string;
 };
 
 /**
@@ -80,6 +82,11 @@ export type ContextCompressorDeps = {
   maxSessions?: number;
   /** Bounded retries of an unusable compressor answer. @default 2 */
   maxOutputRetries?: number;
+  /**
+   * What T_obs, T_hist and the reports' token counts are counted with: the agent model's
+   * tokenizer, since it is the agent's context the thresholds keep small. @default o200k
+   */
+  tokens?: TokenCounter;
 };
 
 /** Applies ACON to OpenAI-style message lists. Stateless from the caller's side. */
@@ -128,6 +135,8 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
     keep_last: deps.thresholds?.keepLast ?? base.keep_last,
     guidelines: deps.guidelines,
   };
+  const tokens = deps.tokens ?? tokenCounterFor('o200k');
+  const tokenizer = tokens.tokenizer ?? 'o200k';
   const cachedCalls = new Set<number>();
   const llm: LlmClient = {
     async chat(req, ctx) {
@@ -140,6 +149,7 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
     llm,
     callCtx: { runId: deps.runId ?? 'runtime' },
     maxOutputRetries: deps.maxOutputRetries ?? 2,
+    tokens,
   };
   const sessions = new ReplaySessions(deps.maxSessions ?? 256, () =>
     createStrategy('acon', options, strategyDeps),
@@ -153,37 +163,39 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
     opts: PlanOptions = {},
   ): Promise<CompressionPlan> {
     const indexed = indexTrajectory(messages);
-    const tokensBefore = countMessageTokens(fullMessages(indexed.trajectory));
+    const full = fullMessages(indexed.trajectory);
+    let tokensBefore = 0;
     try {
+      // A counter that asks a server fetches the counts first (server-tokenizer.ts says why).
+      await tokens.prepare?.(promptTexts(full));
+      tokensBefore = tokens.countMessageTokens(full);
       const replay = opts.history === false ? obsSessions : sessions;
       const { messages: shown, events } = await replay.view(indexed);
       const out = planFromView(indexed, shown, messages.length);
       const report: CompressionReport = {
         events: events.map((e) => reportedEvent(e, cachedCalls)),
         tokensBefore,
-        tokensAfter: countMessageTokens(shown),
+        tokensAfter: tokens.countMessageTokens(shown),
         simulated: deps.simulated ?? false,
+        tokenizer,
       };
       deps.onReport?.(report);
       return { ...out, report };
     } catch (err) {
       if (deps.onError === 'throw') throw err;
       const error = err instanceof Error ? err : new Error(String(err));
+      // The server did not count them: counted here, and `estimated` says so (server-tokenizer.ts).
+      if (tokensBefore === 0) tokensBefore = tokens.countMessageTokens(full);
       const report = {
         events: [],
         tokensBefore,
         tokensAfter: tokensBefore,
         error,
         simulated: deps.simulated ?? false,
+        tokenizer,
       };
       deps.onReport?.(report);
-      return {
-        headEnd: indexed.headEnd,
-        firstKept: indexed.headEnd,
-        summary: null,
-        replaced: new Map(),
-        report,
-      };
+      return unchangedPlan(indexed.headEnd, report);
     }
   }
 
@@ -196,16 +208,24 @@ export function createContextCompressorWith(deps: ContextCompressorDeps): Contex
   };
 }
 
+/** The plan that keeps every message: what a failed compression returns. */
+function unchangedPlan(headEnd: number, report: CompressionReport): CompressionPlan {
+  return { headEnd, firstKept: headEnd, summary: null, replaced: new Map(), report };
+}
+
 /** ContextCompressor.fold: ACON's history compressor on every turn of `messages`. */
 async function foldHistory(
   deps: ContextCompressorDeps,
-  strategyDeps: Omit<CompressorDeps, 'tokens'>,
+  strategyDeps: CompressorDeps,
   cachedCalls: Set<number>,
   messages: readonly OpenAiMessage[],
   previousSummary: string | null,
 ): Promise<FoldResult> {
+  const { tokens } = strategyDeps;
   const { trajectory } = indexTrajectory(messages);
-  const tokensBefore = countMessageTokens(fullMessages(trajectory));
+  const full = fullMessages(trajectory);
+  await tokens.prepare?.(promptTexts(full));
+  const tokensBefore = tokens.countMessageTokens(full);
   const outcome = await compressHistory(
     {
       task: trajectory.task,
@@ -214,13 +234,14 @@ async function foldHistory(
       guideline: deps.guidelines.hist,
       step: trajectory.turns.length,
     },
-    { ...strategyDeps, tokens: { countTokens, countMessageTokens } },
+    strategyDeps,
   );
   const report: CompressionReport = {
     events: [reportedEvent(outcome.event, cachedCalls)],
     tokensBefore,
-    tokensAfter: outcome.ok ? countTokens(outcome.text) : tokensBefore,
+    tokensAfter: outcome.ok ? tokens.countTokens(outcome.text) : tokensBefore,
     simulated: deps.simulated ?? false,
+    tokenizer: tokens.tokenizer ?? 'o200k',
   };
   deps.onReport?.(report);
   if (!outcome.ok && deps.onError === 'throw') {

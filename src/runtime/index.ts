@@ -19,6 +19,7 @@ import {
   type Thresholds,
 } from './context-compressor.js';
 import type { Guidelines } from './load-guidelines.js';
+import { runtimeTokenCounter, type TokenizerOption } from './tokenizer-option.js';
 
 export type ContextCompressorOptions = {
   /** From {@link loadGuidelines}. */
@@ -32,6 +33,12 @@ export type ContextCompressorOptions = {
   model: CompressorModel;
   /** @default { obs: 1024, hist: 4096, keepLast: 1 } (ACON's T_obs, T_hist, k) */
   thresholds?: Thresholds;
+  /**
+   * The agent model's tokenizer, which the thresholds and the reports count in: `o200k`,
+   * `cl100k`, `hf:PATH/tokenizer.json`, or `{ server: baseURL }` for vLLM's and SGLang's
+   * `/tokenize`. Each report names it (`report.tokenizer`). @default 'o200k'
+   */
+  tokenizer?: TokenizerOption;
   /**
    * Where compressions are cached by a hash of the compressor request: in memory, or also in
    * the call cache of an acon SQLite database (shared with `acon run` and `acon optimize`).
@@ -60,10 +67,13 @@ export type ClosableContextCompressor = ContextCompressor & { close(): void };
  * its side.
  */
 export function createContextCompressor(opts: ContextCompressorOptions): ClosableContextCompressor {
+  // Built once: a server's counts and an hf: file's vocabulary serve every call.
+  const tokens = runtimeTokenCounter(opts.tokenizer);
   const build = (store: CallStore) =>
     createContextCompressorWith({
       llm: createCompressorLlm(opts.model, store),
       guidelines: opts.guidelines,
+      tokens,
       simulated: isSimulatedModel(opts.model),
       ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
       ...(opts.onReport ? { onReport: opts.onReport } : {}),
@@ -113,6 +123,7 @@ export type {
   OpenAiCompressorModel,
   SimCompressorModel,
 } from './compressor-llm.js';
+export type { TokenizerOption } from './tokenizer-option.js';
 export type { OpenAiMessage } from './openai-messages.js';
 export { indexTrajectory } from './openai-messages.js';
 export { ExportTargetSchema, exportGuidelines } from './export-guidelines.js';

@@ -197,6 +197,11 @@ export type FakeOpenAiServerOptions = {
    * TokenizeResponse `{count, max_model_len, tokens}`), counting with this; unset: 404 as OpenAI.
    */
   tokenize?: (text: string) => number;
+  /**
+   * Texts `/tokenize` refuses with vLLM's 400 error body (as it does a prompt over
+   * `max_model_len`), so a test can see what acon does with a count the server does not give.
+   */
+  tokenizeRefuses?: (text: string) => boolean;
 };
 
 /** vLLM's TokenizeCompletionRequest and TokenizeChatRequest, as far as the fake reads them. */
@@ -249,6 +254,7 @@ export class FakeOpenAiServer {
   latencyMs: number;
   private readonly modelRules: boolean;
   private readonly tokenize: ((text: string) => number) | undefined;
+  private readonly tokenizeRefuses: ((text: string) => boolean) | undefined;
   private handler: FakeHandler | undefined;
   private readonly queue: FakeReply[];
   private current = 0;
@@ -262,6 +268,7 @@ export class FakeOpenAiServer {
     this.latencyMs = opts.latencyMs ?? 0;
     this.modelRules = opts.modelRules ?? false;
     this.tokenize = opts.tokenize;
+    this.tokenizeRefuses = opts.tokenizeRefuses;
     this.handler = opts.handler;
     this.queue = [...(opts.replies ?? [])];
   }
@@ -412,6 +419,17 @@ export class FakeOpenAiServer {
       'messages' in data && Array.isArray(data.messages)
         ? data.messages.map((m) => `${m.role}\n${m.content ?? ''}`).join('\n')
         : String(data.prompt);
+    if (this.tokenizeRefuses?.(text)) {
+      // vLLM's ErrorResponse for a request it cannot serve (serving_engine.create_error_response).
+      send(res, 400, {
+        object: 'error',
+        message: `This model's maximum context length is ${MAX_MODEL_LEN} tokens.`,
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      });
+      return;
+    }
     const count = this.tokenize!(text);
     send(res, 200, {
       count,

@@ -1,8 +1,16 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Cached input and reasoning tokens an answer reports. */
+export type UpstreamUsage = { cached?: number; reasoning?: number };
+
 /** One request the fake received: its path and parsed body. */
-export type ResponsesRequest = { path: string; body: Record<string, unknown> };
+export type ResponsesRequest = {
+  path: string;
+  body: Record<string, unknown>;
+  /** The `input_tokens` its answer reports (a quarter of the body's characters). */
+  inputTokens: number;
+};
 
 /**
  * A Responses API upstream as openai-node's types document it (resources/responses): `POST
@@ -21,9 +29,17 @@ export class FakeResponsesUpstream {
     private readonly server: Server,
     readonly url: string,
     private readonly text: string,
+    private readonly usage: UpstreamUsage,
   ) {}
 
-  static async start(text = 'the total is 42'): Promise<FakeResponsesUpstream> {
+  /**
+   * @param usage cached input and reasoning tokens each answer reports (`input_tokens_details`,
+   *   `output_tokens_details`, part of `input_tokens` and `output_tokens` as the API counts them)
+   */
+  static async start(
+    text = 'the total is 42',
+    usage: UpstreamUsage = {},
+  ): Promise<FakeResponsesUpstream> {
     const holder: { self?: FakeResponsesUpstream } = {};
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -34,7 +50,7 @@ export class FakeResponsesUpstream {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const { port } = server.address() as AddressInfo;
-    holder.self = new FakeResponsesUpstream(server, `http://127.0.0.1:${port}/v1`, text);
+    holder.self = new FakeResponsesUpstream(server, `http://127.0.0.1:${port}/v1`, text, usage);
     return holder.self;
   }
 
@@ -45,7 +61,7 @@ export class FakeResponsesUpstream {
 
   private answer(path: string, raw: string, res: ServerResponse) {
     const body = JSON.parse(raw) as Record<string, unknown>;
-    this.requests.push({ path, body });
+    this.requests.push({ path, body, inputTokens: Math.ceil(raw.length / 4) });
     const invalid = invalidInput(body.input);
     if (path !== '/v1/responses' || invalid) {
       res.writeHead(400, { 'content-type': 'application/json' });
@@ -57,6 +73,8 @@ export class FakeResponsesUpstream {
       return;
     }
     const id = `resp_${this.requests.length}`;
+    const cached = this.usage.cached ?? 0;
+    const reasoning = this.usage.reasoning ?? 0;
     const message = {
       type: 'message',
       id: `msg_${this.requests.length}`,
@@ -73,10 +91,10 @@ export class FakeResponsesUpstream {
       output,
       usage: {
         input_tokens: Math.ceil(raw.length / 4),
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 5,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: Math.ceil(raw.length / 4) + 5,
+        input_tokens_details: { cached_tokens: Math.min(cached, Math.ceil(raw.length / 4)) },
+        output_tokens: 5 + reasoning,
+        output_tokens_details: { reasoning_tokens: reasoning },
+        total_tokens: Math.ceil(raw.length / 4) + 5 + reasoning,
       },
     });
     if (body.stream !== true) {

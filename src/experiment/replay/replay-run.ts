@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultTokenCounter } from '../../agent/index.js';
+import { roleTokenCounter, roleTokenizer } from '../../llm/index.js';
 import type { Trace } from '../../domain/index.js';
 import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
@@ -32,6 +32,12 @@ export const ReplayResultSchema = z.object({
   provider: z.string(),
   models: z.record(z.string(), z.string()),
   simulated: z.boolean(),
+  /** The agent's tokenizer, which thresholds and view tokens were counted in (`o200k`, `hf:…`). */
+  tokenizer: z.string().optional(),
+  /** Of the distinct texts counted, those a `server` tokenizer could not count (o200k stand-ins). */
+  tokenizerEstimates: z
+    .object({ estimated: z.number().int(), counted: z.number().int() })
+    .optional(),
   /** Conversations replayed (failed ones are never a full-context reference: left out). */
   traces: z.number().int(),
   failedLeftOut: z.number().int(),
@@ -78,6 +84,8 @@ export async function runReplay(
   try {
     const { used, failed } = referenceTraces(input.traces);
     const rows: ReplayRow[] = [];
+    // The run's config names the agent's tokenizer: thresholds fire where they did in the run.
+    const tokens = roleTokenCounter(env.config, 'agent', env.llm);
     for (const { label, pair } of input.pairs) {
       const key = `replay:${label}`;
       let metrics = env.store.getState(runId, key, ReplayMetricsSchema);
@@ -91,7 +99,7 @@ export async function runReplay(
             condition: { label, pair },
             config: env.config,
             llm: env.llm,
-            tokens: defaultTokenCounter,
+            tokens,
             runId,
             signal: env.abort.signal,
           }),
@@ -106,6 +114,10 @@ export async function runReplay(
       provider: env.provider,
       models: env.models,
       simulated: env.simulated,
+      tokenizer: roleTokenizer(env.config, 'agent'),
+      ...(tokens.estimated !== undefined
+        ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
+        : {}),
       traces: used.length,
       failedLeftOut: failed,
       skippedLines: input.skippedLines,

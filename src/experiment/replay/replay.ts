@@ -6,7 +6,13 @@ import type {
   Trace,
   Trajectory,
 } from '../../domain/index.js';
-import type { TokenCounter, CallContext, LlmClient, ToolDef } from '../../llm/index.js';
+import {
+  promptTexts,
+  type TokenCounter,
+  type CallContext,
+  type LlmClient,
+  type ToolDef,
+} from '../../llm/index.js';
 import { indexTrajectory } from '../../runtime/index.js';
 import { actionOf, sameAction, type Action } from './actions.js';
 import type { AnswerJudge, JudgeOutcome } from './judge.js';
@@ -74,6 +80,14 @@ export async function replayTrace(opts: ReplayOptions): Promise<TraceReplay> {
   const tools = opts.trace.tools as ToolDef[];
   const probes = findProbes(opts.trace.messages);
   const raw = createRaw(opts.tokens);
+  // A counter that asks a server fetches the counts first (server-tokenizer.ts says why).
+  const prepare = (messages: readonly ChatMessage[]) =>
+    opts.tokens.prepare?.(promptTexts(messages, tools));
+  await prepare([
+    { role: 'system', content: full.system },
+    { role: 'user', content: full.task },
+    ...full.turns.flatMap((t) => [t.assistant, ...t.observations]),
+  ]);
   const steps: ReplayStep[] = [];
   const events: CompressionEvent[] = [];
   for (let step = 0; step < full.turns.length; step++) {
@@ -82,6 +96,7 @@ export async function replayTrace(opts: ReplayOptions): Promise<TraceReplay> {
     events.push(...view.events);
     const whole = (await raw.view(prefix, step)).messages;
     const compressed = !sameView(view.messages, whole);
+    if (compressed) await prepare(view.messages);
     const recorded = actionOf(full.turns[step]!.assistant);
     let replayed: Action | null = null;
     let agrees = true;

@@ -2,31 +2,14 @@ import { systemClock, type Clock } from '../../clock.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import {
-  applyPlan,
-  type CompressionReport,
-  type ContextCompressor,
-} from '../context-compressor.js';
+import { applyPlan, type ContextCompressor } from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { CompressionGate, isSkipped, type Skipped } from './compression-gate.js';
 import { compressionHeader, formatReport, passthroughHeader } from './format-report.js';
 import { megabytes, PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './limits.js';
 import { readBodyWithin } from './read-body.js';
 import { COMPRESSION_HEADER, proxyResponses, RESPONSES_PATH } from './responses.js';
-
-/** One proxied chat completion, for `--record`: the request as sent upstream and the answer. */
-export type ProxiedExchange = {
-  /** The messages as the client sent them (uncompressed). */
-  original: OpenAiMessage[];
-  /** The body sent upstream (messages compressed). */
-  body: Record<string, unknown>;
-  /** What the compression of this request did. */
-  report: CompressionReport;
-  status: number;
-  /** The answer body (for a stream, the raw event stream). */
-  answer: string;
-  streamed: boolean;
-};
+import type { ProxiedExchange } from './exchange.js';
 
 export type ProxyOptions = {
   /** Base URL of the OpenAI-compatible upstream, e.g. `http://127.0.0.1:8000/v1`. */
@@ -34,7 +17,7 @@ export type ProxyOptions = {
   compressor: ContextCompressor;
   /** One line per request and per compressor failure; never headers or keys. */
   log: (line: string) => void;
-  /** Called after each chat completion was answered (`--record`). */
+  /** Called after each chat completion or compressed Responses request was answered (`--record`). */
   onExchange?: (exchange: ProxiedExchange) => void;
   /** Runs the compression of one request (`--record` attributes its compressor calls). */
   within?: <T>(messages: OpenAiMessage[], compress: () => Promise<T>) => Promise<T>;
@@ -289,7 +272,9 @@ export class ProxyServer {
     });
     this.opts.log(`POST /v1/chat/completions ${answer.status} ${formatReport(report)}`);
     this.opts.onExchange?.({
+      api: 'chat',
       original: messages,
+      sent: body.messages,
       body,
       report,
       status: answer.status,
@@ -320,6 +305,7 @@ export class ProxyServer {
       compress: this.compress.bind(this),
       tooLarge: (bytes: number) => this.gate.tooLarge(bytes),
       forward: this.forward.bind(this),
+      ...(this.opts.onExchange ? { onExchange: this.opts.onExchange } : {}),
     };
   }
 

@@ -9,12 +9,13 @@ import type {
   ChatMessage,
   StepRecord,
 } from '../../domain/index.js';
-import { countMessageTokens, type LlmClient } from '../../llm/index.js';
+import { costUsd, tokenCounterFor, type LlmClient, type TokenCounter } from '../../llm/index.js';
 import { rolloutMetrics } from '../../metrics/index.js';
 import type { RunStore } from '../../store/index.js';
 import type { CompressionReport } from '../context-compressor.js';
 import { contentText, indexTrajectory, type OpenAiMessage } from '../openai-messages.js';
-import type { ProxiedExchange } from './proxy-server.js';
+import type { ProxiedExchange } from './exchange.js';
+import { recordedAnswer } from './recorded-answer.js';
 
 /** The split proxied traffic is stored under: live traffic, never a benchmark's split. */
 export const PROXY_SPLIT = 'proxy';
@@ -46,6 +47,11 @@ export type ProxyRecorderOptions = {
   guidelines: GuidelinePair;
   /** Prices for the rollouts' full cost (`prices:` of the config). */
   prices: Record<string, Price>;
+  /**
+   * What the steps' prompt and observation tokens (peaks) are counted in: the one the proxy's
+   * thresholds use. @default o200k
+   */
+  tokens?: TokenCounter;
   /** @default () => new Date() */
   now?: () => Date;
   /**
@@ -74,9 +80,11 @@ export class ProxyRecorder {
   /** Rollouts stored per conversation key, so a continued conversation gets a new rollout id. */
   private readonly stored = new Map<string, number>();
   private readonly now: () => Date;
+  private readonly tokens: TokenCounter;
 
   constructor(private readonly opts: ProxyRecorderOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.tokens = opts.tokens ?? tokenCounterFor('o200k');
   }
 
   /** The compressors' LLM client, its calls recorded under the conversation being compressed. */
@@ -99,10 +107,11 @@ export class ProxyRecorder {
     const session = this.session(x.original);
     session.original = [...x.original];
     const index = indexTrajectory(x.original).trajectory.turns.length;
-    const prompt = toChatMessages((x.body.messages ?? []) as OpenAiMessage[]);
+    const prompt = toChatMessages(x.sent);
     const model = typeof x.body.model === 'string' ? x.body.model : 'unknown';
-    const answer = x.status < 400 ? (x.streamed ? fromStream(x.answer) : fromJson(x.answer)) : null;
+    const answer = x.status < 400 ? recordedAnswer(x) : null;
     const error = answer ? null : `upstream answered HTTP ${x.status}`;
+    const usage = answer?.usage ?? { promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0 };
     const callId = this.opts.store.recordCall({
       ctx: { role: 'agent', runId: this.opts.runId, rolloutId: session.id, step: index },
       provider: 'upstream',
@@ -110,8 +119,9 @@ export class ProxyRecorder {
       requestHash: createHash('sha256').update(JSON.stringify(prompt)).digest('hex'),
       request: { messages: prompt, model },
       response: answer ? { message: answer.message, usage: answer.usage } : null,
-      usage: answer?.usage ?? { promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0 },
-      costUsd: 0,
+      usage,
+      // Billed as the upstream reported it: reasoning tokens are output, cached input discounted.
+      costUsd: costUsd(usage, this.opts.prices[model]),
       latencyMs: 0,
       cached: false,
       error,
@@ -120,7 +130,7 @@ export class ProxyRecorder {
     session.steps.set(index, {
       index,
       prompt,
-      promptTokens: countMessageTokens(prompt),
+      promptTokens: this.tokens.countMessageTokens(prompt),
       assistant: answer?.message ?? null,
       callId,
       error,
@@ -186,7 +196,8 @@ export class ProxyRecorder {
         assistant: assistant ?? { role: 'assistant', content: s.error ?? '' },
         toolCall: assistant?.tool_calls?.[0] ?? null,
         observations,
-        observationTokens: observations.length > 0 ? countMessageTokens(observations) : 0,
+        observationTokens:
+          observations.length > 0 ? this.tokens.countMessageTokens(observations) : 0,
         latencyMs: 0,
         callId: s.callId,
         reactive: false,
@@ -213,8 +224,8 @@ export class ProxyRecorder {
       score: evaluation.score,
       stepPromptTokens: steps.map((s) => s.promptTokens),
       systemTokens:
-        countMessageTokens([{ role: 'system', content: trajectory.system }]) -
-        countMessageTokens([]),
+        this.tokens.countMessageTokens([{ role: 'system', content: trajectory.system }]) -
+        this.tokens.countMessageTokens([]),
       events: session.events,
       calls: store.callsOfRollout(session.id),
       wallMs: finishedAt.getTime() - session.startedAt.getTime(),
@@ -275,85 +286,4 @@ function toChatMessages(messages: OpenAiMessage[]): ChatMessage[] {
         : { role: 'user', content: contentText(m.content) },
     );
   return [...head, ...trajectory.turns.flatMap((t) => [t.assistant, ...t.observations])];
-}
-
-type Usage = {
-  promptTokens: number;
-  cachedPromptTokens: number;
-  completionTokens: number;
-  reasoningTokens?: number;
-};
-type WireUsage = {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number };
-  completion_tokens_details?: { reasoning_tokens?: number };
-};
-type WireCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } };
-
-function usageOf(u: WireUsage | undefined): Usage {
-  return {
-    promptTokens: u?.prompt_tokens ?? 0,
-    cachedPromptTokens: u?.prompt_tokens_details?.cached_tokens ?? 0,
-    completionTokens: u?.completion_tokens ?? 0,
-    // A recorded reasoning model's hidden tokens: part of the output it was billed for.
-    reasoningTokens: u?.completion_tokens_details?.reasoning_tokens ?? 0,
-  };
-}
-
-function message(content: string | null, calls: WireCall[]): AssistantMessage {
-  const toolCalls = calls.map((c) => ({
-    id: c.id ?? '',
-    type: 'function' as const,
-    function: { name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' },
-  }));
-  return toolCalls.length > 0
-    ? { role: 'assistant', content, tool_calls: toolCalls }
-    : { role: 'assistant', content };
-}
-
-function fromJson(text: string): { message: AssistantMessage; usage: Usage } | null {
-  try {
-    const body = JSON.parse(text) as {
-      choices?: { message?: { content?: string | null; tool_calls?: WireCall[] } }[];
-      usage?: WireUsage;
-    };
-    const m = body.choices?.[0]?.message;
-    if (!m) return null;
-    return { message: message(m.content ?? null, m.tool_calls ?? []), usage: usageOf(body.usage) };
-  } catch {
-    return null;
-  }
-}
-
-/** The assistant message of a chat-completions event stream (`data: {…}` lines). */
-function fromStream(text: string): { message: AssistantMessage; usage: Usage } | null {
-  let content: string | null = null;
-  const calls: WireCall[] = [];
-  let usage: WireUsage | undefined;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    const data = line.slice(5).trim();
-    if (data === '[DONE]') continue;
-    let chunk: {
-      choices?: { delta?: { content?: string | null; tool_calls?: WireCall[] } }[];
-      usage?: WireUsage;
-    };
-    try {
-      chunk = JSON.parse(data) as typeof chunk;
-    } catch {
-      return null;
-    }
-    if (chunk.usage) usage = chunk.usage;
-    const delta = chunk.choices?.[0]?.delta;
-    if (typeof delta?.content === 'string') content = (content ?? '') + delta.content;
-    for (const d of delta?.tool_calls ?? []) {
-      const i = d.index ?? 0;
-      const call = (calls[i] ??= { function: { name: '', arguments: '' } });
-      if (d.id) call.id = d.id;
-      if (d.function?.name) call.function!.name += d.function.name;
-      if (d.function?.arguments) call.function!.arguments += d.function.arguments;
-    }
-  }
-  return { message: message(content, calls.filter(Boolean)), usage: usageOf(usage) };
 }

@@ -1,8 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { CompressionReport, ContextCompressor } from '../context-compressor.js';
+import {
+  applyPlan,
+  type CompressionReport,
+  type ContextCompressor,
+} from '../context-compressor.js';
 import type { OpenAiMessage } from '../openai-messages.js';
 import { isSkipped, type Skipped } from './compression-gate.js';
+import type { ProxiedExchange } from './exchange.js';
 import { compressionHeader, formatReport, passthroughHeader } from './format-report.js';
 import {
   applyPlanToItems,
@@ -27,6 +32,8 @@ export type ResponsesContext = {
     target: string,
     headers: Record<string, string>,
   ): Promise<{ status: number; text: string }>;
+  /** Told each compressed request and its answer (`--record`). */
+  onExchange?: (exchange: ProxiedExchange) => void;
 };
 
 export const RESPONSES_PATH = /^(?:\/v1)?\/responses\/?$/;
@@ -104,6 +111,16 @@ export async function proxyResponses(
     [COMPRESSION_HEADER]: compressionHeader(report),
   });
   line(answer.status, formatReport(report));
+  ctx.onExchange?.({
+    api: 'responses',
+    original: chat.messages,
+    sent: report.error ? chat.messages : applyPlan(chat.messages, plan),
+    body,
+    report,
+    status: answer.status,
+    answer: answer.text,
+    streamed: parsed.stream === true,
+  });
 }
 
 function passthroughReason(

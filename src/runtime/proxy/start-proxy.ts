@@ -4,14 +4,21 @@ import {
   type CompressorFlags,
   type Config,
   type ProviderName,
+  type TokenizerName,
 } from '../../config/index.js';
 import { ProviderError } from '../../errors.js';
-import { createLlmClient, OpenAiProvider, type LlmProvider } from '../../llm/index.js';
+import {
+  createLlmClient,
+  OpenAiProvider,
+  roleTokenizer,
+  type LlmProvider,
+} from '../../llm/index.js';
 import { createSimProvider } from '../../sim/index.js';
 import { openRunStore } from '../../store/index.js';
 import { createContextCompressorWith } from '../context-compressor.js';
 import type { Guidelines } from '../load-guidelines.js';
 import { LruCallCache } from '../lru-call-cache.js';
+import { runtimeTokenCounter } from '../tokenizer-option.js';
 import type { ProxyLimits } from './limits.js';
 import { ProxyServer } from './proxy-server.js';
 import { ProxyRecorder } from './record.js';
@@ -27,6 +34,12 @@ export type StartProxyOptions = {
   compressor: CompressorFlags;
   /** Record each conversation as a rollout (record.ts) in this SQLite database. */
   record?: string;
+  /**
+   * The upstream model's tokenizer, which T_obs, T_hist and the recorded peaks count in
+   * (`--tokenizer`); `server` asks the upstream's `/tokenize`. @default the config's agent
+   * tokenizer (`roles.agent.tokenizer`, else its endpoint's, else o200k)
+   */
+  tokenizer?: TokenizerName;
   log: (line: string) => void;
   /** Body size, in-flight bounds and the compression deadline (limits.ts). */
   limits?: Partial<ProxyLimits>;
@@ -39,6 +52,8 @@ export type RunningProxy = {
   runId: string | null;
   /** The compressors run on the simulated provider (no model behind them). */
   simulated: boolean;
+  /** What thresholds and recorded tokens are counted in (`o200k`, `hf:PATH`, `server`, …). */
+  tokenizer: TokenizerName;
   /**
    * Stops accepting, lets what is in flight finish for `graceMs` and aborts the rest, closes
    * the store. @default graceMs no limit
@@ -53,6 +68,11 @@ export type RunningProxy = {
  * given guidelines and the config's thresholds, and the HTTP server.
  */
 export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy> {
+  const tokenizer = opts.tokenizer ?? roleTokenizer(opts.config, 'agent');
+  // The upstream is the agent's model: its /tokenize counts what the agent is sent.
+  const tokens = runtimeTokenCounter(
+    tokenizer === 'server' ? { server: opts.upstream } : tokenizer,
+  );
   const config = compressorConfig(opts);
   const simulated =
     providerOf(config, 'obs_compressor') === 'sim' ||
@@ -66,10 +86,16 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     }),
   };
   const store = opts.record ? openRunStore(opts.record) : undefined;
-  const runId = store ? recordedRun(store, opts, config, simulated) : null;
+  const runId = store ? recordedRun(store, opts, config, simulated, tokenizer) : null;
   const recorder =
     store && runId
-      ? new ProxyRecorder({ store, runId, guidelines: opts.guidelines, prices: config.prices })
+      ? new ProxyRecorder({
+          store,
+          runId,
+          guidelines: opts.guidelines,
+          prices: config.prices,
+          tokens,
+        })
       : undefined;
   const client = createLlmClient({ config, providers, store: store ?? new LruCallCache() });
   const compressor = createContextCompressorWith({
@@ -82,6 +108,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
     },
     runId: runId ?? 'proxy',
     maxOutputRetries: config.agent.max_output_retries,
+    tokens,
   });
   const server = new ProxyServer({
     upstream: opts.upstream,
@@ -101,6 +128,7 @@ export async function startProxy(opts: StartProxyOptions): Promise<RunningProxy>
       url,
       runId,
       simulated,
+      tokenizer,
       async close(graceMs) {
         const closed = await server.close(graceMs);
         recorder?.close();
@@ -142,6 +170,7 @@ function recordedRun(
   opts: StartProxyOptions,
   config: Config,
   simulated: boolean,
+  tokenizer: TokenizerName,
 ): string {
   const runId = newProxyRunId();
   const provider = (role: 'obs_compressor' | 'hist_compressor') => providerOf(config, role);
@@ -160,6 +189,8 @@ function recordedRun(
       upstream: opts.upstream,
       guidelineObs: opts.guidelines.obs.id,
       guidelineHist: opts.guidelines.hist.id,
+      // What the recorded thresholds and peaks were counted in (provenance of every figure).
+      tokenizer,
     },
     config: config as unknown as Record<string, unknown>,
   });
