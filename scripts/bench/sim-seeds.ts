@@ -118,6 +118,12 @@ type OptimizeFigures = {
     peaks: number[];
     unscored: number;
   }[];
+  /**
+   * The pair check's verdict (docs/method.md, *The pair checked together*): which option the
+   * paired rule chose against the v0 pair on selection. Absent from sets stored before it was
+   * recorded here.
+   */
+  pair?: { chosen: string; verdict: string };
 };
 
 type SetResult = {
@@ -176,6 +182,7 @@ type OptimizeJson = {
     candidates: { accuracy: number | null; peakTokens: number | null }[];
   }[];
   tables: { split: string; rows: { condition: string; accuracy: number }[] }[];
+  pairCheck?: { chosen: string; verdict: string };
 };
 
 function optimizeFigures(j: OptimizeJson): OptimizeFigures {
@@ -208,6 +215,9 @@ function optimizeFigures(j: OptimizeJson): OptimizeFigures {
         unscored: s.candidates.length - scored.length,
       };
     }),
+    ...(j.pairCheck === undefined
+      ? {}
+      : { pair: { chosen: j.pairCheck.chosen, verdict: j.pairCheck.verdict } }),
   };
 }
 
@@ -375,7 +385,8 @@ function row(r: SetResult): string {
     const mark = v.holds === null ? '-' : v.holds ? 'ok' : 'MISS';
     return `${v.shows} ${mark}`;
   });
-  return `${String(r.seed).padEnd(8)} ${acc}  | ${verdicts.join(' | ')}`;
+  const pair = r.optimize === undefined ? '' : ` | pair: ${r.optimize.pair?.chosen ?? '?'}`;
+  return `${String(r.seed).padEnd(8)} ${acc}  | ${verdicts.join(' | ')}${pair}`;
 }
 
 const held = bands.map((b) => {
@@ -387,5 +398,10 @@ if (cli.json) {
   console.log(JSON.stringify({ simulated: true, seeds, results, held }, null, 2));
 } else {
   for (const h of held) console.log(`${h.band}: held on ${h.held} of ${h.judged} sets`);
+  if (cli.optimize) {
+    const pairs = results.flatMap((r) => (r.optimize?.pair === undefined ? [] : [r.optimize.pair]));
+    const kept = pairs.filter((p) => p.chosen === 'v0').length;
+    console.log(`pair check: v0 stays active on ${kept} of ${pairs.length} sets`);
+  }
   if (cli.keep) console.log(`runs and task sets kept in ${work}`);
 }
