@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv } from './helpers/cli.js';
@@ -11,8 +13,8 @@ import { lockDifferences } from '../scripts/bench/baseline.js';
  * store v2 on, unnoticed. The cheap ones run here with tiny arguments; what they print is
  * checked for its shape only (no timed assertion).
  */
-function runScript(script: string, args: string[]) {
-  const r = spawnSync(
+function spawnScript(script: string, args: string[]) {
+  return spawnSync(
     process.execPath,
     ['--import', 'tsx', join(REPO, 'scripts/bench', script), ...args],
     {
@@ -21,6 +23,10 @@ function runScript(script: string, args: string[]) {
       encoding: 'utf8',
     },
   );
+}
+
+function runScript(script: string, args: string[]) {
+  const r = spawnScript(script, args);
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return r.stdout;
@@ -65,5 +71,32 @@ describe('the measurement scripts', () => {
       'summary',
     ]);
     expect(out.held).toHaveLength(6);
+  });
+
+  it('sim-seeds.ts --results reads a set measured before instead of measuring it again', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acon-sim-seeds-results-'));
+    try {
+      const args = ['--seeds', 'shipped', '--max-tasks', '1', '--json', '--results', dir];
+      type Out = { results: { compare: { condition: string; accuracy: number }[] }[] };
+      const first = JSON.parse(runScript('sim-seeds.ts', args)) as Out;
+      const file = join(dir, 'set-shipped.json');
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as { result: Out['results'][0] };
+      expect(stored.result).toEqual(first.results[0]);
+      // An accuracy no sim run gives shows the rerun read the file rather than measured.
+      const raw = stored.result.compare.find((c) => c.condition === 'raw');
+      if (raw === undefined) throw new Error('no raw figures stored');
+      raw.accuracy = 0.123;
+      writeFileSync(file, JSON.stringify(stored));
+      const again = JSON.parse(runScript('sim-seeds.ts', args)) as Out;
+      expect(again.results[0]?.compare.find((c) => c.condition === 'raw')?.accuracy).toBe(0.123);
+      const other = spawnScript(
+        'sim-seeds.ts',
+        [...args.slice(0, 2), '--max-tasks', '2', '--json'].concat(['--results', dir]),
+      );
+      expect(other.status).not.toBe(0);
+      expect(other.stderr).toContain(`${file} was measured with`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

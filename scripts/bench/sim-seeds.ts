@@ -6,7 +6,12 @@
  * band is best read over several sets. Asserts nothing, tunes nothing: it only measures.
  *
  *   npm run bench:sim-seeds -- --seeds shipped,101-110 [--optimize] [--max-tasks N]
- *     [--max-steps N|2x] [--json]
+ *     [--max-steps N|2x] [--json] [--results DIR]
+ *
+ * `--results DIR` makes a long measurement resumable: each set's result is written to
+ * DIR/set-<seed>.json as soon as it is measured, and a rerun with the same options reads the sets
+ * found there instead of measuring them again (one optimize takes minutes of CPU, twenty do not
+ * fit a session on a shared machine). A file measured with other options is refused, not mixed in.
  *
  * FIFO's steps are shown with the rollouts that ended at the step cap ("1.25x, 22/40 at the
  * cap"): a rollout stopped by the cap measures the cap, not the agent. `--max-steps 2x` sets the
@@ -16,11 +21,19 @@
  * It runs the built CLI (bin/acon.js), so `npm run build` first (the npm script does).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readdirSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { openRunStore } from '../../src/store/index.js';
 import { conditionFigures, type ConditionFigures } from './sim-band-figures.js';
@@ -36,6 +49,7 @@ const { values: cli } = parseArgs({
     'max-steps': { type: 'string' },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    results: { type: 'string' },
   },
 });
 if (cli.seeds === undefined) throw new Error('give --seeds, e.g. --seeds shipped,101-110');
@@ -104,6 +118,12 @@ type OptimizeFigures = {
     peaks: number[];
     unscored: number;
   }[];
+  /**
+   * The pair check's verdict (docs/method.md, *The pair checked together*): which option the
+   * paired rule chose against the v0 pair on selection. Absent from sets stored before it was
+   * recorded here.
+   */
+  pair?: { chosen: string; verdict: string };
 };
 
 type SetResult = {
@@ -162,6 +182,7 @@ type OptimizeJson = {
     candidates: { accuracy: number | null; peakTokens: number | null }[];
   }[];
   tables: { split: string; rows: { condition: string; accuracy: number }[] }[];
+  pairCheck?: { chosen: string; verdict: string };
 };
 
 function optimizeFigures(j: OptimizeJson): OptimizeFigures {
@@ -194,6 +215,9 @@ function optimizeFigures(j: OptimizeJson): OptimizeFigures {
         unscored: s.candidates.length - scored.length,
       };
     }),
+    ...(j.pairCheck === undefined
+      ? {}
+      : { pair: { chosen: j.pairCheck.chosen, verdict: j.pairCheck.verdict } }),
   };
 }
 
@@ -302,6 +326,38 @@ const OPTIMIZE_BANDS: Band[] = [
   recovery('both'),
 ];
 
+/** What a stored set was measured with: a rerun reads it only when these are the same. */
+const measuredWith = {
+  optimize: cli.optimize,
+  maxTasks: cli['max-tasks'] ?? null,
+  maxSteps: maxStepsSpec ?? null,
+};
+type StoredSet = { measuredWith: typeof measuredWith; result: SetResult };
+const resultsDir = cli.results === undefined ? undefined : resolve(cli.results);
+if (resultsDir !== undefined) mkdirSync(resultsDir, { recursive: true });
+const resultFile = (seed: 'shipped' | number) => join(resultsDir ?? '', `set-${seed}.json`);
+
+function storedResult(seed: 'shipped' | number): SetResult | undefined {
+  if (resultsDir === undefined || !existsSync(resultFile(seed))) return undefined;
+  const stored = JSON.parse(readFileSync(resultFile(seed), 'utf8')) as StoredSet;
+  if (JSON.stringify(stored.measuredWith) !== JSON.stringify(measuredWith)) {
+    throw new Error(
+      `${resultFile(seed)} was measured with ${JSON.stringify(stored.measuredWith)}, ` +
+        `this run asks ${JSON.stringify(measuredWith)}: move it away or give another --results`,
+    );
+  }
+  return stored.result;
+}
+
+/** Written whole under another name first, so a run stopped mid-write leaves no half file. */
+function storeResult(result: SetResult): void {
+  if (resultsDir === undefined) return;
+  const file = resultFile(result.seed);
+  const stored: StoredSet = { measuredWith, result };
+  writeFileSync(`${file}.partial`, JSON.stringify(stored, null, 2));
+  renameSync(`${file}.partial`, file);
+}
+
 const work = mkdtempSync(join(tmpdir(), 'acon-sim-seeds-'));
 const bands = cli.optimize ? [...COMPARE_BANDS, ...OPTIMIZE_BANDS] : COMPARE_BANDS;
 const results: SetResult[] = [];
@@ -311,9 +367,12 @@ if (!cli.json) {
 }
 try {
   for (const seed of seeds) {
-    const result = measureSet(seed, work);
+    const stored = storedResult(seed);
+    const result = stored ?? measureSet(seed, work);
+    if (stored === undefined) storeResult(result);
     results.push(result);
-    if (!cli.json) console.log(row(result));
+    if (!cli.json)
+      console.log(row(result) + (stored === undefined ? '' : '  (read from --results)'));
   }
 } finally {
   if (!cli.keep) rmSync(work, { recursive: true, force: true });
@@ -326,7 +385,8 @@ function row(r: SetResult): string {
     const mark = v.holds === null ? '-' : v.holds ? 'ok' : 'MISS';
     return `${v.shows} ${mark}`;
   });
-  return `${String(r.seed).padEnd(8)} ${acc}  | ${verdicts.join(' | ')}`;
+  const pair = r.optimize === undefined ? '' : ` | pair: ${r.optimize.pair?.chosen ?? '?'}`;
+  return `${String(r.seed).padEnd(8)} ${acc}  | ${verdicts.join(' | ')}${pair}`;
 }
 
 const held = bands.map((b) => {
@@ -338,5 +398,10 @@ if (cli.json) {
   console.log(JSON.stringify({ simulated: true, seeds, results, held }, null, 2));
 } else {
   for (const h of held) console.log(`${h.band}: held on ${h.held} of ${h.judged} sets`);
+  if (cli.optimize) {
+    const pairs = results.flatMap((r) => (r.optimize?.pair === undefined ? [] : [r.optimize.pair]));
+    const kept = pairs.filter((p) => p.chosen === 'v0').length;
+    console.log(`pair check: v0 stays active on ${kept} of ${pairs.length} sets`);
+  }
   if (cli.keep) console.log(`runs and task sets kept in ${work}`);
 }
