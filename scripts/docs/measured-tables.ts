@@ -198,7 +198,7 @@ export function resultsVerdict(): string {
 export function resultsReportSize(): string {
   const { output, record: r } = optimizeOf('optimize-shipped');
   const mb = (output.reportBytes / 1e6).toFixed(1);
-  return `the report of the README optimize (${commitOf(r)}, ${day(r.date)}: a run of ${int(output.rollouts)} rollouts; racing makes the count vary a little from run to run) is ${mb} MB`;
+  return `the report of the README optimize (${commitOf(r)}, ${day(r.date)}: a run of ${int(output.rollouts)} rollouts) is ${mb} MB`;
 }
 
 /** docs/results.md: what a compare on one task prints. */
