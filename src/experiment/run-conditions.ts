@@ -15,7 +15,7 @@ import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/index.js';
 import { infraFailures } from '../store/index.js';
 import { runRollouts } from './rollouts.js';
-import { roleTokenCounter, roleTokenizer, type TokenCounter } from '../llm/index.js';
+import { roleTokenCounter, tokenizerProvenance, type TokenCounter } from '../llm/index.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
 /** What `acon run`/`compare` ran with; stored with the run so --resume can continue it. */
@@ -227,10 +227,7 @@ function finishConditions(
     provider: session.provider,
     models: session.models,
     simulated: session.simulated,
-    tokenizer: roleTokenizer(session.config, 'agent'),
-    ...(tokens.estimated !== undefined
-      ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
-      : {}),
+    ...tokenizerProvenance(session.config, 'agent', tokens),
   };
   store.setRunStatus(runId, 'finished', { provenance, conditions: metrics });
   return {

@@ -27,6 +27,7 @@ export {
 export {
   roleTokenizer,
   roleTokenCounter,
+  tokenizerProvenance,
   tokenizerSetting,
   checkTokenizers,
   checkServerTokenizers,

@@ -83,3 +83,23 @@ export function roleTokenCounter(config: Config, role: LlmRole, llm: LlmClient):
   }
   return new ServerTokenCounter((text) => tokenize(role, text));
 }
+
+/**
+ * What a figure's provenance says of its counts: the role's tokenizer and, for a server
+ * tokenizer, how many counts were estimated in o200k because the server gave none.
+ */
+export function tokenizerProvenance(
+  config: Config,
+  role: LlmRole,
+  tokens: TokenCounter,
+): {
+  tokenizer: TokenizerName;
+  tokenizerEstimates?: { estimated: number; counted: number };
+} {
+  return {
+    tokenizer: roleTokenizer(config, role),
+    ...(tokens.estimated !== undefined
+      ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
+      : {}),
+  };
+}

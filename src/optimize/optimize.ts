@@ -28,7 +28,7 @@ import { checkPair } from './stage-pair.js';
 import { runRollouts } from '../experiment/index.js';
 import { startRun, stoppedRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
-import { roleTokenCounter, roleTokenizer } from '../llm/index.js';
+import { roleTokenCounter, tokenizerProvenance } from '../llm/index.js';
 
 /** `acon optimize --json` (`acon schema optimize`). */
 export const OptimizeResultSchema = z.object({
@@ -263,10 +263,7 @@ async function finalTables(
         provider: env.provider,
         models: env.models,
         simulated: env.simulated,
-        tokenizer: roleTokenizer(env.config, 'agent'),
-        ...(tokens.estimated !== undefined
-          ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
-          : {}),
+        ...tokenizerProvenance(env.config, 'agent', tokens),
       },
       rows: rows.map((r) => ({
         ...byLabel.get(r.condition.label)!,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roleTokenCounter, roleTokenizer } from '../../llm/index.js';
+import { roleTokenCounter, tokenizerProvenance } from '../../llm/index.js';
 import type { Trace } from '../../domain/index.js';
 import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
@@ -114,10 +114,7 @@ export async function runReplay(
       provider: env.provider,
       models: env.models,
       simulated: env.simulated,
-      tokenizer: roleTokenizer(env.config, 'agent'),
-      ...(tokens.estimated !== undefined
-        ? { tokenizerEstimates: { estimated: tokens.estimated, counted: tokens.counted ?? 0 } }
-        : {}),
+      ...tokenizerProvenance(env.config, 'agent', tokens),
       traces: used.length,
       failedLeftOut: failed,
       skippedLines: input.skippedLines,
