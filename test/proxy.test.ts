@@ -117,6 +117,28 @@ describe('acon proxy', () => {
     expect(logs.join('\n')).toContain('compressor failed, request sent uncompressed');
   });
 
+  it('--record stores a cut compressor answer as a failed compression with its reason', async () => {
+    compressor.setHandler(() =>
+      reply.text('# Refined Observation\n{"kept":"rec', { finishReason: 'length' }),
+    );
+    const client = await start({ record: true });
+    const input = longConversation(12);
+    await client.chat.completions.create({ model: 'gpt-4.1', messages: input });
+    expect(sentUpstream().messages).toEqual(input);
+    const runId = proxy!.runId!;
+    await proxy!.close();
+    proxy = undefined;
+    const store = openRunStore(db, { mode: 'read' });
+    const [rollout] = store.rollouts(runId);
+    const events = store.events(rollout!.id);
+    store.close();
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      expect(e.failed).toBe(true);
+      expect(e.failureReason).toContain('cut off at the token limit');
+    }
+  });
+
   it('passes a bad upstream answer back unchanged, and forwards other routes', async () => {
     upstream.enqueue(
       reply.error(429, 'Rate limit reached for gpt-4.1', { code: 'rate_limit_exceeded' }),

@@ -265,6 +265,8 @@ function events(report: CompressionReport, step: number): CompressionEvent[] {
     guidelineId: e.guidelineId,
     callId: null,
     failed: e.failed,
+    // rollout show names why a compression failed, as it does for a run's own rollouts.
+    ...(e.failureReason !== undefined ? { failureReason: e.failureReason } : {}),
   }));
 }
 
