@@ -157,6 +157,26 @@ export class BudgetExceededError extends AconError {
   }
 }
 
+/**
+ * The rollout limit (`maxRollouts`, `optimize --max-rollouts`) would be passed by the next
+ * rollout: the run stops cleanly, like the spending limit, and can be resumed with a larger one.
+ */
+export class RolloutLimitError extends AconError {
+  override name = 'RolloutLimitError';
+  override readonly exitCode = 3;
+  constructor(
+    /** Rollouts the run has stored (what ran, earlier attempts included). */
+    readonly stored: number,
+    readonly maxRollouts: number,
+    readonly runId?: string,
+  ) {
+    super(
+      `rollout limit reached: ${stored} rollouts of this run ran (limit ${maxRollouts}), finished stages are kept; raise the limit (\`maxRollouts\`) and resume run ${runId ?? 'RUN'} (\`resume\`)`,
+      { options: ['maxRollouts', 'resume'] },
+    );
+  }
+}
+
 /** The user pressed Ctrl-C; finished work is stored and the run can be resumed. */
 export class InterruptedError extends AconError {
   override name = 'InterruptedError';

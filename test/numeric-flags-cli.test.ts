@@ -40,6 +40,7 @@ const ROWS: Row[] = [
   { command: 'optimize', args: OPTIMIZE, flag: '--train-tasks', bad: ['-3', 'abc', '1.5'] },
   { command: 'optimize', args: OPTIMIZE, flag: '--select-tasks', bad: ['-3', 'abc', '1.5'] },
   { command: 'optimize', args: OPTIMIZE, flag: '--budget-usd', bad: POSITIVE },
+  { command: 'optimize', args: OPTIMIZE, flag: '--max-rollouts', bad: POSITIVE_INT },
   { command: 'optimize', args: OPTIMIZE, flag: '--confirm-above', bad: POSITIVE },
   { command: 'export', args: EXPORT, flag: '--max-tokens', bad: POSITIVE_INT },
   { command: 'export', args: EXPORT, flag: '--val-ratio', bad: ['-3', 'abc', '0.95'] },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetExceededError, InterruptedError } from '../src/errors.js';
+import { BudgetExceededError, InterruptedError, RolloutLimitError } from '../src/errors.js';
 import { optimize, type OptimizeResult } from '../src/optimize/optimize.js';
 import type { OptimizeParams } from '../src/optimize/params.js';
 import { FakeOpenAiServer, reply, type FakeRequest } from './fakes/fake-openai-server.js';
@@ -291,6 +291,50 @@ describe('acon optimize through an OpenAI-compatible server', () => {
     const directive = /\b(KEEP|DROP|MAX_ITEMS)\s*:/;
     expect(bodies.filter((b) => directive.test(text(b.q))).map((b) => b.role)).toEqual([]);
   }, 600_000);
+
+  it('stops at exactly --max-rollouts stored rollouts and finishes when resumed with a larger one', async () => {
+    const params = { ...PARAMS, phases: ['ut' as const], maxTasks: 4, candidates: 2 };
+    const env = lossyEnv({ shortTasks: true, provider: 'sim' });
+    const max = 13;
+    const err = await optimize(env, params, { command: 'test', maxRollouts: max }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(RolloutLimitError);
+    const runId = env.store.listRuns('optimize')[0]!.id;
+    expect((err as Error).message).toContain(`${max} rollouts of this run ran (limit ${max})`);
+    expect((err as Error).message).toContain(`resume run ${runId} (\`resume\`)`);
+    expect(env.store.getRun(runId).status).toBe('budget');
+    const idsOf = (e: typeof env) =>
+      e.store.runConditions(runId).flatMap((c) => e.store.rollouts(runId, c).map((r) => r.id));
+    const first = idsOf(env);
+    expect(first).toHaveLength(max);
+    env.store.close();
+
+    // A limit no larger than what is stored stops again before any new rollout.
+    const same = makeEnv({ shortTasks: true, provider: 'sim', dir: env.dir });
+    const again = await optimize(same, params, { command: 'test', resume: runId, maxRollouts: max })
+      .then(() => null)
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(RolloutLimitError);
+    expect(idsOf(same)).toEqual(first);
+    same.store.close();
+
+    const more = makeEnv({ shortTasks: true, provider: 'sim', dir: env.dir });
+    const done = await optimize(more, params, {
+      command: 'test',
+      resume: runId,
+      maxRollouts: 1000,
+    });
+    if ('dryRun' in done) throw new Error('unexpected dry run');
+    expect(more.store.getRun(runId).status).toBe('finished');
+    expect(done.tables).toHaveLength(2);
+    expect(done.plan.maxRollouts).toBe(1000);
+    // No rollout was redone: the first attempt's rollouts are still there, one per key.
+    const all = more.store.runConditions(runId).flatMap((c) => more.store.rollouts(runId, c));
+    expect(all.map((r) => r.id)).toEqual(expect.arrayContaining(first));
+    expect(new Set(all.map((r) => `${r.condition}\u0000${r.task_id}`)).size).toBe(all.length);
+    expect(all.length).toBeLessThanOrEqual(1000);
+  });
 
   it('stops cleanly at --budget-usd and finishes when resumed with a larger budget', async () => {
     const srv = await fakeModel();

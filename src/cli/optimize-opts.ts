@@ -19,6 +19,7 @@ export type RawOpts = {
   provider?: 'sim' | 'openai';
   cache?: boolean;
   budgetUsd?: string;
+  maxRollouts?: string;
   appworldUrl?: string[];
   qaData?: string;
   tasks?: string;

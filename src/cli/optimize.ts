@@ -162,6 +162,11 @@ function addRunOptions(cmd: Command): void {
       'stop cleanly once this much is spent (resume with a higher one)',
       checked.positiveNumber('--budget-usd'),
     )
+    .option(
+      '--max-rollouts <n>',
+      'stop cleanly rather than start rollout N+1 of this run (resume with a higher one; default: none, or optimize.max_rollouts)',
+      checked.positiveInt('--max-rollouts'),
+    )
     .addOption(
       new Option('--provider <name>', 'LLM provider for every role').choices(['sim', 'openai']),
     )
@@ -218,6 +223,9 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
       });
       const result = await optimize(session, params, {
         resume: opts.resume,
+        // Not a recorded param: a resumed run takes the limit it is given now, like --budget-usd.
+        maxRollouts:
+          positiveInt(opts.maxRollouts, '--max-rollouts') ?? session.config.optimize.max_rollouts,
         command: typedCommand(),
         log: (line) => {
           if (!opts.json) progress.log(line);

@@ -304,6 +304,12 @@ export const ConfigSchema = z.strictObject({
          * repeat as one unit (docs/method.md). Costs N times the selection rollouts.
          */
         repeats: z.number().int().min(1).default(1),
+        /**
+         * The most rollouts one optimize run may store (`--max-rollouts`); the run stops cleanly
+         * before the next one (status `budget`) and `--resume` with a larger value goes on.
+         * null: no limit.
+         */
+        max_rollouts: z.number().int().min(1).nullable().default(null),
       }),
     )
     .prefault({}),

@@ -18,6 +18,11 @@ export type RunEnv = {
   abort: AbortController;
   /** Guideline versions (`./guidelines` by default). */
   guidelines: GuidelineStore;
+  /**
+   * The most rollouts the run may store (`optimize --max-rollouts`, `optimize.max_rollouts`);
+   * the optimize sets it for its own run. @default no limit
+   */
+  maxRollouts?: number | null;
 };
 
 /** A run id that sorts by time and is easy to type: run-20261122-031500-ab12. */

@@ -4,7 +4,7 @@ import type { ChatMessage, ToolDef } from '../llm/types.js';
 import { ScriptedLlm } from '../../test/fakes/scripted-llm.js';
 import type { Benchmark, TaskInfo } from '../bench/types.js';
 import { ConfigSchema } from '../config/schema.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, RolloutLimitError } from '../errors.js';
 import { SqliteRunStore } from '../store/run-store.js';
 import { makeCondition } from './condition.js';
 import { runRollouts, sharedPrefixTokens } from './rollouts.js';
@@ -102,7 +102,7 @@ describe('runRollouts', () => {
   async function run(
     bench: Benchmark,
     concurrency: number,
-    opts: { signal?: AbortSignal; onSave?: (taskId: string) => void } = {},
+    opts: { signal?: AbortSignal; onSave?: (taskId: string) => void; maxRollouts?: number } = {},
   ) {
     const store = new SqliteRunStore(':memory:');
     const config = ConfigSchema.parse({});
@@ -133,6 +133,7 @@ describe('runRollouts', () => {
         config,
         concurrency,
         ...(opts.signal ? { signal: opts.signal } : {}),
+        maxRollouts: opts.maxRollouts ?? null,
       });
       return store.rollouts('r').length;
     } finally {
@@ -161,6 +162,15 @@ describe('runRollouts', () => {
     };
     await expect(run(bench, 1, { signal: abort.signal })).rejects.toBeInstanceOf(InterruptedError);
     expect(stored).toEqual(['t0', 't1']);
+  });
+
+  it('counts rollouts in flight against maxRollouts: exactly N start and are stored', async () => {
+    const { bench, log } = standIn();
+    const err = await run(bench, 3, { maxRollouts: 5 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RolloutLimitError);
+    expect((err as RolloutLimitError).stored).toBe(5);
+    expect(stored).toHaveLength(5);
+    expect(log.filter((l) => l.startsWith('start'))).toHaveLength(5);
   });
 
   it('stops at a rollout that cannot be stored and reports its error', async () => {

@@ -3,7 +3,7 @@ import PQueue from 'p-queue';
 import { createStrategy, runEpisode, type EpisodeResult } from '../agent/index.js';
 import type { Benchmark, TaskInfo } from '../bench/index.js';
 import type { Config } from '../config/index.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, RolloutLimitError } from '../errors.js';
 import {
   roleTokenCounter,
   tokenCounterFor,
@@ -48,6 +48,12 @@ export type RunRolloutsOptions = {
   warn?: (line: string) => void;
   /** Called after each stored (or skipped, already stored) rollout. */
   onRollout?: (outcome: RolloutOutcome | null, done: number, total: number) => void;
+  /**
+   * The most rollouts the run may store (optimize --max-rollouts), those of earlier calls and
+   * attempts included; a job that would pass it stops the run with RolloutLimitError. Rollouts
+   * already stored are skipped, not counted again. @default no limit
+   */
+  maxRollouts?: number | null;
   /** What thresholds and peaks are counted with. @default the agent's tokenizer (roleTokenCounter) */
   tokens?: TokenCounter;
 };
@@ -95,6 +101,9 @@ export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
     return stop !== null || opts.signal?.aborted === true;
   });
   const committer = new Committer((err) => (stop ??= err));
+  // Stored before this call plus those started in it, less those that ended unstored (an
+  // infrastructure failure, Ctrl-C): what the run has stored once the rollouts in flight end.
+  const limit = new RolloutCount(finished.size, opts.maxRollouts ?? null);
   // Jobs not started yet return at once after a stop; p-queue's clear() would leave their
   // promises pending forever.
   for (const job of todo) {
@@ -106,12 +115,19 @@ export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
         opts.onRollout?.(null, done, total);
         return;
       }
+      if (!limit.take()) {
+        stop ??= new RolloutLimitError(limit.used, limit.max!);
+        return;
+      }
       // 64 random bits as 16 hex digits: unique in any store (a clash would fail the insert, not
       // mix rows), and every step, compression event and call context repeats it (issue #16).
       const rolloutId = randomBytes(8).toString('hex');
       try {
-        const ended = await runOne(job, rolloutId, opts);
-        if (opts.signal?.aborted) return;
+        const ended = await runOne(job, rolloutId, opts).catch((err: unknown) => {
+          limit.release();
+          throw err;
+        });
+        if (opts.signal?.aborted) return limit.release();
         committer.add(() => {
           const outcome = commitRollout(ended, opts);
           done += 1;
@@ -139,7 +155,28 @@ export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
   // Rollouts that ended before a stop or Ctrl-C are complete: they are stored all the same.
   await committer.drain();
   if (opts.signal?.aborted) throw new InterruptedError('interrupted');
+  if (stop instanceof RolloutLimitError) throw new RolloutLimitError(limit.used, limit.max!);
   if (stop !== null) throw stop;
+}
+
+/** The run's rollouts against `maxRollouts`: stored before the call, plus started, less lost. */
+class RolloutCount {
+  constructor(
+    public used: number,
+    readonly max: number | null,
+  ) {}
+
+  /** Counts one more rollout, or false when it would pass the limit. */
+  take(): boolean {
+    if (this.max !== null && this.used >= this.max) return false;
+    this.used++;
+    return true;
+  }
+
+  /** A rollout that ended unstored: it did not run as far as the store is concerned. */
+  release(): void {
+    this.used--;
+  }
 }
 
 /**

@@ -1,4 +1,10 @@
-import { BenchmarkError, BudgetExceededError, InterruptedError, ProviderError } from '../errors.js';
+import {
+  BenchmarkError,
+  BudgetExceededError,
+  InterruptedError,
+  ProviderError,
+  RolloutLimitError,
+} from '../errors.js';
 import type { RunStore } from '../store/index.js';
 import { newRunId, type RunEnv } from './env.js';
 
@@ -51,6 +57,10 @@ export function stoppedRun(store: RunStore, runId: string, err: unknown, command
   if (err instanceof BudgetExceededError) {
     store.setRunStatus(runId, 'budget');
     return new BudgetExceededError(err.spentUsd, err.budgetUsd, runId);
+  }
+  if (err instanceof RolloutLimitError) {
+    store.setRunStatus(runId, 'budget');
+    return new RolloutLimitError(err.stored, err.maxRollouts, runId);
   }
   store.setRunStatus(runId, 'failed');
   // Provider and environment failures are often passing (a server down, a rate limit): the

@@ -92,10 +92,20 @@ export type OptimizeHooks = {
 export async function optimize(
   env: RunEnv,
   params: OptimizeParams,
-  opts: { resume?: string; command: string } & OptimizeHooks,
+  opts: {
+    resume?: string;
+    command: string;
+    /**
+     * Stop cleanly (status `budget`, resumable) rather than start rollout N+1 of this run.
+     * @default config.optimize.max_rollouts
+     */
+    maxRollouts?: number | null;
+  } & OptimizeHooks,
 ): Promise<OptimizeResult | { plan: OptimizePlan; dryRun: true }> {
   const tasks = await optimizeTasks(env, params);
-  const plan = planOptimize(params, env.config, tasks, env.simulated);
+  const maxRollouts =
+    opts.maxRollouts === undefined ? env.config.optimize.max_rollouts : opts.maxRollouts;
+  const plan = planOptimize(params, env.config, tasks, env.simulated, maxRollouts);
   const shared = sharedTasksWarning(params, tasks);
   if (shared) opts.warn?.(shared);
   // Planning reads task lists only; the environment is contacted once the run really starts.
@@ -111,7 +121,7 @@ export async function optimize(
   });
   try {
     const run: OptimizeRun = {
-      env,
+      env: { ...env, maxRollouts },
       params,
       runId,
       tasks,
@@ -244,6 +254,7 @@ async function finalTables(
       store: env.store,
       config: env.config,
       signal: env.abort.signal,
+      maxRollouts: env.maxRollouts,
       onRollout: (o, done, total) => run.progress(`final ${split}`, done, total, o),
     });
     const ids = new Set(list.map((t) => t.id));
@@ -291,6 +302,7 @@ async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
     store: env.store,
     config: env.config,
     signal: env.abort.signal,
+    maxRollouts: env.maxRollouts,
     onRollout: (o, done, total) => run.progress(`teacher ${params.trainSplit}`, done, total, o),
   });
   return teacher;

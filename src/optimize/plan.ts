@@ -25,6 +25,8 @@ export const OptimizePlanSchema = z.object({
   repeats: z.number().int().min(1).default(1),
   /** How candidates are accepted, in words (decisionRuleLine); runs planned before it: none. */
   rule: z.string().default(''),
+  /** `--max-rollouts` (null: no limit); runs planned before it: none. */
+  maxRollouts: z.number().int().min(1).nullable().default(null),
 });
 export type OptimizePlan = z.infer<typeof OptimizePlanSchema>;
 
@@ -76,6 +78,7 @@ export function planOptimize(
   config: Config,
   tasks: { train: TaskInfo[]; select: TaskInfo[]; eval: TaskInfo[] },
   simulated: boolean,
+  maxRollouts: number | null = null,
 ): OptimizePlan {
   const stages = stagesOf(params);
   const k = params.candidates;
@@ -114,7 +117,20 @@ export function planOptimize(
     tasks: { train, select, eval: evalN },
     repeats,
     rule: decisionRuleLine(params),
+    maxRollouts,
   };
+}
+
+/**
+ * Whether the planned rollouts fit `--max-rollouts`. The plan counts every rollout at most (no
+ * cache hits, no racing drops), so a run that "stops after N" may still finish.
+ */
+export function rolloutLimitLine(plan: Pick<OptimizePlan, 'rollouts' | 'maxRollouts'>): string {
+  const max = plan.maxRollouts;
+  if (max === null) return 'max rollouts: none';
+  return plan.rollouts <= max
+    ? `max rollouts: ${max}, fits (up to ${plan.rollouts} planned)`
+    : `max rollouts: ${max}, stops after ${max} of ~${plan.rollouts} planned rollouts (resume with a larger --max-rollouts)`;
 }
 
 /** The acceptance rule a run's stages use, as the plan prints it. */
@@ -143,6 +159,7 @@ export function formatPlan(plan: OptimizePlan): string {
     `  tasks: ${plan.tasks.train} train, ${plan.tasks.select} selection${plan.repeats > 1 ? ` × ${plan.repeats} repeats (each its own seed and rollout)` : ''}, ${plan.tasks.eval} evaluation`,
     ...(plan.rule ? [`  rule: ${plan.rule}`] : []),
     `  rollouts: up to ${plan.rollouts}`,
+    ...(plan.maxRollouts === null ? [] : [`  ${rolloutLimitLine(plan)}`]),
     `  LLM calls (estimate): agent ${c.agent}, compressors ${c.compressor}, analyzer ${c.analyzer}, updater ${c.updater}`,
     `  cost (estimate): ${cost}`,
   ].join('\n');

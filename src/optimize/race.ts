@@ -68,6 +68,7 @@ export async function raceCandidates(
       llm: pc.env.llm,
       store: pc.env.store,
       config: pc.env.config,
+      maxRollouts: pc.env.maxRollouts,
       concurrency: pc.env.config.run.concurrency,
       signal: pc.env.abort.signal,
       onRollout: (o, n) => {

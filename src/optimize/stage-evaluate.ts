@@ -316,6 +316,7 @@ async function evaluate(
     store,
     config: pc.env.config,
     signal: pc.env.abort.signal,
+    maxRollouts: pc.env.maxRollouts,
     shouldRun: (job) => {
       const t = live.get(job.condition.label)!;
       if (t.dropped || !canStillWin) return !t.dropped;

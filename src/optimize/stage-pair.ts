@@ -45,6 +45,7 @@ export async function checkPair(
     store: env.store,
     config: env.config,
     signal: env.abort.signal,
+    maxRollouts: env.maxRollouts,
     onRollout: (o, done, total) => run.progress(`pair ${selectionName(params)}`, done, total, o),
   });
   const ids = new Set(run.select.map((t) => t.id));

@@ -18,6 +18,7 @@ export async function runJobs(
     llm: pc.env.llm,
     store: pc.env.store,
     config: pc.env.config,
+    maxRollouts: pc.env.maxRollouts,
     signal: pc.env.abort.signal,
     onRollout: (o, done, total) => pc.progress(label, done, total, o),
   });
