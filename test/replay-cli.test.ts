@@ -256,6 +256,18 @@ describe('acon replay', () => {
     expect(notRun.stderr).toMatch(/not a run id/);
   });
 
+  it('optimize --traces refuses flags of an environment optimize instead of ignoring them', async () => {
+    for (const flag of [
+      ['--max-rollouts', '5'],
+      ['--max-tasks', '2'],
+    ]) {
+      const r = await runAcon(['optimize', '--traces', recorded, ...flag, '--db', db], { cwd });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`${flag[0]} belongs to an environment optimize`);
+    }
+  });
+
   it('refuses an unknown pair name, listing the forms it takes', async () => {
     const r = await runAcon(
       ['replay', '--traces', recorded, '--guidelines', 'v0,obs@99', '--db', db],

@@ -32,6 +32,8 @@ const ENVIRONMENT_ONLY: [keyof RawOpts, string][] = [
   ['tasks', '--tasks'],
   ['taskFile', '--task-file'],
   ['dryRun', '--dry-run'],
+  // Replay makes agent calls, not environment rollouts: --budget-usd bounds a trace optimize.
+  ['maxRollouts', '--max-rollouts'],
 ];
 
 function refuseEnvironmentFlags(typed: Set<string>): void {
