@@ -28,17 +28,21 @@ export function underPerf(command: string[], perfFile: string): string[] {
 
 export type Finished = { code: number | null; stdout: string; stderr: string; wallMs: number };
 
-/** Runs `command` in `cwd` with `env` added to this environment, collecting its output. */
+/**
+ * Runs `command` in `cwd` with `env` added to `base` (this process's environment unless given),
+ * collecting its output.
+ */
 export function runCollecting(
   [command, ...args]: string[],
   cwd: string,
   env: Record<string, string>,
+  base: NodeJS.ProcessEnv = process.env,
 ): Promise<Finished> {
   const started = process.hrtime.bigint();
   return new Promise((done, fail) => {
     const child = spawn(command!, args, {
       cwd,
-      env: { ...process.env, ...env },
+      env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,6 +1,7 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCollecting } from '../bench/baseline.js';
 import { REPO } from './repo.js';
 
 /**
@@ -30,30 +31,21 @@ function defaultsOnly(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   );
 }
 
-/** Runs `command` in `cwd`; a failure throws with the end of its stderr. */
-function run(
+/** Runs `command` in `cwd` with the defaults' environment; a failure throws with the end of its stderr. */
+async function run(
   command: string,
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
 ): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...defaultsOnly(process.env), NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) =>
-      code === 0
-        ? done({ stdout, stderr })
-        : fail(new Error(`${command} ${args.join(' ')} exited ${code}:\n${stderr.slice(-3000)}`)),
-    );
-  });
+  const r = await runCollecting(
+    [command, ...args],
+    cwd,
+    { NO_COLOR: '1', ...env },
+    defaultsOnly(process.env),
+  );
+  if (r.code === 0) return { stdout: r.stdout, stderr: r.stderr };
+  throw new Error(`${command} ${args.join(' ')} exited ${r.code}:\n${r.stderr.slice(-3000)}`);
 }
 
 const acon = (args: string[], cwd: string, env?: Record<string, string>) =>
