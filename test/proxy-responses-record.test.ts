@@ -3,9 +3,9 @@ import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { resolveGuidelinePair } from '../src/guidelines/resolve.js';
 import { countTokens } from '../src/llm/tokenizer.js';
-import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import type { RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import { startLocalProxy } from './helpers/local-proxy.js';
 import { openRunStore } from '../src/store/index.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
 import { FakeResponsesUpstream } from './fakes/fake-responses-upstream.js';
@@ -58,17 +58,10 @@ describe('acon proxy --record: the Responses API', () => {
   it('stores each conversation as a rollout with its usage and cost, streaming and not', async () => {
     const db = join(tempDir(), 'runs.db');
     const config = ConfigSchema.parse({ context: { t_obs: T_OBS } });
-    proxy = await startProxy({
+    proxy = await startLocalProxy({
       config,
       upstream: upstream.url,
-      port: 0,
-      host: '127.0.0.1',
-      guidelines: await resolveGuidelinePair('active'),
-      compressor: {
-        compressorBaseUrl: compressor.url,
-        compressorModel: 'student',
-        compressorKeyEnv: KEY_ENV,
-      },
+      compressor: { url: compressor.url, keyEnv: KEY_ENV },
       record: db,
       log: () => {},
     });

@@ -2,9 +2,9 @@ import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { resolveGuidelinePair } from '../src/guidelines/resolve.js';
 import { countTokens } from '../src/llm/tokenizer.js';
-import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import type { RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import { startLocalProxy } from './helpers/local-proxy.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
 import { FakeResponsesUpstream } from './fakes/fake-responses-upstream.js';
 import { bigToolResult, compressorHandler } from './helpers/runtime-fixtures.js';
@@ -32,17 +32,10 @@ afterEach(async () => {
 });
 
 async function start() {
-  proxy = await startProxy({
+  proxy = await startLocalProxy({
     config: ConfigSchema.parse({ context: { t_obs: T_OBS } }),
     upstream: upstream.url,
-    port: 0,
-    host: '127.0.0.1',
-    guidelines: await resolveGuidelinePair('active'),
-    compressor: {
-      compressorBaseUrl: compressor.url,
-      compressorModel: 'student',
-      compressorKeyEnv: KEY_ENV,
-    },
+    compressor: { url: compressor.url, keyEnv: KEY_ENV },
     log: (line) => logs.push(line),
   });
   return new OpenAI({ baseURL: proxy.url, apiKey: 'sk-client-0123456789', maxRetries: 0 });

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { resolveGuidelinePair } from '../src/guidelines/resolve.js';
 import { countTokens } from '../src/llm/tokenizer.js';
-import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import type { RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import { startLocalProxy } from './helpers/local-proxy.js';
 import { openRunStore } from '../src/store/open-run-store.js';
 import { FakeOpenAiServer, reply } from './fakes/fake-openai-server.js';
 import { runAcon, tempDir } from './helpers/cli.js';
@@ -42,17 +42,10 @@ afterEach(async () => {
 });
 
 async function start(opts: { record?: boolean } = {}) {
-  proxy = await startProxy({
+  proxy = await startLocalProxy({
     config: ConfigSchema.parse({}),
     upstream: upstream.url,
-    port: 0,
-    host: '127.0.0.1',
-    guidelines: await resolveGuidelinePair('active'),
-    compressor: {
-      compressorBaseUrl: compressor.url,
-      compressorModel: 'student',
-      compressorKeyEnv: KEY_ENV,
-    },
+    compressor: { url: compressor.url, keyEnv: KEY_ENV },
     ...(opts.record ? { record: db } : {}),
     log: (line) => logs.push(line),
   });

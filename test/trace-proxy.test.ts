@@ -6,8 +6,8 @@ import { createApptown } from '../src/bench/apptown/index.js';
 import { ConfigSchema } from '../src/config/schema.js';
 import type { AssistantMessage, ChatMessage } from '../src/domain/message.js';
 import { runTraces, traceLine } from '../src/experiment/index.js';
-import { resolveGuidelinePair } from '../src/guidelines/resolve.js';
-import { startProxy, type RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import type { RunningProxy } from '../src/runtime/proxy/start-proxy.js';
+import { startLocalProxy } from './helpers/local-proxy.js';
 import { openRunStore } from '../src/store/index.js';
 import { FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { simBackedHandler } from './fakes/sim-backed-handler.js';
@@ -47,16 +47,7 @@ describe('optimize from traffic recorded by acon proxy --record', () => {
       provider: 'sim',
       context: { t_obs: 1_000_000_000, t_hist: 1_000_000_000 },
     });
-    proxy = await startProxy({
-      config,
-      upstream: upstream.url,
-      port: 0,
-      host: '127.0.0.1',
-      guidelines: await resolveGuidelinePair('active'),
-      compressor: {},
-      record: db,
-      log: () => {},
-    });
+    proxy = await startLocalProxy({ config, upstream: upstream.url, record: db, log: () => {} });
     const client = new OpenAI({ baseURL: proxy.url, apiKey: 'sk-user-agent', maxRetries: 0 });
 
     // The user's agent: a plain loop over chat completions and the tools' results.
