@@ -234,3 +234,45 @@ export function deleteRowApi<T extends TableName>(
     return { message: def.deleted(row) };
   });
 }
+
+/**
+ * What a search-or-list API of one table is told: its filters (in the order its docs list them,
+ * before `sort_by` and the page arguments), the fields it sorts by, and the short record a page
+ * shows of a row.
+ */
+type SearchApiDef<T extends TableName, S extends z.ZodRawShape> = {
+  name: string;
+  description: string;
+  table: T;
+  filters: S;
+  sortFields: readonly [string, ...string[]];
+  /** The order without a `sort_by` (`-updated_at`); none: the table's own order. */
+  defaultSort?: string;
+  /** Which rows one call's filters keep: built once per call, then asked of every row. */
+  where: (args: z.infer<z.ZodObject<S>>, world: World) => (row: Tables[T][number]) => boolean;
+  view: (row: Tables[T][number]) => unknown;
+};
+
+type Listing = { sort_by?: string; page_index: number; page_limit: number };
+
+/**
+ * The API that filters the rows of `table`, sorts them by `sort_by` and returns one page of their
+ * short records (`search_songs`, `show_notes`, …): every app's filtered list is this shape.
+ */
+export function searchApi<T extends TableName, S extends z.ZodRawShape>(
+  def: SearchApiDef<T, S>,
+): Api {
+  return defineApi({
+    name: def.name,
+    description: def.description,
+    args: { ...def.filters, sort_by: sortArg(def.sortFields), ...pageArgs },
+    returns: pageShape(def.table, def.view),
+    handler: ({ world }, parsed) => {
+      // zod cannot infer a generic schema's output: `parsed` is the filters, `sort_by` and page.
+      const a = parsed as z.infer<z.ZodObject<S>> & Listing;
+      const rows = world.data[def.table] as Tables[T][number][];
+      const keep = def.where(a, world);
+      return paginate(sortBy(rows.filter(keep), a.sort_by ?? def.defaultSort), a, def.view);
+    },
+  });
+}

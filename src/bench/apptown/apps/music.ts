@@ -9,9 +9,9 @@ import {
   pageShape,
   paginate,
   rowShape,
-  sortArg,
   sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import { loginApi } from './auth.js';
 import { playlistApis } from './music-playlists.js';
@@ -26,10 +26,11 @@ export const musicApp: App = {
     'A music streaming app: search songs, albums and artists, manage your song library, your playlists and the play queue.',
   apis: [
     loginApi('music'),
-    defineApi({
+    searchApi({
       name: 'search_songs',
       description: 'Search the catalogue of songs by title, artist, album or genre.',
-      args: {
+      table: 'music.songs',
+      filters: {
         query: z
           .string()
           .optional()
@@ -37,27 +38,21 @@ export const musicApp: App = {
         artist_id: z.number().int().optional().describe('Only songs by this artist.'),
         album_id: z.number().int().optional().describe('Only songs on this album.'),
         genre: z.string().optional().describe('Only songs of this genre.'),
-        sort_by: sortArg([
-          'title',
-          'play_count',
-          'like_count',
-          'rating',
-          'release_date',
-          'duration_seconds',
-        ]),
-        ...pageArgs,
       },
-      returns: pageShape('music.songs', briefs('song')),
-      handler: ({ world }, a) => {
-        const rows = world.data['music.songs'].filter(
-          (s) =>
-            matches(a.query, s.title, s.album.title, ...s.artists.map((x) => x.name)) &&
-            (a.artist_id === undefined || s.artists.some((x) => x.id === a.artist_id)) &&
-            (a.album_id === undefined || s.album.id === a.album_id) &&
-            (!a.genre || s.genre.toLowerCase() === a.genre.toLowerCase()),
-        );
-        return paginate(sortBy(rows, a.sort_by), a, briefs('song'));
-      },
+      sortFields: [
+        'title',
+        'play_count',
+        'like_count',
+        'rating',
+        'release_date',
+        'duration_seconds',
+      ],
+      where: (a) => (s) =>
+        matches(a.query, s.title, s.album.title, ...s.artists.map((x) => x.name)) &&
+        (a.artist_id === undefined || s.artists.some((x) => x.id === a.artist_id)) &&
+        (a.album_id === undefined || s.album.id === a.album_id) &&
+        (!a.genre || s.genre.toLowerCase() === a.genre.toLowerCase()),
+      view: briefs('song'),
     }),
     showRowApi({
       name: 'show_song',
@@ -66,27 +61,22 @@ export const musicApp: App = {
       id: { song_id: SONG_ID },
       what: 'Song',
     }),
-    defineApi({
+    searchApi({
       name: 'search_albums',
       description: 'Search albums by title or artist.',
-      args: {
+      table: 'music.albums',
+      filters: {
         query: z
           .string()
           .optional()
           .describe('Text to look for in the album title or artist names.'),
         artist_id: z.number().int().optional().describe('Only albums by this artist.'),
-        sort_by: sortArg(['title', 'release_date', 'rating']),
-        ...pageArgs,
       },
-      returns: pageShape('music.albums', briefs('album')),
-      handler: ({ world }, a) => {
-        const rows = world.data['music.albums'].filter(
-          (x) =>
-            matches(a.query, x.title, ...x.artists.map((y) => y.name)) &&
-            (a.artist_id === undefined || x.artists.some((y) => y.id === a.artist_id)),
-        );
-        return paginate(sortBy(rows, a.sort_by), a, briefs('album'));
-      },
+      sortFields: ['title', 'release_date', 'rating'],
+      where: (a) => (x) =>
+        matches(a.query, x.title, ...x.artists.map((y) => y.name)) &&
+        (a.artist_id === undefined || x.artists.some((y) => y.id === a.artist_id)),
+      view: briefs('album'),
     }),
     defineApi({
       name: 'show_album',
@@ -101,24 +91,16 @@ export const musicApp: App = {
         return { ...album, songs: songsById(world, album.song_ids).map(briefs('song')) };
       },
     }),
-    defineApi({
+    searchApi({
       name: 'search_artists',
       description: 'Search artists by name or genre.',
-      args: {
+      table: 'music.artists',
+      filters: {
         query: z.string().optional().describe('Text to look for in the artist name or genre.'),
-        sort_by: sortArg(['name', 'follower_count', 'formed_year']),
-        ...pageArgs,
       },
-      returns: pageShape('music.artists', briefs('artist')),
-      handler: ({ world }, a) =>
-        paginate(
-          sortBy(
-            world.data['music.artists'].filter((x) => matches(a.query, x.name, x.genre)),
-            a.sort_by,
-          ),
-          a,
-          briefs('artist'),
-        ),
+      sortFields: ['name', 'follower_count', 'formed_year'],
+      where: (a) => (x) => matches(a.query, x.name, x.genre),
+      view: briefs('artist'),
     }),
     defineApi({
       name: 'show_artist',

@@ -5,12 +5,8 @@ import {
   defineApi,
   findOr404,
   matches,
-  pageArgs,
-  pageShape,
-  paginate,
-  sortArg,
-  sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import { briefs } from './brief.js';
 import { loginApi } from './auth.js';
@@ -22,26 +18,22 @@ export const notesApp: App = {
   description: 'A note-taking app: searchable notes with titles, free-text content, tags and pins.',
   apis: [
     loginApi('notes'),
-    defineApi({
+    searchApi({
       name: 'show_notes',
       description: 'List your notes with their full content, most recently updated first.',
-      args: {
+      table: 'notes.notes',
+      filters: {
         query: z.string().optional().describe('Text to look for in the title or content.'),
         tag: z.string().optional().describe('Only notes with this tag.'),
         pinned: z.boolean().optional().describe('Only pinned (true) or unpinned (false) notes.'),
-        sort_by: sortArg(['title', 'created_at', 'updated_at']),
-        ...pageArgs,
       },
-      returns: pageShape('notes.notes', briefs('note')),
-      handler: ({ world }, a) => {
-        const rows = world.data['notes.notes'].filter(
-          (n) =>
-            matches(a.query, n.title, n.content) &&
-            (!a.tag || n.tags.includes(a.tag.toLowerCase())) &&
-            (a.pinned === undefined || n.pinned === a.pinned),
-        );
-        return paginate(sortBy(rows, a.sort_by ?? '-updated_at'), a, briefs('note'));
-      },
+      sortFields: ['title', 'created_at', 'updated_at'],
+      defaultSort: '-updated_at',
+      where: (a) => (n) =>
+        matches(a.query, n.title, n.content) &&
+        (!a.tag || n.tags.includes(a.tag.toLowerCase())) &&
+        (a.pinned === undefined || n.pinned === a.pinned),
+      view: briefs('note'),
     }),
     showRowApi({
       name: 'show_note',

@@ -8,9 +8,9 @@ import {
   pageArgs,
   pageShape,
   paginate,
-  sortArg,
   sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import type { World } from '../world.js';
 import { briefs } from './brief.js';
@@ -32,10 +32,11 @@ export const phoneApp: App = {
   description: 'Your phone: contacts (with relationship, birthday and address) and text messages.',
   apis: [
     loginApi('phone'),
-    defineApi({
+    searchApi({
       name: 'search_contacts',
       description: 'Search your contacts by name, phone number, email or relationship.',
-      args: {
+      table: 'phone.contacts',
+      filters: {
         query: z
           .string()
           .optional()
@@ -48,19 +49,14 @@ export const phoneApp: App = {
           .boolean()
           .optional()
           .describe('Only favourites (true) or non-favourites (false).'),
-        sort_by: sortArg(['name', 'birthday', 'created_at']),
-        ...pageArgs,
       },
-      returns: pageShape('phone.contacts', briefs('contact')),
-      handler: ({ world }, a) => {
-        const rows = world.data['phone.contacts'].filter(
-          (c) =>
-            matches(a.query, c.name, c.phone_number, c.email) &&
-            (!a.relationship || c.relationship.toLowerCase() === a.relationship.toLowerCase()) &&
-            (a.favorite === undefined || c.favorite === a.favorite),
-        );
-        return paginate(sortBy(rows, a.sort_by ?? 'name'), a, briefs('contact'));
-      },
+      sortFields: ['name', 'birthday', 'created_at'],
+      defaultSort: 'name',
+      where: (a) => (c) =>
+        matches(a.query, c.name, c.phone_number, c.email) &&
+        (!a.relationship || c.relationship.toLowerCase() === a.relationship.toLowerCase()) &&
+        (a.favorite === undefined || c.favorite === a.favorite),
+      view: briefs('contact'),
     }),
     showRowApi({
       name: 'show_contact',

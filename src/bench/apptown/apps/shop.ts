@@ -6,13 +6,9 @@ import {
   findOr404,
   matches,
   money,
-  pageArgs,
-  pageShape,
-  paginate,
   rowShape,
-  sortArg,
-  sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import type { World } from '../world.js';
 import { briefs } from './brief.js';
@@ -39,31 +35,26 @@ export const shopApp: App = {
     'An online store: search products, manage your cart, place orders to a saved address with a saved card, track orders and return items.',
   apis: [
     loginApi('shop'),
-    defineApi({
+    searchApi({
       name: 'search_products',
       description:
         'Search the product catalogue by text, category, price and rating, with sorting.',
-      args: {
+      table: 'shop.products',
+      filters: {
         query: z.string().optional().describe('Text to look for in the name, brand or tags.'),
         category: z.string().optional().describe('Only this category, e.g. "Garden".'),
         min_price: z.number().optional().describe('Lowest price to include.'),
         max_price: z.number().optional().describe('Highest price to include.'),
         min_rating: z.number().min(0).max(5).optional().describe('Lowest rating to include.'),
-        sort_by: sortArg(['name', 'price', 'rating', 'review_count', 'listed_at']),
-        ...pageArgs,
       },
-      returns: pageShape('shop.products', briefs('product')),
-      handler: ({ world }, a) => {
-        const rows = world.data['shop.products'].filter(
-          (p) =>
-            matches(a.query, p.name, p.brand, ...p.tags) &&
-            (!a.category || p.category.toLowerCase() === a.category.toLowerCase()) &&
-            (a.min_price === undefined || p.price >= a.min_price) &&
-            (a.max_price === undefined || p.price <= a.max_price) &&
-            (a.min_rating === undefined || p.rating >= a.min_rating),
-        );
-        return paginate(sortBy(rows, a.sort_by), a, briefs('product'));
-      },
+      sortFields: ['name', 'price', 'rating', 'review_count', 'listed_at'],
+      where: (a) => (p) =>
+        matches(a.query, p.name, p.brand, ...p.tags) &&
+        (!a.category || p.category.toLowerCase() === a.category.toLowerCase()) &&
+        (a.min_price === undefined || p.price >= a.min_price) &&
+        (a.max_price === undefined || p.price <= a.max_price) &&
+        (a.min_rating === undefined || p.rating >= a.min_rating),
+      view: briefs('product'),
     }),
     defineApi({
       name: 'show_categories',

@@ -11,6 +11,7 @@ import {
   sortArg,
   sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import type { World } from '../world.js';
 import { brief, briefs } from './brief.js';
@@ -119,11 +120,12 @@ function friendView(
 
 function transactionApis() {
   return [
-    defineApi({
+    searchApi({
       name: 'show_transactions',
       description:
         'List your transactions (money you sent or received), newest first unless sort_by says otherwise. Filter by direction, the other user, description text, amount range and date range.',
-      args: {
+      table: 'wallet.transactions',
+      filters: {
         direction: z
           .enum(['sent', 'received'])
           .optional()
@@ -140,17 +142,16 @@ function transactionApis() {
           .string()
           .optional()
           .describe('Latest date/time to include (ISO 8601); a bare date includes that whole day.'),
-        sort_by: sortArg(['created_at', 'amount']),
-        ...pageArgs,
       },
-      returns: pageShape('wallet.transactions', briefs('transaction')),
-      handler: ({ world }, args) => {
+      sortFields: ['created_at', 'amount'],
+      defaultSort: '-created_at',
+      where: (args, world) => {
         const self = me(world);
         const maxAt =
           args.max_created_at && args.max_created_at.length === 10
             ? `${args.max_created_at}T23:59:59Z`
             : args.max_created_at;
-        const rows = world.data['wallet.transactions'].filter((t) => {
+        return (t) => {
           const other = t.sender.id === self.id ? t.receiver : t.sender;
           return (
             (!args.direction || (args.direction === 'sent') === (t.sender.id === self.id)) &&
@@ -161,9 +162,9 @@ function transactionApis() {
             (!args.min_created_at || t.created_at >= args.min_created_at) &&
             (!maxAt || t.created_at <= maxAt)
           );
-        });
-        return paginate(sortBy(rows, args.sort_by ?? '-created_at'), args, briefs('transaction'));
+        };
       },
+      view: briefs('transaction'),
     }),
     defineApi({
       name: 'show_transaction',
