@@ -139,12 +139,6 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
   'sim/trajectory-steps.ts: CALL_KEYS': SIM_LOOKUP,
   'sim/summary-memory.ts: SERVICE_APPS': SIM_LOOKUP,
   'sim/list-gaps.ts: PAGE_ARGS': SIM_LOOKUP,
-  'sim/records.ts: stepCalls': SIM_CACHE,
-  'sim/records.ts: recordsByText': SIM_CACHE,
-  'sim/records.ts: recordsByTextChars': SIM_CACHE,
-  'sim/records.ts: textMemo': SIM_CACHE,
-  'sim/records.ts: callMemo': SIM_CACHE,
-  'sim/records.ts: plainMemo': SIM_CACHE,
   'sim/text.ts: wordSets': SIM_CACHE,
 };
 
@@ -155,8 +149,17 @@ describe('module-level mutable state in src/ (STYLE.md, "State belongs to someon
   const found = moduleState(SRC);
 
   it('finds the state it checks', () => {
-    // Guards against a checker that silently sees nothing.
-    expect(found).toContain('sim/records.ts: recordsByText (new Map)');
+    // Guards against a checker that silently sees nothing: the memo sim/records.ts held until
+    // its RecordReader took it (issue #55), put back at module level in a copy of the file.
+    const root = mkdtempSync(join(tmpdir(), 'acon-state-'));
+    mkdirSync(join(root, 'sim'));
+    const records = readFileSync(join(SRC, 'sim', 'records.ts'), 'utf8');
+    writeFileSync(
+      join(root, 'sim', 'records.ts'),
+      `${records}\nconst recordsByText = new Map<string, unknown>();\n`,
+    );
+    expect(moduleState(root)).toEqual(['sim/records.ts: recordsByText (new Map)']);
+    expect(found.length).toBeGreaterThan(0);
   });
 
   it('has none but the allowed, each with a reason', () => {

@@ -3,7 +3,7 @@ import { extractSection, HISTORY_SUMMARY } from '../compress/parse.js';
 import { renderTurns } from '../compress/render-history.js';
 import { renderPrompt } from '../prompts/template.js';
 import { simHistoryCompressor } from './compressor.js';
-import { visibleRecords } from './records.js';
+import { RecordReader } from './record-reader.js';
 import { isAbbreviated, isOpaque } from './text.js';
 import { readGuideline } from './guideline-reading.js';
 
@@ -125,7 +125,7 @@ describe('abbreviating long opaque strings (issue 22)', () => {
   });
 
   it('does not read an abbreviated value as the value', () => {
-    const records = visibleRecords([
+    const records = new RecordReader().records([
       {
         role: 'user',
         content: `# History Summary\nFACTS:\n[wallet.login]\n- access_token=atk_0RD0… | token_type=Bearer`,

@@ -3,6 +3,7 @@ import { seededRandom } from '../seeded-random.js';
 import type { AssistantMessage, ChatMessage } from '../llm/index.js';
 import { GUESSING, progress, REFETCHING, type Progress } from './agent-marker.js';
 import type { Blocker } from './reference-needs.js';
+import { RecordReader } from './record-reader.js';
 import { makeSeen } from './seen.js';
 import { viewStep, type StepView } from './step-view.js';
 import { clip } from './text.js';
@@ -44,15 +45,19 @@ export type SimAgentOptions = {
 
 export type SimAgentContext = { taskId: string; step: number };
 
-/** The next assistant message of a simulated rollout. */
+/**
+ * The next assistant message of a simulated rollout. `reader` remembers the records of earlier
+ * prompts (the provider's own); a fresh one gives the same answer, only slower.
+ */
 export function simAgentTurn(
   plan: ReferencePlan,
   messages: readonly ChatMessage[],
   ctx: SimAgentContext,
   opts: SimAgentOptions,
+  reader: RecordReader = new RecordReader(),
 ): AssistantMessage {
   const n = plan.steps.length;
-  const seen = makeSeen(messages);
+  const seen = makeSeen(messages, reader);
   const guess = (need: ReferenceNeed) => guessValue(need, opts.seed, ctx.taskId);
   const sample = opts.sampleSeed === undefined ? [] : ['sample', opts.sampleSeed];
   const views = new Map<number, StepView>();

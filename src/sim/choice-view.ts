@@ -8,7 +8,6 @@ import {
   type ReferencePlan,
 } from '../bench/index.js';
 import { listGaps, pinnedWhere, withPinned } from './list-gaps.js';
-import { stepCallOf } from './records.js';
 import type { Seen } from './seen.js';
 import type { Blocker } from './reference-needs.js';
 import { clip } from './text.js';
@@ -87,9 +86,9 @@ function choiceWhereHolds(choice: ReferenceChoice, item: Item): boolean {
  */
 function choiceItems(plan: ReferencePlan, choice: ReferenceChoice, seen: Seen): Item[] {
   const calls = new Set(
-    choice.from.flatMap((i) => (plan.steps[i] ? [stepCallOf(plan.steps[i]).call] : [])),
+    choice.from.flatMap((i) => (plan.steps[i] ? [seen.stepCall(plan.steps[i]).call] : [])),
   );
-  const pinned = pinnedWhere(plan, choice);
+  const pinned = pinnedWhere(plan, choice, seen);
   return seen
     .records()
     .filter(

@@ -14,6 +14,7 @@ import { simQaAgentTurn } from './qa-agent.js';
 import { simUtilityAnalysis } from './analyzer.js';
 import { simCompressionAnalysis } from './compression-analysis.js';
 import { CompressorMemo } from './compressor-memo.js';
+import { RecordReader } from './record-reader.js';
 import { simHistoryCompressor, simObservationCompressor } from './compressor.js';
 import { simGuidelineUpdate } from './updater.js';
 
@@ -43,6 +44,8 @@ export class SimProvider implements LlmProvider {
   private readonly plans = new Map<string, Promise<ReferencePlan>>();
   /** The compressors' judgements already made in this provider's calls (compressor-memo.ts). */
   private readonly compressorMemo = new CompressorMemo();
+  /** The records the agent read in this provider's calls (record-reader.ts). */
+  private readonly recordReader = new RecordReader();
 
   constructor(private readonly opts: SimProviderOptions) {
     if (!Number.isInteger(opts.refetchLimit) || opts.refetchLimit < 0) {
@@ -95,6 +98,7 @@ export class SimProvider implements LlmProvider {
             noise: this.opts.noise ?? 0,
             ...(req.seed !== undefined ? { sampleSeed: req.seed } : {}),
           },
+          this.recordReader,
         );
       }
       case 'obs_compressor':

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { listGaps } from './list-gaps.js';
-import { visibleActions, visibleRecords } from './records.js';
+import { RecordReader } from './record-reader.js';
+import { makeSeen } from './seen.js';
 import { apiCallMessage } from './sim.fixtures.js';
 
 /**
@@ -59,10 +60,7 @@ function result(id: string, p: number, items: unknown[]): ChatMessage {
 }
 
 const gaps = (messages: ChatMessage[], plan = PLAN) =>
-  listGaps(plan, CHOICE, {
-    records: () => visibleRecords(messages),
-    actions: () => visibleActions(messages),
-  });
+  listGaps(plan, CHOICE, makeSeen(messages, new RecordReader()));
 
 describe('listGaps', () => {
   it('finds nothing to read again when every page is in view whole', () => {

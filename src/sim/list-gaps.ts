@@ -4,7 +4,8 @@ import {
   type ReferenceChoice,
   type ReferencePlan,
 } from '../bench/index.js';
-import { stepCallOf, type VisibleRecord } from './records.js';
+import type { VisibleRecord } from './records.js';
+import type { Seen as FullSeen } from './seen.js';
 
 /**
  * Re-paging (issue 22): before it computes a value over a list (the largest, the newest, a sum),
@@ -24,10 +25,7 @@ import { stepCallOf, type VisibleRecord } from './records.js';
 /** A page of the list the agent must read again: the plan step that reads it and why. */
 export type ListGap = { fromStep: number; why: string };
 
-type Seen = {
-  records(): VisibleRecord[];
-  actions(): { call: string; args: Record<string, unknown> }[];
-};
+type Seen = Pick<FullSeen, 'records' | 'actions' | 'stepCall'>;
 
 /** Arguments that say which page of a list to read: never data copied from a response. */
 export const PAGE_ARGS = new Set(['page_index', 'page_limit']);
@@ -73,11 +71,15 @@ function lacking(choice: ReferenceChoice, item: Item): string[] {
  * so the agent, which chose those arguments, knows every item it read there meets it even when
  * the field is not shown (a summary line without `status`).
  */
-export function pinnedWhere(plan: ReferencePlan, choice: ReferenceChoice): Item {
+export function pinnedWhere(
+  plan: ReferencePlan,
+  choice: ReferenceChoice,
+  seen: Pick<Seen, 'stepCall'>,
+): Item {
   const calls = new Set(
-    choice.from.flatMap((i) => (plan.steps[i] ? [stepCallOf(plan.steps[i]).call] : [])),
+    choice.from.flatMap((i) => (plan.steps[i] ? [seen.stepCall(plan.steps[i]).call] : [])),
   );
-  const steps = plan.steps.map((s) => stepCallOf(s)).filter((c) => calls.has(c.call));
+  const steps = plan.steps.map((s) => seen.stepCall(s)).filter((c) => calls.has(c.call));
   const pinned: Item = {};
   for (const [f, cond] of Object.entries(choice.where ?? {})) {
     if (typeof cond !== 'string' && typeof cond !== 'number') continue;
@@ -260,11 +262,11 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
   const first = from[0];
   if (first === undefined) return [];
   const head = plan.steps[first]!;
-  const { call, args: listArgs } = stepCallOf(head);
+  const { call, args: listArgs } = seen.stepCall(head);
   const stepOfPage = new Map<number, number>();
   for (const i of from) {
     const s = plan.steps[i]!;
-    const c = stepCallOf(s);
+    const c = seen.stepCall(s);
     if (c.call === call && sameList(c.args, listArgs)) stepOfPage.set(pageOf(c.args), i);
   }
 
@@ -273,7 +275,7 @@ export function listGaps(plan: ReferencePlan, choice: ReferenceChoice, seen: See
     seen,
     call,
     listArgs,
-    pinnedWhere(plan, choice),
+    pinnedWhere(plan, choice, seen),
   );
   const gaps: ListGap[] = [];
   const add = (page: number, why: string) => {

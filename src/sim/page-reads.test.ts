@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ReferencePlan } from '../bench/types.js';
 import type { ChatMessage } from '../llm/types.js';
 import { pageRead } from './page-reads.js';
-import { visibleRecords } from './records.js';
+import { RecordReader } from './record-reader.js';
+import { makeSeen } from './seen.js';
 import { apiCallMessage } from './sim.fixtures.js';
 
 /** Contacts paged two at a time over three pages; step 3 texts one of them. */
@@ -33,7 +34,7 @@ const result = (id: string, body: Record<string, unknown>): ChatMessage => ({
 });
 
 const read = (messages: ChatMessage[], index: number) =>
-  pageRead(PLAN, index, { records: () => visibleRecords(messages) });
+  pageRead(PLAN, index, makeSeen(messages, new RecordReader()));
 
 describe('pageRead', () => {
   it('reads page 0 and any step that reads no page', () => {

@@ -1,6 +1,7 @@
 import type { ReferencePlan } from '../bench/index.js';
 import { pageOf, sameList } from './list-gaps.js';
-import { stepCallOf, type VisibleRecord } from './records.js';
+import type { VisibleRecord } from './records.js';
+import type { Seen as FullSeen } from './seen.js';
 
 /**
  * How many pages of a list the agent reads (issue 61): it reads page k > 0 only when what it sees
@@ -13,7 +14,7 @@ import { stepCallOf, type VisibleRecord } from './records.js';
  * shortens the page makes it stop early. With nothing of the list in view it pages on.
  */
 
-type Seen = { records(): VisibleRecord[] };
+type Seen = Pick<FullSeen, 'records' | 'stepCall'>;
 
 /** Whether the agent reads the page step `index` asks for, and what its reasoning says why. */
 export type PageRead =
@@ -101,7 +102,7 @@ function pageExists(
 export function pageRead(plan: ReferencePlan, index: number, seen: Seen): PageRead {
   const step = plan.steps[index];
   if (step === undefined || step.tool !== 'call_api') return { read: true };
-  const { call, args } = stepCallOf(step);
+  const { call, args } = seen.stepCall(step);
   if (args.page_index === undefined) return { read: true };
   const page = pageOf(args);
   if (page === 0) return { read: true };
@@ -113,7 +114,7 @@ export function pageRead(plan: ReferencePlan, index: number, seen: Seen): PageRe
   while (to < plan.steps.length) {
     const next = plan.steps[to]!;
     if (next.tool !== 'call_api') break;
-    const c = stepCallOf(next);
+    const c = seen.stepCall(next);
     if (c.call !== call || !sameList(c.args, args) || pageOf(c.args) <= page) break;
     to++;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plainTextRecords } from './plain-text-records.js';
-import { visibleRecords } from './records.js';
+import { RecordReader } from './record-reader.js';
 
 describe('plainTextRecords', () => {
   it('reads each line, and a key: value line also as that field', () => {
@@ -18,7 +18,7 @@ describe('plainTextRecords', () => {
   });
 });
 
-describe('visibleRecords of a plain-text tool result', () => {
+describe('RecordReader.records of a plain-text tool result', () => {
   const call = {
     role: 'assistant' as const,
     content: null,
@@ -31,7 +31,7 @@ describe('visibleRecords of a plain-text tool result', () => {
     ],
   };
   it('are its lines, read as the observation of its call', () => {
-    const records = visibleRecords([
+    const records = new RecordReader().records([
       { role: 'user', content: 'Total: read the notes' },
       call,
       { role: 'tool', tool_call_id: 'c1', content: 'Q1 budget: 4200 USD' },
@@ -45,7 +45,7 @@ describe('visibleRecords of a plain-text tool result', () => {
   });
 
   it('are not added to a result that holds JSON', () => {
-    const records = visibleRecords([
+    const records = new RecordReader().records([
       call,
       { role: 'tool', tool_call_id: 'c1', content: '{"id": 7, "name": "q1"}' },
     ]);

@@ -1,8 +1,6 @@
-import { isShapeItem, type Item, type ReferenceStep } from '../bench/index.js';
-import type { ChatMessage } from '../llm/index.js';
+import { isShapeItem, type Item } from '../bench/index.js';
 import { parseSourcedFactLine } from './fields.js';
-import { plainTextRecords } from './plain-text-records.js';
-import { detached, isAbbreviated, jsonSpans, tryParseJson } from './text.js';
+import { isAbbreviated, jsonSpans, tryParseJson } from './text.js';
 
 /**
  * What the simulated agent can read in its prompt, as records (issue 22): every object in the
@@ -67,29 +65,11 @@ export function callOf(
   return { call: name, args };
 }
 
-/**
- * `callOf` of a plan step, parsed once per step object (issue #28): the agent looks up the calls of
- * its plan's steps at every turn, each time through a JSON round trip of the step's arguments.
- * Shared by every caller, which only reads it.
- */
-const stepCalls = new WeakMap<
-  ReferenceStep,
-  { args: unknown; parsed: { call: string; args: Record<string, unknown> } }
->();
-
-export function stepCallOf(step: ReferenceStep): { call: string; args: Record<string, unknown> } {
-  const hit = stepCalls.get(step);
-  if (hit !== undefined && hit.args === step.args) return hit.parsed;
-  const parsed = callOf(step.tool, JSON.stringify(step.args));
-  stepCalls.set(step, { args: step.args, parsed });
-  return parsed;
-}
-
 const isScalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** An object's scalar fields as text; a list of scalars (tags, ids) reads as `a, b, c`. */
-function scalars(value: Record<string, unknown>): Item {
+export function scalars(value: Record<string, unknown>): Item {
   const own: Item = {};
   for (const [k, v] of Object.entries(value)) {
     // A value cut short (`atk_0RD0…`) is not the value: the agent cannot pass it on.
@@ -140,16 +120,11 @@ function nestedFields(value: Record<string, unknown>): VisibleRecord['nested'] {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** The records of one text: its JSON objects and its fact lines. */
-export function recordsOfText(text: string, source: RecordSource, out: VisibleRecord[]): void {
-  placeRecords(textRecords(text), source, out);
-}
-
 /**
  * A record of a text before it is placed in a prompt: `summary` is set (the call a fact line
  * names, else its group's) for a fact line, which reads as a summary's record in a user message.
  */
-type TextRecord = {
+export type TextRecord = {
   fields: Item;
   plain?: true;
   list?: VisibleRecord['list'];
@@ -171,37 +146,7 @@ function listOfPath(path: string): VisibleRecord['list'] {
   return { key: last[1]!, position: Number(last[2]), depth };
 }
 
-/**
- * The records of texts read lately, by text (issue #28): the rollouts of an optimize run the same
- * tasks under many guidelines, so most messages the agent reads are new objects with the text of
- * one read before (nine in ten in the README optimize). The records are frozen and shared, as
- * `messageRecords` shares them between the prompts that hold one message object.
- */
-const recordsByText = new Map<string, readonly TextRecord[]>();
-let recordsByTextChars = 0;
-/** Characters of the remembered texts together, at most; the oldest half goes when over. */
-const RECORDS_BY_TEXT_CHARS = 2 * 1024 * 1024;
-
-function textRecords(text: string): readonly TextRecord[] {
-  const hit = recordsByText.get(text);
-  if (hit !== undefined) return hit;
-  const records = readTextRecords(text);
-  if (text.length <= RECORDS_BY_TEXT_CHARS / 4) {
-    if (recordsByTextChars + text.length > RECORDS_BY_TEXT_CHARS) {
-      for (const old of recordsByText.keys()) {
-        if (recordsByTextChars <= RECORDS_BY_TEXT_CHARS / 2) break;
-        recordsByText.delete(old);
-        recordsByTextChars -= old.length;
-      }
-    }
-    const key = detached(text);
-    recordsByText.set(key, records);
-    recordsByTextChars += key.length;
-  }
-  return records;
-}
-
-function readTextRecords(text: string): readonly TextRecord[] {
+export function readTextRecords(text: string): readonly TextRecord[] {
   const records: VisibleRecord[] = [];
   const placeholder: RecordSource = { kind: 'user' };
   for (const span of jsonSpans(text)) walk(span, placeholder, records);
@@ -251,7 +196,7 @@ function readTextRecords(text: string): readonly TextRecord[] {
   );
 }
 
-function placeRecords(
+export function placeRecords(
   records: readonly TextRecord[],
   source: RecordSource,
   out: VisibleRecord[],
@@ -278,92 +223,6 @@ function placeRecords(
       });
     }
   }
-}
-
-/**
- * What each message object yields, remembered (issue #28): a prompt repeats the message objects of
- * the step before, so re-reading them made every step cost the whole rollout so far. The content
- * (or the tool-call list) is checked on every hit; the records are frozen and shared.
- */
-const textMemo = new WeakMap<ChatMessage, { content: string; records: readonly TextRecord[] }>();
-type ParsedCall = { id: string; call: string; args: Record<string, unknown>; fields: Item };
-const callMemo = new WeakMap<ChatMessage, { calls: unknown; parsed: readonly ParsedCall[] }>();
-
-function messageRecords(m: ChatMessage & { content: string }): readonly TextRecord[] {
-  const hit = textMemo.get(m);
-  if (hit !== undefined && hit.content === m.content) return hit.records;
-  const records = textRecords(m.content);
-  textMemo.set(m, { content: m.content, records });
-  return records;
-}
-
-function messageCalls(m: ChatMessage): readonly ParsedCall[] {
-  if (m.role !== 'assistant' || m.tool_calls === undefined) return [];
-  const hit = callMemo.get(m);
-  if (hit !== undefined && hit.calls === m.tool_calls) return hit.parsed;
-  const parsed = m.tool_calls.map((c) => {
-    const { call, args } = callOf(c.function.name, c.function.arguments);
-    return { id: c.id, call, args, fields: Object.freeze(scalars(args)) };
-  });
-  callMemo.set(m, { calls: m.tool_calls, parsed });
-  return parsed;
-}
-
-/**
- * A tool result with neither JSON nor fact lines is read line by line (plain-text-records.ts);
- * only tool results: a task's instruction is not a record of values the agent was given.
- */
-const plainMemo = new WeakMap<ChatMessage, { content: string; records: readonly TextRecord[] }>();
-
-function plainRecords(m: ChatMessage & { content: string }): readonly TextRecord[] {
-  const hit = plainMemo.get(m);
-  if (hit !== undefined && hit.content === m.content) return hit.records;
-  const records = plainTextRecords(m.content).map((fields) => ({
-    fields: Object.freeze(fields),
-    plain: true as const,
-  }));
-  plainMemo.set(m, { content: m.content, records });
-  return records;
-}
-
-/** Every record of the messages, oldest first. */
-export function visibleRecords(messages: readonly ChatMessage[]): VisibleRecord[] {
-  const out: VisibleRecord[] = [];
-  const calls = new Map<string, { call: string; args: Record<string, unknown> }>();
-  messages.forEach((m, message) => {
-    if (m.role === 'assistant') {
-      for (const c of messageCalls(m)) {
-        calls.set(c.id, { call: c.call, args: c.args });
-        if (Object.keys(c.fields).length > 0) {
-          out.push({ fields: c.fields, source: { kind: 'action', call: c.call, message } });
-        }
-      }
-      return;
-    }
-    if (m.role === 'system') return;
-    if (m.role === 'tool') {
-      const c = calls.get(m.tool_call_id);
-      const source: RecordSource = c
-        ? { kind: 'observation', call: c.call, args: c.args, message }
-        : { kind: 'user' };
-      const records = messageRecords(m);
-      placeRecords(records.length > 0 ? records : plainRecords(m), source, out);
-      return;
-    }
-    placeRecords(messageRecords(m), { kind: 'user' }, out);
-  });
-  return out;
-}
-
-/** The calls the agent can see it made, newest last: `app.api` and the API's arguments. */
-export function visibleActions(
-  messages: readonly ChatMessage[],
-): { call: string; args: Record<string, unknown>; message: number }[] {
-  const out: { call: string; args: Record<string, unknown>; message: number }[] = [];
-  messages.forEach((m, message) => {
-    for (const c of messageCalls(m)) out.push({ call: c.call, args: c.args, message });
-  });
-  return out;
 }
 
 /** Records as the flat items a choice is computed over (the agent's own calls left out). */

@@ -1,6 +1,6 @@
 import type { Item, NeedSelect, ReferenceNeed, ReferencePlan } from '../bench/index.js';
 import { refusedCall } from './error-reply.js';
-import { stepCallOf, type VisibleRecord } from './records.js';
+import type { VisibleRecord } from './records.js';
 import type { Seen } from './seen.js';
 import { clip, containsToken } from './text.js';
 
@@ -80,7 +80,7 @@ export function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolu
     // A value read out of a response with no path (a declared read: an amount in an email's
     // body). The agent reads it where it was told it is: in what the call that returned it
     // answered, or in a summary of it; it never searches its context for the value (issue 61).
-    const from = producer === undefined ? undefined : stepCallOf(producer).call;
+    const from = producer === undefined ? undefined : seen.stepCall(producer).call;
     const readable = (r: VisibleRecord) =>
       from === undefined ? r.source.kind !== 'action' : fromProducer(r, from);
     const hit = newest(
@@ -92,7 +92,7 @@ export function resolveNeed(plan: ReferencePlan, need: Need, seen: Seen): Resolu
       ? { kind: 'found', value: need.value, record: hit.fields, why: 'read' }
       : { kind: 'missing', why: 'a value I read earlier is not in my context' };
   }
-  const { call, args: producerArgs } = stepCallOf(producer);
+  const { call, args: producerArgs } = seen.stepCall(producer);
   const withField = records.filter(
     (r) => r.source.kind !== 'action' && r.fields[field] !== undefined,
   );

@@ -243,36 +243,42 @@ export function deleteRowApi<T extends TableName>(
 type SearchApiDef<T extends TableName, S extends z.ZodRawShape> = {
   name: string;
   description: string;
+  /** @default true */
+  auth?: boolean;
   table: T;
   filters: S;
-  sortFields: readonly [string, ...string[]];
+  /** The fields a `sort_by` argument offers; none: the list has no `sort_by`. */
+  sortFields?: readonly [string, ...string[]];
   /** The order without a `sort_by` (`-updated_at`); none: the table's own order. */
   defaultSort?: string;
-  /** Which rows one call's filters keep: built once per call, then asked of every row. */
-  where: (args: z.infer<z.ZodObject<S>>, world: World) => (row: Tables[T][number]) => boolean;
-  view: (row: Tables[T][number]) => unknown;
+  /** Which rows one call's filters keep, built once per call; none: every row. */
+  where?: (args: z.infer<z.ZodObject<S>>, world: World) => (row: Tables[T][number]) => boolean;
+  /** What a page shows of a row (a short record, brief.ts); none: the whole row. */
+  view?: (row: Tables[T][number]) => unknown;
 };
 
 type Listing = { sort_by?: string; page_index: number; page_limit: number };
 
 /**
- * The API that filters the rows of `table`, sorts them by `sort_by` and returns one page of their
- * short records (`search_songs`, `show_notes`, …): every app's filtered list is this shape.
+ * The API that filters the rows of `table`, sorts them and returns one page of them
+ * (`search_songs`, `show_notes`, `show_orders`, …): every app's list of one table is this shape.
  */
 export function searchApi<T extends TableName, S extends z.ZodRawShape>(
   def: SearchApiDef<T, S>,
 ): Api {
+  const sort = def.sortFields === undefined ? {} : { sort_by: sortArg(def.sortFields) };
   return defineApi({
     name: def.name,
     description: def.description,
-    args: { ...def.filters, sort_by: sortArg(def.sortFields), ...pageArgs },
+    ...(def.auth === undefined ? {} : { auth: def.auth }),
+    args: { ...def.filters, ...sort, ...pageArgs },
     returns: pageShape(def.table, def.view),
     handler: ({ world }, parsed) => {
       // zod cannot infer a generic schema's output: `parsed` is the filters, `sort_by` and page.
       const a = parsed as z.infer<z.ZodObject<S>> & Listing;
-      const rows = world.data[def.table] as Tables[T][number][];
-      const keep = def.where(a, world);
-      return paginate(sortBy(rows.filter(keep), a.sort_by ?? def.defaultSort), a, def.view);
+      const all = world.data[def.table] as Tables[T][number][];
+      const rows = def.where === undefined ? all : all.filter(def.where(a, world));
+      return paginate(sortBy(rows, a.sort_by ?? def.defaultSort), a, def.view);
     },
   });
 }

@@ -9,9 +9,8 @@ import {
   pageArgs,
   pageShape,
   paginate,
-  sortArg,
-  sortBy,
   type App,
+  searchApi,
 } from '../api.js';
 import type { FileEntry } from '../records.js';
 import type { World } from '../world.js';
@@ -91,30 +90,25 @@ export const filesApp: App = {
         return { directory_path: dir, ...paginate([...folders, ...files], a) };
       },
     }),
-    defineApi({
+    searchApi({
       name: 'search_files',
       description:
         'Search all files by name, with optional type and size filters (files without their content).',
-      args: {
+      table: 'files.files',
+      filters: {
         query: z.string().optional().describe('Text to look for in the file name or path.'),
         mime_type: z
           .string()
           .optional()
           .describe('Only files of this MIME type, e.g. application/pdf.'),
         min_size_bytes: z.number().int().optional().describe('Only files at least this large.'),
-        sort_by: sortArg(['name', 'size_bytes', 'created_at', 'modified_at']),
-        ...pageArgs,
       },
-      returns: pageShape('files.files', meta),
-      handler: ({ world }, a) => {
-        const rows = world.data['files.files'].filter(
-          (f) =>
-            matches(a.query, f.name, f.path) &&
-            (!a.mime_type || f.mime_type === a.mime_type) &&
-            (a.min_size_bytes === undefined || f.size_bytes >= a.min_size_bytes),
-        );
-        return paginate(sortBy(rows, a.sort_by).map(meta), a);
-      },
+      sortFields: ['name', 'size_bytes', 'created_at', 'modified_at'],
+      where: (a) => (f) =>
+        matches(a.query, f.name, f.path) &&
+        (!a.mime_type || f.mime_type === a.mime_type) &&
+        (a.min_size_bytes === undefined || f.size_bytes >= a.min_size_bytes),
+      view: meta,
     }),
     showRowApi({
       name: 'show_file',

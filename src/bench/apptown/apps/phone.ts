@@ -5,10 +5,6 @@ import {
   defineApi,
   findOr404,
   matches,
-  pageArgs,
-  pageShape,
-  paginate,
-  sortBy,
   type App,
   searchApi,
 } from '../api.js';
@@ -117,26 +113,21 @@ export const phoneApp: App = {
       what: 'Contact',
       deleted: (c) => `Deleted ${c.name}.`,
     }),
-    defineApi({
+    searchApi({
       name: 'show_text_messages',
       description:
         'List text messages, newest first, optionally only those with one phone number or containing some text.',
-      args: {
+      table: 'phone.text_messages',
+      filters: {
         phone_number: z.string().optional().describe('Only messages to or from this number.'),
         query: z.string().optional().describe('Text to look for in the message.'),
-        ...pageArgs,
       },
-      returns: pageShape('phone.text_messages'),
-      handler: ({ world }, a) => {
-        const rows = world.data['phone.text_messages'].filter(
-          (m) =>
-            (!a.phone_number ||
-              samePhone(m.sender.phone_number, a.phone_number) ||
-              samePhone(m.receiver.phone_number, a.phone_number)) &&
-            matches(a.query, m.message),
-        );
-        return paginate(sortBy(rows, '-sent_at'), a);
-      },
+      defaultSort: '-sent_at',
+      where: (a) => (m) =>
+        (!a.phone_number ||
+          samePhone(m.sender.phone_number, a.phone_number) ||
+          samePhone(m.receiver.phone_number, a.phone_number)) &&
+        matches(a.query, m.message),
     }),
     defineApi({
       name: 'send_text_message',

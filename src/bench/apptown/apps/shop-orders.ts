@@ -1,17 +1,6 @@
 import { z } from 'zod';
 import { briefs } from './brief.js';
-import {
-  showRowApi,
-  ApiError,
-  defineApi,
-  findOr404,
-  money,
-  pageArgs,
-  pageShape,
-  paginate,
-  sortBy,
-  type App,
-} from '../api.js';
+import { showRowApi, ApiError, defineApi, findOr404, money, type App, searchApi } from '../api.js';
 
 const ORDER_ID = z.number().int().describe('Id of the order.');
 
@@ -76,26 +65,19 @@ export function orderApis(): App['apis'] {
         return { message: 'Order placed.', order_id: order.id, total: order.total };
       },
     }),
-    defineApi({
+    searchApi({
       name: 'show_orders',
       description: 'List your orders, newest first, optionally only those in one status.',
-      args: {
+      table: 'shop.orders',
+      filters: {
         status: z
           .enum(['processing', 'shipped', 'delivered', 'cancelled'])
           .optional()
           .describe('Only orders in this status.'),
-        ...pageArgs,
       },
-      returns: pageShape('shop.orders', briefs('order')),
-      handler: ({ world }, a) =>
-        paginate(
-          sortBy(
-            world.data['shop.orders'].filter((o) => !a.status || o.status === a.status),
-            '-placed_at',
-          ),
-          a,
-          briefs('order'),
-        ),
+      defaultSort: '-placed_at',
+      where: (a) => (o) => !a.status || o.status === a.status,
+      view: briefs('order'),
     }),
     showRowApi({
       name: 'show_order',
@@ -164,12 +146,12 @@ export function orderApis(): App['apis'] {
         return { message: 'Return requested.', return_id: r.id, refund_amount: r.refund_amount };
       },
     }),
-    defineApi({
+    searchApi({
       name: 'show_returns',
       description: 'List your return requests, newest first.',
-      args: { ...pageArgs },
-      returns: pageShape('shop.returns'),
-      handler: ({ world }, a) => paginate(sortBy(world.data['shop.returns'], '-created_at'), a),
+      table: 'shop.returns',
+      filters: {},
+      defaultSort: '-created_at',
     }),
   ];
 }

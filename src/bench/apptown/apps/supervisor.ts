@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import type { World } from '../world.js';
-import {
-  MESSAGE_SHAPE,
-  defineApi,
-  pageArgs,
-  pageShape,
-  paginate,
-  rowShape,
-  type App,
-} from '../api.js';
+import { MESSAGE_SHAPE, defineApi, rowShape, type App, searchApi } from '../api.js';
 
 /** The person the agent works for: their profile, credentials and the task hand-in. */
 export const supervisorApp: App = {
@@ -34,21 +26,19 @@ export const supervisorApp: App = {
       returns: (world: World) => [rowShape('supervisor.account_passwords')(world)],
       handler: ({ world }) => world.data['supervisor.account_passwords'],
     }),
-    defineApi({
+    searchApi({
       name: 'show_addresses',
       description: "Show the supervisor's saved postal addresses (home, work, ...).",
       auth: false,
-      args: { ...pageArgs },
-      returns: pageShape('supervisor.addresses'),
-      handler: ({ world }, args) => paginate(world.data['supervisor.addresses'], args),
+      table: 'supervisor.addresses',
+      filters: {},
     }),
-    defineApi({
+    searchApi({
       name: 'show_payment_cards',
       description: "Show the supervisor's payment cards, with card numbers and expiry dates.",
       auth: false,
-      args: { ...pageArgs },
-      returns: pageShape('supervisor.payment_cards'),
-      handler: ({ world }, args) => paginate(world.data['supervisor.payment_cards'], args),
+      table: 'supervisor.payment_cards',
+      filters: {},
     }),
     defineApi({
       name: 'complete_task',

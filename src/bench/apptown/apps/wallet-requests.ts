@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  ApiError,
-  defineApi,
-  findOr404,
-  money,
-  pageArgs,
-  pageShape,
-  paginate,
-  sortBy,
-  type App,
-} from '../api.js';
+import { ApiError, defineApi, findOr404, money, type App, searchApi } from '../api.js';
 import type { World } from '../world.js';
 import { briefs } from './brief.js';
 import { AMOUNT, EMAIL, me, ref, transfer, userByEmail } from './wallet-core.js';
@@ -17,10 +7,11 @@ import { AMOUNT, EMAIL, me, ref, transfer, userByEmail } from './wallet-core.js'
 /** Payment requests: asking others for money and answering their requests. */
 export function requestApis(): App['apis'] {
   return [
-    defineApi({
+    searchApi({
       name: 'show_payment_requests',
       description: 'List payment requests you received (others asking you for money) or sent.',
-      args: {
+      table: 'wallet.payment_requests',
+      filters: {
         direction: z
           .enum(['received', 'sent'])
           .default('received')
@@ -30,12 +21,11 @@ export function requestApis(): App['apis'] {
           .optional()
           .describe('Only requests in this status.'),
         user_email: z.string().optional().describe('Only requests with this user.'),
-        ...pageArgs,
       },
-      returns: pageShape('wallet.payment_requests', briefs('request')),
-      handler: ({ world }, args) => {
+      defaultSort: '-created_at',
+      where: (args, world) => {
         const self = me(world);
-        const rows = world.data['wallet.payment_requests'].filter((r) => {
+        return (r) => {
           const mine = args.direction === 'received' ? r.payer : r.requester;
           const other = args.direction === 'received' ? r.requester : r.payer;
           return (
@@ -43,9 +33,9 @@ export function requestApis(): App['apis'] {
             (!args.status || r.status === args.status) &&
             (!args.user_email || other.email.toLowerCase() === args.user_email.toLowerCase())
           );
-        });
-        return paginate(sortBy(rows, '-created_at'), args, briefs('request'));
+        };
       },
+      view: briefs('request'),
     }),
     defineApi({
       name: 'create_payment_request',
