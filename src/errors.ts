@@ -22,6 +22,13 @@ export class AconError extends Error {
 export type AconErrorOptions = ErrorOptions & { options?: readonly string[] };
 
 /**
+ * Where the library tells its caller of something it went on despite (a task changed, invalid
+ * files skipped). `options` are the library options the line names, each as `` `name` `` (as in
+ * {@link AconError.options}): the CLI writes them as its flags.
+ */
+export type Warn = (line: string, options?: readonly string[]) => void;
+
+/**
  * A bad input file: names the file, the field and what is wrong or how to fix it. The
  * subclasses differ only in name (what the CLI prints); loaders catch TaskFileError to keep
  * going with the other tasks.

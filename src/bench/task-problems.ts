@@ -1,4 +1,4 @@
-import { TaskFileError } from '../errors.js';
+import { TaskFileError, type Warn } from '../errors.js';
 import type { Benchmark } from './types.js';
 
 /** The option the error names: the runner's `skipInvalidTasks` (the CLI's --skip-invalid-tasks). */
@@ -12,14 +12,15 @@ const SKIP = ['skipInvalidTasks'];
 export async function requireValidTasks(
   bench: Pick<Benchmark, 'loadProblems'>,
   skip: boolean,
-  warn: (line: string) => void,
+  warn: Warn,
 ): Promise<void> {
   const problems = (await bench.loadProblems?.()) ?? [];
   const first = problems[0];
   if (!first) return;
   if (skip) {
     warn(
-      `skipped ${problems.length} invalid task file${problems.length === 1 ? '' : 's'} (--skip-invalid-tasks); the first: ${first.message}`,
+      `skipped ${problems.length} invalid task file${problems.length === 1 ? '' : 's'} (\`skipInvalidTasks\`); the first: ${first.message}`,
+      SKIP,
     );
     return;
   }

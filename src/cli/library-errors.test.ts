@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hotpotSource } from '../bench/qa/hotpot.js';
 import { requireValidTasks } from '../bench/task-problems.js';
 import { writeConfigTemplate } from '../config/index.js';
 import { readConfigText } from '../config/read-file.js';
@@ -9,11 +10,13 @@ import {
   type AconError,
   BudgetExceededError,
   ConfigError,
+  InputFileError,
   InvalidInputError,
   TaskFileError,
 } from '../errors.js';
+import { checkTaskDigests } from '../experiment/index.js';
 import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guidelines/index.js';
-import { asUsage, cliMessage, flagOf, forFlag } from './library-errors.js';
+import { asUsage, cliMessage, cliText, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
 
 /** The error `fn` throws (the test fails when it throws none). */
@@ -75,6 +78,51 @@ describe('library errors in the CLI', () => {
     );
     expect(cliMessage(err as TaskFileError)).toBe(
       'tasks/t1.yaml: steps: missing; or pass --skip-invalid-tasks to run without it',
+    );
+  });
+
+  it('warns of skipped task files as `skipInvalidTasks`, and as --skip-invalid-tasks in the CLI', async () => {
+    const bad = new TaskFileError('tasks/t1.yaml', 'steps', 'missing');
+    const lines: string[] = [];
+    await requireValidTasks({ loadProblems: () => Promise.resolve([bad]) }, true, (line, options) =>
+      lines.push(line, cliText(line, options)),
+    );
+    expect(lines).toEqual([
+      'skipped 1 invalid task file (`skipInvalidTasks`); the first: tasks/t1.yaml: steps: missing',
+      'skipped 1 invalid task file (--skip-invalid-tasks); the first: tasks/t1.yaml: steps: missing',
+    ]);
+  });
+
+  it('warns of a changed task as `run.allow_task_changes`, and as --allow-task-changes in the CLI', async () => {
+    const states = new Map<string, unknown>();
+    const store = {
+      getState: (_run: string, key: string) => states.get(key),
+      setState: (_run: string, key: string, value: unknown) => void states.set(key, value),
+    };
+    const bench = { name: 'b', taskDigest: (id: string) => Promise.resolve(`d-${id}`) };
+    const base = { store, runId: 'run-1', allow: true, tasks: [{ id: 't1' }] };
+    const lines: string[] = [];
+    const warn = (line: string, options?: readonly string[]) =>
+      lines.push(line, cliText(line, options));
+    states.set('task-digests', { t1: 'old' });
+    await checkTaskDigests({ ...base, bench, warn } as unknown as Parameters<
+      typeof checkTaskDigests
+    >[0]);
+    expect(lines).toEqual([
+      'warning: task t1 changed since run run-1 started; going on with the new version (`run.allow_task_changes`)',
+      'warning: task t1 changed since run run-1 started; going on with the new version (--allow-task-changes)',
+    ]);
+  });
+
+  it('says an unreadable HotpotQA file came from `qa.data`, and from --qa-data in the CLI', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'acon-qa-')), 'nope.json');
+    const err = await hotpotSource(missing, 1)
+      .load()
+      .catch((e: unknown) => e as InputFileError);
+    expect(err).toBeInstanceOf(InputFileError);
+    expect((err as Error).message).toMatch(/nope\.json: `qa\.data`: cannot read it \(ENOENT/);
+    expect(cliMessage(err as InputFileError)).toMatch(
+      /nope\.json: --qa-data: cannot read it \(ENOENT/,
     );
   });
 

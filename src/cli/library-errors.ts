@@ -28,9 +28,17 @@ export function flagOf(option: string): string {
  * one of them.
  */
 export function cliMessage(err: AconError): string {
-  let message = err.message;
-  for (const option of err.options) message = message.replaceAll(`\`${option}\``, flagOf(option));
-  return message;
+  return cliText(err.message, err.options);
+}
+
+/**
+ * A library line (an error's message, a warning) in the CLI's terms: each option in `options`,
+ * written in it as `` `name` ``, becomes its flag.
+ */
+export function cliText(line: string, options: readonly string[] = []): string {
+  let text = line;
+  for (const option of options) text = text.replaceAll(`\`${option}\``, flagOf(option));
+  return text;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { forFlag } from './library-errors.js';
+import { cliText, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
 import { nameList } from './lists.js';
 import { checked, positiveInt, positiveNumber, wholeNumberIn } from './numbers.js';
@@ -231,7 +231,7 @@ async function optimizeAction(opts: RawOpts, typed: Set<string>) {
           if (!opts.json) progress.log(line);
         },
         progress: (label, done, total, outcome) => progress.update(label, done, total, outcome),
-        warn: (line) => err.write(`warning: ${line}\n`),
+        warn: (line, options) => err.write(`warning: ${cliText(line, options)}\n`),
         onPlan: async (plan) => {
           if (opts.dryRun && opts.json) process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
           else if (!opts.json || opts.dryRun)

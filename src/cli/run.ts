@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { StrategyName } from '../agent/index.js';
 import { STRATEGY_NAMES } from '../agent/catalog.js';
-import { forFlag } from './library-errors.js';
+import { cliText, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
 import type { RunConditionsResult, RunParams } from '../experiment/index.js';
 import type { CompressorFlags } from '../config/index.js';
@@ -250,7 +250,7 @@ async function runAction(
         resume: opts.resume,
         command: typedCommand(),
         concurrency: positiveInt(opts.concurrency, '--concurrency'),
-        warn: (line) => process.stderr.write(`warning: ${line}\n`),
+        warn: (line, options) => process.stderr.write(`warning: ${cliText(line, options)}\n`),
         // A paid run above --confirm-above prints its estimate and asks, as optimize does.
         onEstimate: async (estimate) => {
           if (!mustConfirm(opts, estimate)) return;

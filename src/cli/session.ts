@@ -15,6 +15,7 @@ import {
 } from '../config/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import { UsageError } from './usage-error.js';
+import { cliText } from './library-errors.js';
 import { GuidelineStore } from '../guidelines/index.js';
 import {
   checkServerTokenizers,
@@ -127,8 +128,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
         `the sim provider needs reference solutions, which ${benchName} does not have; use --provider openai (or --bench apptown to run offline)`,
       );
     }
-    await requireValidTasks(opened, opts.skipInvalidTasks === true, (line) =>
-      process.stderr.write(`${line}\n`),
+    await requireValidTasks(opened, opts.skipInvalidTasks === true, (line, options) =>
+      process.stderr.write(`${cliText(line, options)}\n`),
     );
     const providers = sessionProviders(config, opened, simulated);
     const guidelines = new GuidelineStore();

@@ -3,7 +3,7 @@ import PQueue from 'p-queue';
 import { createStrategy, runEpisode, type EpisodeResult } from '../agent/index.js';
 import type { Benchmark, TaskInfo } from '../bench/index.js';
 import type { Config } from '../config/index.js';
-import { InterruptedError, RolloutLimitError } from '../errors.js';
+import { InterruptedError, RolloutLimitError, type Warn } from '../errors.js';
 import {
   roleTokenCounter,
   tokenCounterFor,
@@ -45,7 +45,7 @@ export type RunRolloutsOptions = {
    */
   shouldRun?: (job: RolloutJob) => boolean;
   /** Where a warning line goes (a task changed under --allow-task-changes). @default stderr */
-  warn?: (line: string) => void;
+  warn?: Warn;
   /** Called after each stored (or skipped, already stored) rollout. */
   onRollout?: (outcome: RolloutOutcome | null, done: number, total: number) => void;
   /**

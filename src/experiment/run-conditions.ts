@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Warn } from '../errors.js';
 import { StrategyNameSchema, type StrategyName } from '../agent/index.js';
 import { hasScenarios, tasksOfSplit, type TaskInfo } from '../bench/index.js';
 import type { Config } from '../config/index.js';
@@ -112,7 +113,7 @@ export type RunConditionsOptions = {
   params: RunParams;
   resume?: string;
   /** One line for the user (stderr), e.g. guidelines learned on another benchmark. */
-  warn?: (line: string) => void;
+  warn?: Warn;
   /**
    * Shown the estimate before the environment is contacted or anything is stored; throwing
    * stops the run there (a paid run refused leaves nothing in the database).

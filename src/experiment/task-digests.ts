@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Benchmark, TaskInfo } from '../bench/index.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, type Warn } from '../errors.js';
 import type { RunStore } from '../store/index.js';
 
 const STATE_KEY = 'task-digests';
@@ -24,7 +24,7 @@ export async function checkTaskDigests(opts: {
   bench: Benchmark;
   tasks: readonly TaskInfo[];
   allow: boolean;
-  warn: (line: string) => void;
+  warn: Warn;
 }): Promise<void> {
   const recorded = opts.store.getState(opts.runId, STATE_KEY, DigestsSchema) ?? {};
   const unique = [...new Map(opts.tasks.map((t) => [t.id, t])).values()];
@@ -41,7 +41,8 @@ export async function checkTaskDigests(opts: {
       );
     }
     opts.warn(
-      `warning: task ${names} changed since run ${opts.runId} started; going on with the new version (--allow-task-changes)`,
+      `warning: task ${names} changed since run ${opts.runId} started; going on with the new version (\`run.allow_task_changes\`)`,
+      ['run.allow_task_changes'],
     );
   }
   const next = { ...recorded };

@@ -1,4 +1,5 @@
 import type { GuidelinePair } from '../domain/index.js';
+import type { Warn } from '../errors.js';
 import { summarizeRun } from '../metrics/index.js';
 import {
   ConditionMetricsSchema,
@@ -79,7 +80,7 @@ export type OptimizeHooks = {
     outcome?: { success: boolean } | null,
   ) => void;
   /** One line the user must see even with --json (stderr): the run goes on. */
-  warn?: (line: string) => void;
+  warn?: Warn;
   /** Shown the plan before anything runs; return false to stop (used by --dry-run). */
   onPlan?: (plan: OptimizePlan) => boolean | Promise<boolean>;
 };

@@ -72,11 +72,12 @@ export function hotpotSource(file: string, perTask: number): QaSource {
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
+      // The file came from `qa.data` (config, or the loader's option); the CLI says --qa-data.
       throw new InputFileError(
         file,
-        '--qa-data',
+        '`qa.data`',
         `cannot read it (${(err as Error).message}); fix: give the path of a HotpotQA-format JSON file`,
-        { cause: err },
+        { cause: err, options: ['qa.data'] },
       );
     }
     loaded = buildHotpot(file, parseHotpot(file, text), perTask);
