@@ -25,6 +25,7 @@ export {
   type RunEstimate,
   type RunParams,
 } from './run-conditions.js';
-export { startRun, stoppedRun } from './run-lifecycle.js';
+export { everyPair, runJobsIn, type RolloutEnv } from './run-jobs.js';
+export { inRun, startRun, stoppedRun } from './run-lifecycle.js';
 export { checkTaskDigests, taskDigest } from './task-digests.js';
 export * from './replay/index.js';

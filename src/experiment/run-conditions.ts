@@ -15,7 +15,7 @@ import { summarizeRun, conditionsVerdict } from '../metrics/index.js';
 import { makeCondition, type Condition } from './condition.js';
 import { InfraFailureSchema } from '../domain/index.js';
 import { infraFailures } from '../store/index.js';
-import { runRollouts } from './rollouts.js';
+import { everyPair, runJobsIn } from './run-jobs.js';
 import { roleTokenCounter, tokenizerProvenance, type TokenCounter } from '../llm/index.js';
 import { startRun, stoppedRun } from './run-lifecycle.js';
 
@@ -156,16 +156,11 @@ export async function runConditions(opts: RunConditionsOptions): Promise<RunCond
   // One counter for the run, so its provenance can say how many counts a server did not give.
   const tokens = roleTokenCounter(config, 'agent', session.llm);
   try {
-    await runRollouts({
+    await runJobsIn(session, {
       runId,
       tokens,
-      bench: session.bench,
-      jobs: conditions.flatMap((condition) => tasks.map((task) => ({ condition, task }))),
-      llm: session.llm,
-      store,
-      config,
+      jobs: everyPair(conditions, tasks),
       concurrency: opts.concurrency,
-      signal: session.abort.signal,
       onRollout: (o, done, total) =>
         opts.onProgress?.(done, total, o ? `${o.job.condition.label} ${o.job.task.id}` : '', o),
     });

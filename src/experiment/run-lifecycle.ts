@@ -43,6 +43,24 @@ export function startRun(
 }
 
 /**
+ * `body` in the run {@link startRun} gives it; when `body` throws, the run records why it stopped
+ * and the error says how to continue it with `resumeWith` (`acon optimize`), as {@link stoppedRun}.
+ */
+export async function inRun<T>(
+  env: Parameters<typeof startRun>[0],
+  run: Parameters<typeof startRun>[1] & { resumeWith: string },
+  body: (runId: string) => Promise<T>,
+): Promise<T> {
+  const { resumeWith, ...record } = run;
+  const runId = startRun(env, record);
+  try {
+    return await body(runId);
+  } catch (err) {
+    throw stoppedRun(env.store, runId, err, resumeWith);
+  }
+}
+
+/**
  * Records why a run stopped (interrupted, budget, failed) and returns the error to rethrow,
  * with the command that resumes it where the user needs it.
  * @example throw stoppedRun(store, runId, err, 'acon optimize')

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   type CompressionEvent,
   type Trajectory,
@@ -88,18 +89,7 @@ export async function analyzeContrastivePair(
       maxObservationChars: MAX_OBSERVATION_CHARS,
     }),
   };
-  const answer = await askJson(
-    input.llm,
-    { ...input.ctx, role: 'analyzer', taskId: input.taskId },
-    [
-      { role: 'system', content: renderPrompt('analyzer-ut.system.txt', vars) },
-      { role: 'user', content: renderPrompt('analyzer-ut.user.txt', vars) },
-    ],
-    UTILITY_ANALYSIS_FORMAT,
-    UtilityAnalysisSchema,
-    input.maxRetries,
-  );
-  return toRecord(input.taskId, input.source, answer);
+  return askAnalyzer(input, 'analyzer-ut', vars, UTILITY_ANALYSIS_FORMAT, UtilityAnalysisSchema);
 }
 
 function outcome(run: AnalyzedRun): string {
@@ -132,15 +122,35 @@ export async function analyzeSuccessfulRun(
       maxObservationChars: MAX_OBSERVATION_CHARS,
     }),
   };
+  return askAnalyzer(
+    input,
+    'analyzer-co',
+    vars,
+    COMPRESSION_ANALYSIS_FORMAT,
+    CompressionAnalysisSchema,
+  );
+}
+
+/**
+ * The analyzer's answer to the prompt pair `<prompt>.system.txt` and `<prompt>.user.txt` filled
+ * with `vars`, parsed by `schema` (retried up to `maxRetries`), as the record the phase keeps.
+ */
+async function askAnalyzer<T>(
+  input: AnalyzeInput & { taskId: string; source: AnalysisSource },
+  prompt: 'analyzer-ut' | 'analyzer-co',
+  vars: Record<string, string>,
+  format: Parameters<typeof askJson>[3],
+  schema: z.ZodType<T>,
+): Promise<AnalysisRecord<T>> {
   const answer = await askJson(
     input.llm,
     { ...input.ctx, role: 'analyzer', taskId: input.taskId },
     [
-      { role: 'system', content: renderPrompt('analyzer-co.system.txt', vars) },
-      { role: 'user', content: renderPrompt('analyzer-co.user.txt', vars) },
+      { role: 'system', content: renderPrompt(`${prompt}.system.txt`, vars) },
+      { role: 'user', content: renderPrompt(`${prompt}.user.txt`, vars) },
     ],
-    COMPRESSION_ANALYSIS_FORMAT,
-    CompressionAnalysisSchema,
+    format,
+    schema,
     input.maxRetries,
   );
   return toRecord(input.taskId, input.source, answer);

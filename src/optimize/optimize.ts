@@ -26,8 +26,8 @@ import {
 import { finalCondition, finalRows } from './final-rows.js';
 import { PairCheckSchema } from './pair-check.js';
 import { checkPair } from './stage-pair.js';
-import { runRollouts } from '../experiment/index.js';
-import { startRun, stoppedRun } from '../experiment/index.js';
+import { everyPair, runJobsIn } from '../experiment/index.js';
+import { inRun } from '../experiment/index.js';
 import { selectTasks } from '../experiment/index.js';
 import { roleTokenCounter, tokenizerProvenance } from '../llm/index.js';
 
@@ -113,54 +113,56 @@ export async function optimize(
   if (opts.onPlan && !(await opts.onPlan(plan))) return { plan, dryRun: true };
   await env.bench.connect?.();
 
-  const runId = startRun(env, {
-    resume: opts.resume,
-    kind: 'optimize',
-    command: opts.command,
-    bench: params.bench,
-    params,
-  });
-  try {
-    const run: OptimizeRun = {
-      env: { ...env, maxRollouts },
+  return inRun(
+    env,
+    {
+      resume: opts.resume,
+      kind: 'optimize',
+      command: opts.command,
+      bench: params.bench,
       params,
-      runId,
-      tasks,
-      selectUnits: repeatUnits(tasks.select, params.repeats),
-      log: opts.log ?? (() => {}),
-      progress: opts.progress ?? (() => {}),
-    };
-    const { start, ut, pair, stages } = await runStages(run);
-    const { check, chosen } = await checkPair({ ...run, select: run.selectUnits }, start, pair);
-    const tables = await finalTables(run, finalRows(params, start, ut, pair));
-    const teacher = await teacherRollouts(run, pair);
-    const result: OptimizeResult = {
-      runId,
-      plan,
-      stages,
-      start,
-      ut,
-      final: pair,
-      finalCondition: teacher.label,
-      tables,
-      pairCheck: check,
-      chosen,
-      evalUnseen: unseenPatterns(tasks.eval, tasks.select),
-      promoted: promoteFinal(run, start, chosen),
-      files: runGuidelineFiles(env, runId),
-    };
-    env.store.setRunStatus(runId, 'finished', {
-      stages,
-      tables,
-      ut: { obs: ut.obs.id, hist: ut.hist.id },
-      final: { obs: pair.obs.id, hist: pair.hist.id },
-      pairCheck: check,
-      chosen: { obs: chosen.obs.id, hist: chosen.hist.id },
-    });
-    return result;
-  } catch (err) {
-    throw stoppedRun(env.store, runId, err, 'acon optimize');
-  }
+      resumeWith: 'acon optimize',
+    },
+    async (runId) => {
+      const run: OptimizeRun = {
+        env: { ...env, maxRollouts },
+        params,
+        runId,
+        tasks,
+        selectUnits: repeatUnits(tasks.select, params.repeats),
+        log: opts.log ?? (() => {}),
+        progress: opts.progress ?? (() => {}),
+      };
+      const { start, ut, pair, stages } = await runStages(run);
+      const { check, chosen } = await checkPair({ ...run, select: run.selectUnits }, start, pair);
+      const tables = await finalTables(run, finalRows(params, start, ut, pair));
+      const teacher = await teacherRollouts(run, pair);
+      const result: OptimizeResult = {
+        runId,
+        plan,
+        stages,
+        start,
+        ut,
+        final: pair,
+        finalCondition: teacher.label,
+        tables,
+        pairCheck: check,
+        chosen,
+        evalUnseen: unseenPatterns(tasks.eval, tasks.select),
+        promoted: promoteFinal(run, start, chosen),
+        files: runGuidelineFiles(env, runId),
+      };
+      env.store.setRunStatus(runId, 'finished', {
+        stages,
+        tables,
+        ut: { obs: ut.obs.id, hist: ut.hist.id },
+        final: { obs: pair.obs.id, hist: pair.hist.id },
+        pairCheck: check,
+        chosen: { obs: chosen.obs.id, hist: chosen.hist.id },
+      });
+      return result;
+    },
+  );
 }
 
 type SplitTasks = Awaited<ReturnType<typeof optimizeTasks>>;
@@ -246,16 +248,10 @@ async function finalTables(
     [params.evalSplit, run.tasks.eval],
   ] as const) {
     run.log(`final: ${rows.map((v) => v.version).join(', ')} on ${split}`);
-    await runRollouts({
+    await runJobsIn(env, {
       runId,
       tokens,
-      bench: env.bench,
-      jobs: conditions.flatMap((condition) => list.map((task) => ({ condition, task }))),
-      llm: env.llm,
-      store: env.store,
-      config: env.config,
-      signal: env.abort.signal,
-      maxRollouts: env.maxRollouts,
+      jobs: everyPair(conditions, list),
       onRollout: (o, done, total) => run.progress(`final ${split}`, done, total, o),
     });
     const ids = new Set(list.map((t) => t.id));
@@ -295,15 +291,9 @@ async function teacherRollouts(run: OptimizeRun, pair: GuidelinePair) {
   const { env, params } = run;
   const teacher = finalCondition(params, pair);
   run.log(`teacher: ${teacher.label} on ${params.trainSplit} (the default set of acon export)`);
-  await runRollouts({
+  await runJobsIn(env, {
     runId: run.runId,
-    bench: env.bench,
-    jobs: run.tasks.train.map((task) => ({ condition: teacher, task })),
-    llm: env.llm,
-    store: env.store,
-    config: env.config,
-    signal: env.abort.signal,
-    maxRollouts: env.maxRollouts,
+    jobs: everyPair([teacher], run.tasks.train),
     onRollout: (o, done, total) => run.progress(`teacher ${params.trainSplit}`, done, total, o),
   });
   return teacher;

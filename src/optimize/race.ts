@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TaskInfo } from '../bench/index.js';
 import type { Condition } from '../experiment/index.js';
-import { runRollouts } from '../experiment/index.js';
+import { runJobsIn } from '../experiment/index.js';
 import { infraFailures } from '../store/index.js';
 import { decideCompression, decideUtility, type DecisionParams } from './decision-rule.js';
 import { pairOutcomes } from './paired-selection.js';
@@ -59,18 +59,12 @@ export async function raceCandidates(
       : pos +
         Math.max(1, Math.floor((record as { concurrency: number }).concurrency / live.length));
     const before = done;
-    await runRollouts({
+    await runJobsIn(pc.env, {
       runId: pc.runId,
-      bench: pc.env.bench,
       jobs: order
         .slice(pos, next)
         .flatMap((task) => live.map((condition) => ({ condition, task }))),
-      llm: pc.env.llm,
-      store: pc.env.store,
-      config: pc.env.config,
-      maxRollouts: pc.env.maxRollouts,
       concurrency: pc.env.config.run.concurrency,
-      signal: pc.env.abort.signal,
       onRollout: (o, n) => {
         done = before + n;
         pc.progress(label, done, total, o);

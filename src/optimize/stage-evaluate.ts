@@ -4,7 +4,7 @@ import type { Condition } from '../experiment/index.js';
 import { contrastivePairs, pairStepsRatio } from './contrastive.js';
 import type { SelectionMode } from './params.js';
 import { infraFailures } from '../store/index.js';
-import { runRollouts } from '../experiment/index.js';
+import { runJobsIn } from '../experiment/index.js';
 import { coCanStillWin, referenceSet, utCanStillWin, type EvalProgress } from './selection.js';
 import type { DecisionParams } from './decision-rule.js';
 import { outcomesOf, raceCandidates, type TaskOutcome } from './race.js';
@@ -308,15 +308,9 @@ async function evaluate(
     });
   }
   const jobs = tasks.flatMap((task) => conditions.map((condition) => ({ condition, task })));
-  await runRollouts({
+  await runJobsIn(pc.env, {
     runId: pc.runId,
-    bench: pc.env.bench,
     jobs,
-    llm: pc.env.llm,
-    store,
-    config: pc.env.config,
-    signal: pc.env.abort.signal,
-    maxRollouts: pc.env.maxRollouts,
     shouldRun: (job) => {
       const t = live.get(job.condition.label)!;
       if (t.dropped || !canStillWin) return !t.dropped;

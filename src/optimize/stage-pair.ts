@@ -1,5 +1,5 @@
 import type { GuidelinePair } from '../domain/index.js';
-import { runRollouts, type Condition } from '../experiment/index.js';
+import { everyPair, runJobsIn, type Condition } from '../experiment/index.js';
 import { conditionMetrics } from '../metrics/index.js';
 import type { RunEnv } from '../experiment/index.js';
 import type { TaskInfo } from '../bench/index.js';
@@ -37,15 +37,9 @@ export async function checkPair(
   if (recorded) return pick(recorded);
   const conditions = options.map((o) => finalCondition(params, o.pair));
   run.log(`pair: ${options.map((o) => o.name).join(', ')} together on ${selectionName(params)}`);
-  await runRollouts({
+  await runJobsIn(env, {
     runId,
-    bench: env.bench,
-    jobs: conditions.flatMap((condition) => run.select.map((task) => ({ condition, task }))),
-    llm: env.llm,
-    store: env.store,
-    config: env.config,
-    signal: env.abort.signal,
-    maxRollouts: env.maxRollouts,
+    jobs: everyPair(conditions, run.select),
     onRollout: (o, done, total) => run.progress(`pair ${selectionName(params)}`, done, total, o),
   });
   const ids = new Set(run.select.map((t) => t.id));

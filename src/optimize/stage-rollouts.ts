@@ -1,6 +1,6 @@
 import type { TaskInfo } from '../bench/index.js';
 import type { Condition } from '../experiment/index.js';
-import { runRollouts } from '../experiment/index.js';
+import { everyPair, runJobsIn } from '../experiment/index.js';
 import type { PhaseContext, Stage } from './stage.js';
 
 /** Runs every (condition, task) not yet stored, reporting progress under `label`. */
@@ -10,16 +10,9 @@ export async function runJobs(
   conditions: Condition[],
   tasks: TaskInfo[],
 ): Promise<void> {
-  const jobs = conditions.flatMap((condition) => tasks.map((task) => ({ condition, task })));
-  await runRollouts({
+  await runJobsIn(pc.env, {
     runId: pc.runId,
-    bench: pc.env.bench,
-    jobs,
-    llm: pc.env.llm,
-    store: pc.env.store,
-    config: pc.env.config,
-    maxRollouts: pc.env.maxRollouts,
-    signal: pc.env.abort.signal,
+    jobs: everyPair(conditions, tasks),
     onRollout: (o, done, total) => pc.progress(label, done, total, o),
   });
 }

@@ -3,12 +3,11 @@ import type { GuidelinePair } from '../domain/index.js';
 import { roleTokenCounter, type TokenCounter } from '../llm/index.js';
 import { GuidelinePairSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
 import {
+  inRun,
   referenceTraces,
   replayMetrics,
   replayTraces,
   splitTraces,
-  startRun,
-  stoppedRun,
   type RunEnv,
 } from '../experiment/index.js';
 import { kindsOf, PhaseSchema } from './params.js';
@@ -80,61 +79,63 @@ export async function optimizeFromTraces(
     log?: (line: string) => void;
   },
 ): Promise<TraceOptimizeResult> {
-  const runId = startRun(env, {
-    resume: input.resume,
-    kind: 'optimize',
-    command: input.command,
-    bench: env.bench.name,
-    params,
-  });
   const log = input.log ?? (() => {});
-  try {
-    const { used, failed } = referenceTraces(input.traces);
-    const splits = splitTraces(used, params.split, env.config.seed);
-    log(
-      `traces: ${splits.train.length} train, ${splits.selection.length} selection, ${splits.heldout.length} held-out conversations` +
-        (failed > 0 ? ` (${failed} failed ones left out: no full-context reference)` : ''),
-    );
-    // One counter for the run, in the agent's tokenizer: thresholds fire where they would
-    // when the agent is run, and a server's counts are asked for once.
-    const tokens = roleTokenCounter(env.config, 'agent', env.llm);
-    const { start, ut, pair, stages } = await runStages(env, runId, params, splits, log, tokens);
-    const heldout = await heldoutRows(env, runId, params, splits.heldout, tokens, {
-      start,
-      ut,
-      final: pair,
-    });
-    const promoted = params.promote ? promoteOnce(env, runId, pair) : [];
-    const result: TraceOptimizeResult = {
-      runId,
-      source: params.traces,
-      provider: env.provider,
-      models: env.models,
-      simulated: env.simulated,
-      conversations: {
-        train: splits.train.length,
-        selection: splits.selection.length,
-        heldout: splits.heldout.length,
-        failedLeftOut: failed,
-      },
-      stages,
-      start,
-      ut,
-      final: pair,
-      heldout,
-      promoted,
-      files: runGuidelineFiles(env, runId),
-    };
-    env.store.setRunStatus(runId, 'finished', {
-      stages,
-      heldout,
-      ut: { obs: ut.obs.id, hist: ut.hist.id },
-      final: { obs: pair.obs.id, hist: pair.hist.id },
-    });
-    return result;
-  } catch (err) {
-    throw stoppedRun(env.store, runId, err, 'acon optimize');
-  }
+  return inRun(
+    env,
+    {
+      resume: input.resume,
+      kind: 'optimize',
+      command: input.command,
+      bench: env.bench.name,
+      params,
+      resumeWith: 'acon optimize',
+    },
+    async (runId) => {
+      const { used, failed } = referenceTraces(input.traces);
+      const splits = splitTraces(used, params.split, env.config.seed);
+      log(
+        `traces: ${splits.train.length} train, ${splits.selection.length} selection, ${splits.heldout.length} held-out conversations` +
+          (failed > 0 ? ` (${failed} failed ones left out: no full-context reference)` : ''),
+      );
+      // One counter for the run, in the agent's tokenizer: thresholds fire where they would
+      // when the agent is run, and a server's counts are asked for once.
+      const tokens = roleTokenCounter(env.config, 'agent', env.llm);
+      const { start, ut, pair, stages } = await runStages(env, runId, params, splits, log, tokens);
+      const heldout = await heldoutRows(env, runId, params, splits.heldout, tokens, {
+        start,
+        ut,
+        final: pair,
+      });
+      const promoted = params.promote ? promoteOnce(env, runId, pair) : [];
+      const result: TraceOptimizeResult = {
+        runId,
+        source: params.traces,
+        provider: env.provider,
+        models: env.models,
+        simulated: env.simulated,
+        conversations: {
+          train: splits.train.length,
+          selection: splits.selection.length,
+          heldout: splits.heldout.length,
+          failedLeftOut: failed,
+        },
+        stages,
+        start,
+        ut,
+        final: pair,
+        heldout,
+        promoted,
+        files: runGuidelineFiles(env, runId),
+      };
+      env.store.setRunStatus(runId, 'finished', {
+        stages,
+        heldout,
+        ut: { obs: ut.obs.id, hist: ut.hist.id },
+        final: { obs: pair.obs.id, hist: pair.hist.id },
+      });
+      return result;
+    },
+  );
 }
 
 /** The phases stage by stage from the run's starting pair (recorded, so a resume starts alike). */

@@ -254,7 +254,7 @@ type SearchApiDef<T extends TableName, S extends z.ZodRawShape> = {
   /** Which rows one call's filters keep, built once per call; none: every row. */
   where?: (args: z.infer<z.ZodObject<S>>, world: World) => (row: Tables[T][number]) => boolean;
   /** What a page shows of a row (a short record, brief.ts); none: the whole row. */
-  view?: (row: Tables[T][number]) => unknown;
+  view?: (row: Tables[T][number], world: World) => unknown;
 };
 
 type Listing = { sort_by?: string; page_index: number; page_limit: number };
@@ -278,7 +278,9 @@ export function searchApi<T extends TableName, S extends z.ZodRawShape>(
       const a = parsed as z.infer<z.ZodObject<S>> & Listing;
       const all = world.data[def.table] as Tables[T][number][];
       const rows = def.where === undefined ? all : all.filter(def.where(a, world));
-      return paginate(sortBy(rows, a.sort_by ?? def.defaultSort), a, def.view);
+      const { view } = def;
+      const shown = view && ((row: Tables[T][number]) => view(row, world));
+      return paginate(sortBy(rows, a.sort_by ?? def.defaultSort), a, shown);
     },
   });
 }

@@ -3,7 +3,7 @@ import { roleTokenCounter, tokenizerProvenance } from '../../llm/index.js';
 import type { Trace } from '../../domain/index.js';
 import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
-import { startRun, stoppedRun } from '../run-lifecycle.js';
+import { inRun } from '../run-lifecycle.js';
 import { ReplayMetricsSchema, replayMetrics } from './replay-metrics.js';
 import { replayTraces } from './replay-traces.js';
 
@@ -74,55 +74,57 @@ export async function runReplay(
     log?: (line: string) => void;
   },
 ): Promise<ReplayResult> {
-  const runId = startRun(env, {
-    resume: input.resume,
-    kind: 'replay',
-    command: input.command,
-    bench: env.bench.name,
-    params,
-  });
-  try {
-    const { used, failed } = referenceTraces(input.traces);
-    const rows: ReplayRow[] = [];
-    // The run's config names the agent's tokenizer: thresholds fire where they did in the run.
-    const tokens = roleTokenCounter(env.config, 'agent', env.llm);
-    for (const { label, pair } of input.pairs) {
-      const key = `replay:${label}`;
-      let metrics = env.store.getState(runId, key, ReplayMetricsSchema);
-      if (!metrics) {
-        input.log?.(
-          `replay: ${label} (${pair.obs.id}, ${pair.hist.id}) on ${used.length} conversations`,
-        );
-        metrics = replayMetrics(
-          await replayTraces({
-            traces: used,
-            condition: { label, pair },
-            config: env.config,
-            llm: env.llm,
-            tokens,
-            runId,
-            signal: env.abort.signal,
-          }),
-        );
-        env.store.setState(runId, key, metrics);
+  return inRun(
+    env,
+    {
+      resume: input.resume,
+      kind: 'replay',
+      command: input.command,
+      bench: env.bench.name,
+      params,
+      resumeWith: 'acon replay',
+    },
+    async (runId) => {
+      const { used, failed } = referenceTraces(input.traces);
+      const rows: ReplayRow[] = [];
+      // The run's config names the agent's tokenizer: thresholds fire where they did in the run.
+      const tokens = roleTokenCounter(env.config, 'agent', env.llm);
+      for (const { label, pair } of input.pairs) {
+        const key = `replay:${label}`;
+        let metrics = env.store.getState(runId, key, ReplayMetricsSchema);
+        if (!metrics) {
+          input.log?.(
+            `replay: ${label} (${pair.obs.id}, ${pair.hist.id}) on ${used.length} conversations`,
+          );
+          metrics = replayMetrics(
+            await replayTraces({
+              traces: used,
+              condition: { label, pair },
+              config: env.config,
+              llm: env.llm,
+              tokens,
+              runId,
+              signal: env.abort.signal,
+            }),
+          );
+          env.store.setState(runId, key, metrics);
+        }
+        rows.push({ label, obs: pair.obs.id, hist: pair.hist.id, metrics });
       }
-      rows.push({ label, obs: pair.obs.id, hist: pair.hist.id, metrics });
-    }
-    const result: ReplayResult = {
-      runId,
-      source: params.traces,
-      provider: env.provider,
-      models: env.models,
-      simulated: env.simulated,
-      ...tokenizerProvenance(env.config, 'agent', tokens),
-      traces: used.length,
-      failedLeftOut: failed,
-      skippedLines: input.skippedLines,
-      rows,
-    };
-    env.store.setRunStatus(runId, 'finished', { rows });
-    return result;
-  } catch (err) {
-    throw stoppedRun(env.store, runId, err, 'acon replay');
-  }
+      const result: ReplayResult = {
+        runId,
+        source: params.traces,
+        provider: env.provider,
+        models: env.models,
+        simulated: env.simulated,
+        ...tokenizerProvenance(env.config, 'agent', tokens),
+        traces: used.length,
+        failedLeftOut: failed,
+        skippedLines: input.skippedLines,
+        rows,
+      };
+      env.store.setRunStatus(runId, 'finished', { rows });
+      return result;
+    },
+  );
 }

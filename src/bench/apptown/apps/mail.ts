@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import {
-  ApiError,
-  defineApi,
-  findOr404,
-  matches,
-  pageArgs,
-  pageShape,
-  paginate,
-  rowShape,
-  sortBy,
-  type App,
-} from '../api.js';
+import { ApiError, defineApi, findOr404, matches, rowShape, type App, searchApi } from '../api.js';
 import type { PersonRef, Thread } from '../records.js';
 import type { World } from '../world.js';
 import { brief } from './brief.js';
@@ -64,11 +53,12 @@ export const mailApp: App = {
     'An email app: read threads and attachments, send new mail, reply, archive and delete threads.',
   apis: [
     loginApi('mail'),
-    defineApi({
+    searchApi({
       name: 'show_threads',
       description:
         "List mail threads with a label (inbox by default), newest first. Filter by text in the subject or participants, by a participant's email, or unread only.",
-      args: {
+      table: 'mail.threads',
+      filters: {
         label: z
           .enum(['inbox', 'archived', 'sent', 'promotions'])
           .default('inbox')
@@ -79,24 +69,17 @@ export const mailApp: App = {
           .describe('Text to look for in the subject or participant names.'),
         participant_email: z.string().optional().describe('Only threads with this participant.'),
         unread_only: z.boolean().default(false).describe('Only threads you have not read.'),
-        ...pageArgs,
       },
-      returns: pageShape('mail.threads', (t, w) => brief('thread', threadSummary(w, t))),
-      handler: ({ world }, a) => {
-        const rows = world.data['mail.threads'].filter(
-          (t) =>
-            t.labels.includes(a.label) &&
-            matches(a.query, t.subject, ...t.participants.map((p) => p.name)) &&
-            (!a.participant_email ||
-              t.participants.some(
-                (p) => p.email.toLowerCase() === a.participant_email?.toLowerCase(),
-              )) &&
-            (!a.unread_only || !t.is_read),
-        );
-        return paginate(sortBy(rows, '-last_message_at'), a, (t) =>
-          brief('thread', threadSummary(world, t)),
-        );
-      },
+      defaultSort: '-last_message_at',
+      where: (a) => (t) =>
+        t.labels.includes(a.label) &&
+        matches(a.query, t.subject, ...t.participants.map((p) => p.name)) &&
+        (!a.participant_email ||
+          t.participants.some(
+            (p) => p.email.toLowerCase() === a.participant_email?.toLowerCase(),
+          )) &&
+        (!a.unread_only || !t.is_read),
+      view: (t, w) => brief('thread', threadSummary(w, t)),
     }),
     defineApi({
       name: 'show_thread',

@@ -5,11 +5,9 @@ import {
   defineApi,
   findOr404,
   matches,
-  pageArgs,
-  pageShape,
-  paginate,
   rowShape,
   type App,
+  searchApi,
 } from '../api.js';
 import type { World } from '../world.js';
 import { brief, briefs } from './brief.js';
@@ -21,22 +19,15 @@ const SONG_ID = z.number().int().describe('Id of the song.');
 /** Playlists and the play queue: the music APIs that change state most. */
 export function playlistApis(): App['apis'] {
   return [
-    defineApi({
+    searchApi({
       name: 'show_playlists',
       description: 'List your playlists with their song ids, song count and total duration.',
-      args: {
+      table: 'music.playlists',
+      filters: {
         query: z.string().optional().describe('Text to look for in the playlist title or tags.'),
-        ...pageArgs,
       },
-      returns: pageShape('music.playlists', (p, w) => brief('playlist', playlistView(w, p, false))),
-      handler: ({ world }, a) =>
-        paginate(
-          world.data['music.playlists']
-            .filter((p) => matches(a.query, p.title, ...p.tags))
-            .map((p) => playlistView(world, p, false)),
-          a,
-          briefs('playlist'),
-        ),
+      where: (a) => (p) => matches(a.query, p.title, ...p.tags),
+      view: (p, w) => brief('playlist', playlistView(w, p, false)),
     }),
     defineApi({
       name: 'show_playlist',

@@ -32,22 +32,15 @@ export const walletApp: App = {
       returns: rowShape('wallet.users'),
       handler: ({ world }) => me(world),
     }),
-    defineApi({
+    searchApi({
       name: 'search_users',
       description: 'Search all wallet users by name, email or phone number.',
-      args: {
+      table: 'wallet.users',
+      filters: {
         query: z.string().optional().describe('Text to look for in name, email or phone number.'),
-        ...pageArgs,
       },
-      returns: pageShape('wallet.users', (u) => brief('walletUser', publicUser(u))),
-      handler: ({ world }, args) =>
-        paginate(
-          world.data['wallet.users']
-            .filter((u) => matches(args.query, u.name, u.email, u.phone_number))
-            .map(publicUser),
-          args,
-          briefs('walletUser'),
-        ),
+      where: (args) => (u) => matches(args.query, u.name, u.email, u.phone_number),
+      view: (u) => brief('walletUser', publicUser(u)),
     }),
     defineApi({
       name: 'show_friends',
