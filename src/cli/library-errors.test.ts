@@ -2,12 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { thrownOf } from '../../test/helpers/thrown.js';
 import { hotpotSource } from '../bench/qa/hotpot.js';
 import { requireValidTasks } from '../bench/task-problems.js';
 import { writeConfigTemplate } from '../config/index.js';
 import { readConfigText } from '../config/read-file.js';
 import {
-  type AconError,
+  AconError,
   BudgetExceededError,
   ConfigError,
   InputFileError,
@@ -19,15 +20,7 @@ import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guideli
 import { asUsage, cliMessage, cliText, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
 
-/** The error `fn` throws (the test fails when it throws none). */
-function thrown(fn: () => unknown): AconError {
-  try {
-    fn();
-  } catch (e) {
-    return e as AconError;
-  }
-  throw new Error('nothing thrown');
-}
+const thrown = (fn: () => unknown) => thrownOf(AconError, fn);
 
 describe('library errors in the CLI', () => {
   it('writes the options a message names as the flags that set them', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { thrownOf } from '../../test/helpers/thrown.js';
 import { ConfigError } from '../errors.js';
 import { configTemplate } from './init.js';
 import { loadConfig } from './load.js';
@@ -15,15 +16,7 @@ function withFile(text: string) {
   return { dir, file };
 }
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (fn: () => unknown) => thrownOf(ConfigError, fn);
 
 describe('loadConfig', () => {
   it('uses the seed defaults when there is no file', () => {

@@ -2,21 +2,14 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { thrownOf } from '../../test/helpers/thrown.js';
 import { ConfigError } from '../errors.js';
 import { loadConfig } from './load.js';
 import { readConfigText } from './read-file.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'acon-config-'));
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
+const errorOf = (fn: () => unknown) => thrownOf(ConfigError, fn);
 
 describe('a config path that is not a readable file (issue #60)', () => {
   it('names a folder at the default path and says what to do', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownOf } from '../../test/helpers/thrown.js';
 import { GuidelineError } from '../errors.js';
 import { parseGuideline, serializeGuideline } from './file.js';
 import type { Guideline } from './schema.js';
@@ -15,15 +16,7 @@ metrics: {}
 Keep what matters.
 `;
 
-function catchError(fn: () => unknown): GuidelineError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GuidelineError) return err;
-    throw err;
-  }
-  throw new Error('expected a GuidelineError');
-}
+const catchError = (fn: () => unknown) => thrownOf(GuidelineError, fn);
 
 function withFrontMatter(lines: string): string {
   return `---\n${lines}\n---\n\nSome text.\n`;

@@ -15,6 +15,7 @@ import { DatabaseError } from '../errors.js';
 import { APPLICATION_ID, createSchema, fileSchema, SCHEMA_VERSION } from './schema.js';
 import { explainDatabaseError, openForReading } from './open.js';
 import { storeWithRuns } from '../../test/helpers/store.js';
+import { thrownOf } from '../../test/helpers/thrown.js';
 import type { CallRecord } from '../llm/index.js';
 import { SqliteRunStore } from './run-store.js';
 
@@ -44,13 +45,7 @@ function analyzerCall(i: number): CallRecord {
 }
 
 function openError(file: string, mode: 'read' | 'write' = 'write'): DatabaseError {
-  try {
-    new SqliteRunStore(file, { mode }).close();
-  } catch (err) {
-    if (err instanceof DatabaseError) return err;
-    throw err;
-  }
-  throw new Error('opened without an error');
+  return thrownOf(DatabaseError, () => new SqliteRunStore(file, { mode }).close());
 }
 
 describe('openDatabase', () => {
