@@ -67,5 +67,7 @@ describe('acon optimize --bench appworld --tasks', () => {
     expect(res.stdout).toContain('tasks: 2 train, 2 selection, 2 evaluation');
     expect(res.stderr).toMatch(/^warning: the same tasks serve several roles \(2 in train/m);
     expect(res.stderr).toContain('not held out');
+    // The library names its options (`taskIds`); the CLI prints its flags.
+    expect(res.stderr).toContain('Tasks named with --tasks or --task-file stand for every split');
   });
 });

@@ -16,6 +16,7 @@ import {
   TaskFileError,
 } from '../errors.js';
 import { checkTaskDigests } from '../experiment/index.js';
+import { SHARED_TASKS_OPTIONS, sharedTasksWarning } from '../optimize/plan.js';
 import { GUIDELINE_PAIR, GuidelineStore, resolveGuidelinePair } from '../guidelines/index.js';
 import { asUsage, cliMessage, cliText, flagOf, forFlag } from './library-errors.js';
 import { UsageError } from './usage-error.js';
@@ -105,6 +106,16 @@ describe('library errors in the CLI', () => {
       'warning: task t1 changed since run run-1 started; going on with the new version (`run.allow_task_changes`)',
       'warning: task t1 changed since run run-1 started; going on with the new version (--allow-task-changes)',
     ]);
+  });
+
+  it('warns that named tasks stand for every split as `taskIds`/`taskFile`, and as --tasks/--task-file', () => {
+    const same = [{ id: 'a' }];
+    const splits = { trainSplit: 'train', selectSplit: 'dev', evalSplit: 'test' };
+    const line = sharedTasksWarning(splits, { train: same, select: same, eval: same })!;
+    expect(line).toContain('Tasks named with `taskIds` or `taskFile` stand for every split');
+    expect(cliText(line, SHARED_TASKS_OPTIONS)).toContain(
+      'Tasks named with --tasks or --task-file stand for every split',
+    );
   });
 
   it('says an unreadable HotpotQA file came from `qa.data`, and from --qa-data in the CLI', async () => {

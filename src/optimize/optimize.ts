@@ -19,6 +19,7 @@ import { StageResultSchema, type StageResult } from './stage.js';
 import {
   OptimizePlanSchema,
   planOptimize,
+  SHARED_TASKS_OPTIONS,
   sharedTasksWarning,
   stagesOf,
   type OptimizePlan,
@@ -108,7 +109,7 @@ export async function optimize(
     opts.maxRollouts === undefined ? env.config.optimize.max_rollouts : opts.maxRollouts;
   const plan = planOptimize(params, env.config, tasks, env.simulated, maxRollouts);
   const shared = sharedTasksWarning(params, tasks);
-  if (shared) opts.warn?.(shared);
+  if (shared) opts.warn?.(shared, SHARED_TASKS_OPTIONS);
   // Planning reads task lists only; the environment is contacted once the run really starts.
   if (opts.onPlan && !(await opts.onPlan(plan))) return { plan, dryRun: true };
   await env.bench.connect?.();

@@ -48,6 +48,9 @@ export function stagesOf(
  * final table. Tasks named with --tasks (AppWorld without APPWORLD_ROOT) stand for every split, so
  * the same tasks would train, select and be "held out" (issue #24): this says so, naming how many.
  */
+/** The benchmark options {@link sharedTasksWarning} names (the CLI's --tasks and --task-file). */
+export const SHARED_TASKS_OPTIONS: readonly string[] = ['taskIds', 'taskFile'];
+
 export function sharedTasksWarning(
   params: Pick<OptimizeParams, 'trainSplit' | 'selectSplit' | 'evalSplit'>,
   tasks: { train: { id: string }[]; select: { id: string }[]; eval: { id: string }[] },
@@ -68,7 +71,7 @@ export function sharedTasksWarning(
   if (overlaps.length === 0) return null;
   return (
     `the same tasks serve several roles (${overlaps.join('; ')}), so the final table is not ` +
-    'held out. Tasks named with --tasks or --task-file stand for every split; give each split ' +
+    'held out. Tasks named with `taskIds` or `taskFile` stand for every split; give each split ' +
     "its own tasks (AppWorld: set APPWORLD_ROOT to use the install's split lists)"
   );
 }
