@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProducerShape } from './provenance.js';
 
 /** Where a run is: going, ended well, ended by an error, by Ctrl-C, or by its spending limit. */
 export const RunStatusSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'budget']);
@@ -22,9 +23,7 @@ export const RunRowSchema = z.object({
   kind: z.string(),
   command: z.string(),
   bench: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
+  ...ProducerShape,
   params: z.record(z.string(), z.unknown()),
   config: z.record(z.string(), z.unknown()),
   status: RunStatusSchema,

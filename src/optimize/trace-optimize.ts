@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { GuidelinePair } from '../domain/index.js';
 import { roleTokenCounter, type TokenCounter } from '../llm/index.js';
-import { GuidelinePairSchema, ReplayMetricsSchema, type Trace } from '../domain/index.js';
+import {
+  GuidelinePairSchema,
+  ProducerShape,
+  ReplayMetricsSchema,
+  type Trace,
+} from '../domain/index.js';
 import {
   inRun,
   referenceTraces,
@@ -40,9 +45,7 @@ const HeldoutRowSchema = z.object({
 export const TraceOptimizeResultSchema = z.object({
   runId: z.string(),
   source: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
+  ...ProducerShape,
   /** Conversations per split; failed ones are never a full-context reference (left out). */
   conversations: z.object({
     train: z.number().int(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { roleTokenCounter, tokenizerProvenance } from '../../llm/index.js';
-import type { Trace } from '../../domain/index.js';
+import { ProducerShape, TokenizerShape, type Trace } from '../../domain/index.js';
 import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
 import { inRun } from '../run-lifecycle.js';
@@ -29,15 +29,9 @@ export type ReplayRow = z.infer<typeof ReplayRowSchema>;
 export const ReplayResultSchema = z.object({
   runId: z.string(),
   source: z.string(),
-  provider: z.string(),
-  models: z.record(z.string(), z.string()),
-  simulated: z.boolean(),
-  /** The agent's tokenizer, which thresholds and view tokens were counted in (`o200k`, `hf:…`). */
-  tokenizer: z.string().optional(),
-  /** Of the distinct texts counted, those a `server` tokenizer could not count (o200k stand-ins). */
-  tokenizerEstimates: z
-    .object({ estimated: z.number().int(), counted: z.number().int() })
-    .optional(),
+  ...ProducerShape,
+  // The agent's tokenizer: thresholds and view tokens were counted in it.
+  ...TokenizerShape,
   /** Conversations replayed (failed ones are never a full-context reference: left out). */
   traces: z.number().int(),
   failedLeftOut: z.number().int(),
