@@ -10,9 +10,8 @@ import {
 import {
   inRun,
   referenceTraces,
-  replayMetrics,
-  replayTraces,
   splitTraces,
+  storedReplayMetrics,
   type RunEnv,
 } from '../experiment/index.js';
 import { kindsOf, PhaseSchema } from './params.js';
@@ -198,22 +197,13 @@ async function heldoutRows(
       const obs = only === 'hist' ? '-' : pair.obs.id;
       const hist = only === 'obs' ? '-' : pair.hist.id;
       const label = `${name} ${scope}`;
-      const key = `heldout:${label}:${obs},${hist}`;
-      let metrics = env.store.getState(runId, key, ReplayMetricsSchema);
-      if (!metrics) {
-        metrics = replayMetrics(
-          await replayTraces({
-            traces: heldout,
-            condition: { label: `heldout-${obs},${hist}`, pair, ...(only ? { only } : {}) },
-            config: env.config,
-            llm: env.llm,
-            tokens,
-            runId,
-            signal: env.abort.signal,
-          }),
-        );
-        env.store.setState(runId, key, metrics);
-      }
+      const metrics = await storedReplayMetrics(env, {
+        runId,
+        key: `heldout:${label}:${obs},${hist}`,
+        traces: heldout,
+        condition: { label: `heldout-${obs},${hist}`, pair, ...(only ? { only } : {}) },
+        tokens,
+      });
       rows.push({ version: label, obs, hist, metrics });
     }
   }

@@ -48,4 +48,5 @@ export {
   type LoadedTraces,
   type TraceSource,
 } from './trace-source.js';
+export { storedReplayMetrics } from './stored-replay.js';
 export { splitTraces, traceRank, type TraceFractions, type TraceSplits } from './trace-split.js';

@@ -4,8 +4,8 @@ import { ProducerShape, TokenizerShape, type Trace } from '../../domain/index.js
 import type { NamedPair } from '../../guidelines/index.js';
 import type { RunEnv } from '../env.js';
 import { inRun } from '../run-lifecycle.js';
-import { ReplayMetricsSchema, replayMetrics } from './replay-metrics.js';
-import { replayTraces } from './replay-traces.js';
+import { ReplayMetricsSchema } from './replay-metrics.js';
+import { storedReplayMetrics } from './stored-replay.js';
 
 /** What `acon replay` records with its run (and `--resume` reads back). */
 export const ReplayParamsSchema = z.object({
@@ -84,25 +84,17 @@ export async function runReplay(
       // The run's config names the agent's tokenizer: thresholds fire where they did in the run.
       const tokens = roleTokenCounter(env.config, 'agent', env.llm);
       for (const { label, pair } of input.pairs) {
-        const key = `replay:${label}`;
-        let metrics = env.store.getState(runId, key, ReplayMetricsSchema);
-        if (!metrics) {
-          input.log?.(
-            `replay: ${label} (${pair.obs.id}, ${pair.hist.id}) on ${used.length} conversations`,
-          );
-          metrics = replayMetrics(
-            await replayTraces({
-              traces: used,
-              condition: { label, pair },
-              config: env.config,
-              llm: env.llm,
-              tokens,
-              runId,
-              signal: env.abort.signal,
-            }),
-          );
-          env.store.setState(runId, key, metrics);
-        }
+        const metrics = await storedReplayMetrics(env, {
+          runId,
+          key: `replay:${label}`,
+          traces: used,
+          condition: { label, pair },
+          tokens,
+          starting: () =>
+            input.log?.(
+              `replay: ${label} (${pair.obs.id}, ${pair.hist.id}) on ${used.length} conversations`,
+            ),
+        });
         rows.push({ label, obs: pair.obs.id, hist: pair.hist.id, metrics });
       }
       const result: ReplayResult = {
