@@ -14,7 +14,7 @@ import { selectionName, type OptimizeParams } from './params.js';
 import { groupedSelection, unseenPatterns } from './grouped-split.js';
 import { runPhase } from './phase.js';
 import { repeatUnits } from './repeats.js';
-import { promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
+import { pairIds, promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
 import { StageResultSchema, type StageResult } from './stage.js';
 import {
   OptimizePlanSchema,
@@ -156,10 +156,10 @@ export async function optimize(
       env.store.setRunStatus(runId, 'finished', {
         stages,
         tables,
-        ut: { obs: ut.obs.id, hist: ut.hist.id },
-        final: { obs: pair.obs.id, hist: pair.hist.id },
+        ut: pairIds(ut),
+        final: pairIds(pair),
         pairCheck: check,
-        chosen: { obs: chosen.obs.id, hist: chosen.hist.id },
+        chosen: pairIds(chosen),
       });
       return result;
     },

@@ -27,14 +27,15 @@ export async function startingPair(
 
 /** Makes `pair` active, once: the promotion is recorded in the run, so a resume does not redo it. */
 export function promoteOnce(env: RunEnv, runId: string, pair: GuidelinePair): string[] {
-  return promotePair(
-    env.guidelines,
-    { obs: pair.obs.id, hist: pair.hist.id },
-    {
-      get: () => env.store.getState(runId, 'promotion', PromotionSchema),
-      set: (p) => env.store.setState(runId, 'promotion', p),
-    },
-  );
+  return promotePair(env.guidelines, pairIds(pair), {
+    get: () => env.store.getState(runId, 'promotion', PromotionSchema),
+    set: (p) => env.store.setState(runId, 'promotion', p),
+  });
+}
+
+/** A pair by its versions' ids (`obs-0003`, `hist-0002`), as a run's summary records it. */
+export function pairIds(pair: GuidelinePair): { obs: string; hist: string } {
+  return { obs: pair.obs.id, hist: pair.hist.id };
 }
 
 /** The guideline files the run wrote, as the user would type their paths. */

@@ -15,7 +15,7 @@ import {
   type RunEnv,
 } from '../experiment/index.js';
 import { kindsOf, PhaseSchema } from './params.js';
-import { promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
+import { pairIds, promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
 import { runTraceStage, TraceStageResultSchema, type TraceStageResult } from './trace-stage.js';
 
 /** What `acon optimize --traces` records with its run (and `--resume` reads back). */
@@ -132,8 +132,8 @@ export async function optimizeFromTraces(
       env.store.setRunStatus(runId, 'finished', {
         stages,
         heldout,
-        ut: { obs: ut.obs.id, hist: ut.hist.id },
-        final: { obs: pair.obs.id, hist: pair.hist.id },
+        ut: pairIds(ut),
+        final: pairIds(pair),
       });
       return result;
     },
