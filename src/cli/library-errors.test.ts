@@ -103,8 +103,8 @@ describe('library errors in the CLI', () => {
       typeof checkTaskDigests
     >[0]);
     expect(lines).toEqual([
-      'warning: task t1 changed since run run-1 started; going on with the new version (`run.allow_task_changes`)',
-      'warning: task t1 changed since run run-1 started; going on with the new version (--allow-task-changes)',
+      'task t1 changed since run run-1 started; going on with the new version (`run.allow_task_changes`)',
+      'task t1 changed since run run-1 started; going on with the new version (--allow-task-changes)',
     ]);
   });
 

@@ -41,7 +41,7 @@ export async function checkTaskDigests(opts: {
       );
     }
     opts.warn(
-      `warning: task ${names} changed since run ${opts.runId} started; going on with the new version (\`run.allow_task_changes\`)`,
+      `task ${names} changed since run ${opts.runId} started; going on with the new version (\`run.allow_task_changes\`)`,
       ['run.allow_task_changes'],
     );
   }
