@@ -38,6 +38,7 @@ describe('--resume after a task changed (issue #31)', () => {
     });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stderr).toContain(`warning: task ${task} changed since run ${runId} started`);
+    expect(allowed.stderr).toContain('(--allow-task-changes)');
     expect(allowed.stderr).not.toContain('warning: warning:');
   });
 });

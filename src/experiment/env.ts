@@ -3,6 +3,7 @@ import type { Config, ProviderName } from '../config/index.js';
 import type { GuidelineStore } from '../guidelines/index.js';
 import type { MeteredLlmClient } from '../llm/index.js';
 import type { RunStore } from '../store/index.js';
+import type { Warn } from '../errors.js';
 
 /** What running rollouts needs; the CLI builds it (src/cli/session.ts), tests build their own. */
 export type RunEnv = {
@@ -23,6 +24,8 @@ export type RunEnv = {
    * the optimize sets it for its own run. @default no limit
    */
   maxRollouts?: number | null;
+  /** Where the run's warnings go (a changed task on resume); the CLI maps them to its flags. */
+  warn?: Warn;
 };
 
 /** A run id that sorts by time and is easy to type: run-20261122-031500-ab12. */

@@ -82,7 +82,7 @@ export async function runRollouts(given: RunRolloutsOptions): Promise<void> {
     // A repeat is its task run again: the task's digest is what can change.
     tasks: opts.jobs.map((j) => repeatedTask(j.task)),
     allow: opts.config.run.allow_task_changes,
-    warn: opts.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+    warn: opts.warn ?? ((line) => process.stderr.write(`warning: ${line}\n`)),
   });
   const finished = store.finishedKeys(runId);
   const todo = opts.jobs.filter((j) => !finished.has(rolloutKey(j.condition.label, j.task.id)));

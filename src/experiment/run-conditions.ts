@@ -161,6 +161,7 @@ export async function runConditions(opts: RunConditionsOptions): Promise<RunCond
       tokens,
       jobs: everyPair(conditions, tasks),
       concurrency: opts.concurrency,
+      ...(opts.warn ? { warn: opts.warn } : {}),
       onRollout: (o, done, total) =>
         opts.onProgress?.(done, total, o ? `${o.job.condition.label} ${o.job.task.id}` : '', o),
     });

@@ -6,7 +6,7 @@ import { runRollouts, type RolloutJob, type RunRolloutsOptions } from './rollout
 /** What of a run's environment its rollouts use: benchmark, LLM, store, config, Ctrl-C, limit. */
 export type RolloutEnv = Pick<
   RunEnv,
-  'bench' | 'llm' | 'store' | 'config' | 'abort' | 'maxRollouts'
+  'bench' | 'llm' | 'store' | 'config' | 'abort' | 'maxRollouts' | 'warn'
 >;
 
 /**
@@ -25,6 +25,7 @@ export function runJobsIn(
     config: env.config,
     signal: env.abort.signal,
     maxRollouts: env.maxRollouts,
+    ...(opts.warn ? {} : env.warn ? { warn: env.warn } : {}),
   });
 }
 

@@ -126,7 +126,7 @@ export async function optimize(
     },
     async (runId) => {
       const run: OptimizeRun = {
-        env: { ...env, maxRollouts },
+        env: { ...env, maxRollouts, ...(opts.warn ? { warn: opts.warn } : {}) },
         params,
         runId,
         tasks,
