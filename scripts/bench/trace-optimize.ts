@@ -211,6 +211,16 @@ function printSummary(rows: Row[]): void {
     console.log(
       `${k}: trace-UT recovered at least half of v0's lost points on ${half} of ${judged.length} sets where v0 lost points (${rows.length - judged.length} sets: v0 lost none)`,
     );
+    // The environment optimize's own UT guideline, judged the same way: what learning with the
+    // environment reaches on the same sets.
+    const withEnv = judged.filter((r) => r.envUt !== null);
+    if (withEnv.length === 0) continue;
+    const envHalf = withEnv.filter(
+      (r) => (r.envUt![k] - r.v0[k]) / (r.raw - r.v0[k]) >= 0.5,
+    ).length;
+    console.log(
+      `${k}: env-UT recovered at least half of v0's lost points on ${envHalf} of ${withEnv.length} of those sets`,
+    );
   }
 }
 
