@@ -206,6 +206,37 @@ describe('acon replay', () => {
     expect(resumed.files).toEqual(result.files);
   }, 120_000);
 
+  it("optimize --traces decides by the config's optimize.alpha, as an environment optimize does", async () => {
+    const r = await runAcon(
+      [
+        'optimize',
+        '--traces',
+        recorded,
+        '--target',
+        'hist',
+        '--phases',
+        'ut',
+        '--candidates',
+        '2',
+        '--no-promote',
+        '--db',
+        db,
+        '--json',
+      ],
+      { cwd, env: { ACON_OPTIMIZE__ALPHA: '0.3' } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as {
+      stages: { candidates: { reason: string; metrics: unknown }[] }[];
+    };
+    const reasons = result.stages
+      .flatMap((s) => s.candidates)
+      .filter((c) => c.metrics !== null)
+      .map((c) => c.reason);
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const reason of reasons) expect(reason).toMatch(/alpha 0\.3\b/);
+  }, 120_000);
+
   it('runs traces writes the run as a traces file that replay reads to the same scores', async () => {
     const out = await runAcon(['runs', 'traces', recorded, '--db', db], { cwd });
     expect(out.code, out.stderr).toBe(0);

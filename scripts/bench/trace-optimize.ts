@@ -2,7 +2,8 @@
  * Issue #57's validation: does learning from recorded conversations alone (counterfactual
  * replay, no environment) give guidelines that work in the environment? For each generated
  * apptown task set (gen-apptown-tasks.ts --seed N) it
- *   1. records raw train rollouts as traces (`acon compare --split train --strategies raw`),
+ *   1. records raw train rollouts as traces (`acon compare --split train --strategies raw`; with
+ *      `--record train,dev` the dev split's too),
  *   2. optimizes from those traces only (`acon optimize --traces RUN --phases ut`),
  *   3. evaluates v0 and the trace-learned UT guideline with the environment on the test split,
  *      one compressor at a time (the other's threshold out of reach, as optimize.isolate does),
@@ -14,12 +15,16 @@
  * only; the recording is the user's own traffic, shown apart) against the environment optimize.
  * Asserts nothing, tunes nothing: it only measures.
  *
- *   npx tsx scripts/bench/trace-optimize.ts [--seeds 1-10] [--no-env] [--json]
+ *   npx tsx scripts/bench/trace-optimize.ts [--seeds 1-10] [--no-env] [--record train[,dev]] [--json]
+ *
+ * `--record train,dev` records the dev split's raw rollouts too (the tasks the environment
+ * optimize selects on), written with `acon runs traces` as one JSONL file: more conversations for
+ * the trace optimize's own train / selection split, none from test.
  *
  * It runs the built CLI (bin/acon.js): `npm run build` first.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +39,7 @@ const { values: cli } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1-10' },
     'no-env': { type: 'boolean', default: false },
+    record: { type: 'string', default: 'train' },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
@@ -49,6 +55,11 @@ function parseSeeds(spec: string): number[] {
     return Array.from({ length: to - from + 1 }, (_, i) => from + i);
   });
 }
+
+/** The splits whose raw rollouts are the recorded traffic (`--record train,dev`). */
+const recordSplits = cli.record.split(',').map((x) => x.trim());
+if (recordSplits.some((x) => !['train', 'dev'].includes(x)))
+  throw new Error(`--record: "${cli.record}" must name train and/or dev (test is what judges)`);
 
 function acon(args: string[], cwd: string, env: Record<string, string>): string {
   const r = spawnSync(process.execPath, [BIN, ...args], {
@@ -119,15 +130,25 @@ function measureSet(seed: number, work: string): Row {
   if (gen.status !== 0) throw new Error(`gen-apptown-tasks --seed ${seed}:\n${gen.stderr}`);
   const env = { ACON_APPTOWN__TASKS_DIR: tasks, ACON_DB: join(dir, 'acon.db') };
 
-  // 1. Recorded traffic: the agent's raw train rollouts.
-  const rec = JSON.parse(
-    acon(['compare', '--split', 'train', '--strategies', 'raw', '--json'], dir, env),
-  ) as { provenance: { runId: string } };
-  const recRun = rec.provenance.runId;
+  // 1. Recorded traffic: the agent's raw rollouts of the recorded splits (train by default).
+  const recRuns = recordSplits.map(
+    (split) =>
+      (
+        JSON.parse(
+          acon(['compare', '--split', split, '--strategies', 'raw', '--json'], dir, env),
+        ) as { provenance: { runId: string } }
+      ).provenance.runId,
+  );
+  // One run is a source as it is; several are written as one traces file (`acon runs traces`).
+  let source = recRuns[0]!;
+  if (recRuns.length > 1) {
+    source = join(dir, 'traffic.jsonl');
+    writeFileSync(source, recRuns.map((run) => acon(['runs', 'traces', run], dir, env)).join(''));
+  }
 
   // 2. Learn from the traces only (the guideline files go to dir/guidelines).
   const opt = JSON.parse(
-    acon(['optimize', '--traces', recRun, '--phases', 'ut', '--no-promote', '--json'], dir, env),
+    acon(['optimize', '--traces', source, '--phases', 'ut', '--no-promote', '--json'], dir, env),
   ) as { runId: string; ut: Record<Kind, { id: string }>; start: Record<Kind, { id: string }> };
 
   // 3. The environment judges: raw, v0 and trace-UT on the test split, each compressor alone.
@@ -177,7 +198,7 @@ function measureSet(seed: number, work: string): Row {
     recovered: { obs: recovered('obs'), hist: recovered('hist') },
     traceIds: { obs: opt.ut.obs.id, hist: opt.ut.hist.id },
     calls: {
-      recording: agentCalls(db, recRun),
+      recording: recRuns.reduce((n, run) => n + agentCalls(db, run), 0),
       traceOptimize: agentCalls(db, opt.runId),
       envOptimize,
     },
@@ -210,6 +231,16 @@ function printSummary(rows: Row[]): void {
     const half = judged.filter((r) => r.recovered[k]! >= 0.5).length;
     console.log(
       `${k}: trace-UT recovered at least half of v0's lost points on ${half} of ${judged.length} sets where v0 lost points (${rows.length - judged.length} sets: v0 lost none)`,
+    );
+    // The environment optimize's own UT guideline, judged the same way: what learning with the
+    // environment reaches on the same sets.
+    const withEnv = judged.filter((r) => r.envUt !== null);
+    if (withEnv.length === 0) continue;
+    const envHalf = withEnv.filter(
+      (r) => (r.envUt![k] - r.v0[k]) / (r.raw - r.v0[k]) >= 0.5,
+    ).length;
+    console.log(
+      `${k}: env-UT recovered at least half of v0's lost points on ${envHalf} of ${withEnv.length} of those sets`,
     );
   }
 }

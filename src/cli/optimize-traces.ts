@@ -53,7 +53,8 @@ function refuseEnvironmentFlags(typed: Set<string>): void {
 export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Promise<void> {
   refuseEnvironmentFlags(typed);
   const { recordedParams, refuseChangedParams } = await import('./resume.js');
-  const { optimizeFromTraces, TraceOptimizeParamsSchema } = await import('../optimize/index.js');
+  const { optimizeFromTraces, TraceOptimizeParamsSchema, DEFAULT_DECISION } =
+    await import('../optimize/index.js');
   const { loadConfig } = await import('../config/index.js');
   const db = await dbOf(opts);
   const recorded = opts.resume ? await recordedRun(db, opts.resume) : null;
@@ -61,6 +62,7 @@ export async function traceOptimizeAction(opts: RawOpts, typed: Set<string>): Pr
     opts,
     loadConfig({ file: opts.config }).config,
     TraceOptimizeParamsSchema,
+    DEFAULT_DECISION.tieTokenCut,
   );
   if (recorded) {
     const given = params;
@@ -97,6 +99,7 @@ function traceParams(
   opts: RawOpts,
   config: Config,
   schema: typeof TraceOptimizeParamsSchemaType,
+  tieTokenCut: number,
 ): TraceOptimizeParams {
   const { trace_train: train, trace_selection: selection } = config.optimize;
   if (train + selection > 1 || train === 0 || selection === 0) {
@@ -114,6 +117,12 @@ function traceParams(
     guidelines: opts.guidelines ?? null,
     promote: opts.promote ?? true,
     split: { train: config.optimize.trace_train, selection: config.optimize.trace_selection },
+    // The same paired rule as an environment optimize (cli/optimize.ts).
+    decision: {
+      alpha: config.optimize.alpha,
+      margin: config.optimize.margin,
+      tieTokenCut,
+    },
   });
 }
 

@@ -14,7 +14,8 @@ import {
   storedReplayMetrics,
   type RunEnv,
 } from '../experiment/index.js';
-import { kindsOf, PhaseSchema } from './params.js';
+import { DEFAULT_DECISION } from './decision-rule.js';
+import { DecisionParamsSchema, kindsOf, PhaseSchema } from './params.js';
 import { pairIds, promoteOnce, runGuidelineFiles, startingPair } from './run-guidelines.js';
 import { runTraceStage, TraceStageResultSchema, type TraceStageResult } from './trace-stage.js';
 
@@ -30,6 +31,11 @@ export const TraceOptimizeParamsSchema = z.object({
   promote: z.boolean(),
   /** Fractions of the conversations for train and selection; held-out takes the rest. */
   split: z.object({ train: z.number(), selection: z.number() }),
+  /**
+   * The paired rule's settings (optimize.alpha, optimize.margin), as an environment optimize
+   * takes them; null in runs recorded before they were stored: the defaults those runs used.
+   */
+  decision: DecisionParamsSchema.nullable().default(null),
 });
 export type TraceOptimizeParams = z.infer<typeof TraceOptimizeParamsSchema>;
 
@@ -157,6 +163,7 @@ async function runStages(
     train: splits.train,
     select: splits.selection,
     candidates: params.candidates,
+    decision: params.decision ?? DEFAULT_DECISION,
     log,
     tokens,
   };

@@ -3,17 +3,15 @@ import type { TraceReplay } from '../experiment/index.js';
 import {
   decideCompression,
   decideUtility,
-  DEFAULT_DECISION,
   type Decision,
+  type DecisionParams,
   type PairedOutcome,
 } from './decision-rule.js';
 import type { Phase } from './params.js';
 
 /** A trace stage's decision on paired conversations: UT by the sign test, CO by non-inferiority. */
-export function decide(phase: Phase, pairs: PairedOutcome[]): Decision {
-  return phase === 'ut'
-    ? decideUtility(pairs, DEFAULT_DECISION)
-    : decideCompression(pairs, DEFAULT_DECISION);
+export function decide(phase: Phase, pairs: PairedOutcome[], params: DecisionParams): Decision {
+  return phase === 'ut' ? decideUtility(pairs, params) : decideCompression(pairs, params);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type GuidelineStore,
 } from '../guidelines/index.js';
 import type { AnalysisRecord } from './analyze.js';
+import type { DecisionParams } from './decision-rule.js';
 import type { Phase } from './params.js';
 import { feedbackSamples } from './stage-candidates.js';
 import { withKind } from './stage.js';
@@ -33,6 +34,8 @@ export type TraceStageContext = {
   train: Trace[];
   select: Trace[];
   candidates: number;
+  /** The paired rule's settings (the run's optimize.alpha and optimize.margin). */
+  decision: DecisionParams;
   log: (line: string) => void;
   /** Thresholds and view tokens, in the agent's tokenizer (roleTokenCounter). */
   tokens: TokenCounter;
@@ -185,7 +188,7 @@ async function evaluateCandidates(
     valid.map(async (slot) => {
       const pair = withKind(current, kind, slot.id, tc.guidelines);
       const replays = await replayPair(tc, slot.id!, pair, kind, tc.select);
-      const decision = decide(phase, paired(parentReplays, replays));
+      const decision = decide(phase, paired(parentReplays, replays), tc.decision);
       return { slot, metrics: replayMetrics(replays), decision };
     }),
   );

@@ -347,3 +347,54 @@ describe('simCompressionAnalysis', () => {
     expect(analyze(talky)).toEqual(analyze(withoutReasoning(talky)));
   });
 });
+
+describe('simUtilityAnalysis sees a page cut short when the prompt cuts the full one (issue #57)', () => {
+  // A page longer than the analyzer prompt shows of it: the full run's items cannot be counted
+  // there, but the compressed page holds fewer items than its own paging fields say.
+  const song = (i: number) => ({ id: 70001 + i, title: `Song ${i}`, note: 'x'.repeat(80) });
+  const page = (items: number) =>
+    JSON.stringify({
+      page_index: 0,
+      page_limit: 20,
+      total_items: 20,
+      has_more: false,
+      songs: Array.from({ length: items }, (_, i) => song(i)),
+    });
+  const fullRun: Trajectory = {
+    system: 'You are an agent.',
+    task: 'Queue the last song of my library.',
+    turns: [
+      t(0, 'show_library', { page_index: 0, page_limit: 20 }, page(20)),
+      t(1, 'queue', { song_id: 70020 }, '{"ok":true}'),
+    ],
+  };
+  const compRun: Trajectory = {
+    ...fullRun,
+    turns: [fullRun.turns[0]!, t(1, 'show_library', { page_index: 0, page_limit: 20 }, page(20))],
+  };
+  const analyze = (output: string) =>
+    simUtilityAnalysis(
+      utAnalyzerPrompt(fullRun.task, {
+        full: renderTrajectory(fullRun, [], { maxObservationChars: 1000 }),
+        compressed: renderTrajectory(compRun, [{ ...obsEvent(1), input: page(20), output }], {
+          maxObservationChars: 1000,
+        }),
+      }),
+    );
+
+  it('names the lost items from the page the lost value came from', () => {
+    const analysis = analyze(page(5));
+    expect(analysis.first_divergence.step).toBe(1);
+    expect(analysis.missing_facts.map((f) => f.field)).toEqual(['id', 'items']);
+    expect(analysis.missing_facts[1]).toMatchObject({ source_step: 0 });
+    expect(analysis.missing_facts[1]!.fact).toContain('showed 5 of the 20 items');
+  });
+
+  it('does not call a page whole by its paging fields cut', () => {
+    // Every item kept, only the value's field dropped: a lost field, not lost items.
+    const withoutIds = JSON.parse(page(20)) as { songs: Record<string, unknown>[] };
+    for (const s of withoutIds.songs) delete s.id;
+    const analysis = analyze(JSON.stringify(withoutIds));
+    expect(analysis.missing_facts.map((f) => f.field)).toEqual(['id']);
+  });
+});

@@ -1,7 +1,7 @@
 import type { DistortedFact, Fact, UtilityAnalysis } from '../domain/index.js';
 import { parseRenderedTrajectory } from './read-trajectory.js';
 
-import { PAGE_ARGS } from './list-gaps.js';
+import { expectedItems, PAGE_ARGS, pageOf } from './list-gaps.js';
 import { containsToken, scalarText, section, tryParseJson } from './text.js';
 import {
   CALL_KEYS,
@@ -18,6 +18,7 @@ import {
   firstDivergence,
   lostAfter,
   fullStepOf,
+  splitAction,
 } from './trajectory-steps.js';
 
 /**
@@ -191,6 +192,7 @@ function listCutAt(
   const fullJson = parsedObservation(full.get(s));
   const compJson = parsedObservation(compStep);
   if (compJson === undefined) return undefined;
+  if (fullJson === undefined) return pageCutAt(action, compJson, s);
   const compText = JSON.stringify(compJson);
   const compLists = listLengths(compJson);
   for (const [key, n] of listLengths(fullJson)) {
@@ -206,6 +208,38 @@ function listCutAt(
     if (!dropped) continue;
     return {
       fact: `the \`${key}\` list of step ${s} had ${n} items in the full run and ${m} in the compressed context (list items were cut)`,
+      field: 'items',
+      source_step: s,
+    };
+  }
+  return undefined;
+}
+/** The arguments an action passed to the API it called (`call_api`'s inner `args`), else its own. */
+function callArgs(action: string): Record<string, unknown> {
+  const { args } = splitAction(action);
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return {};
+  const inner = (args as Record<string, unknown>).args;
+  return inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+    ? (inner as Record<string, unknown>)
+    : (args as Record<string, unknown>);
+}
+/**
+ * A list cut short, seen from the compressed observation alone: where the full observation is
+ * longer than the prompt shows (the analyzer prompt cuts it), the items cannot be counted there,
+ * but the compressed page holds fewer items than its own paging fields say (`page_limit: 20`,
+ * `total_items: 54`, 10 items), as the agent itself reads a page (list-gaps.ts). Called only for
+ * the step a lost value came from, so the cut is one the full run's later actions depended on.
+ */
+function pageCutAt(action: string, compJson: unknown, s: number): Fact | undefined {
+  if (compJson === null || typeof compJson !== 'object' || Array.isArray(compJson)) return undefined;
+  const fields = compJson as Record<string, unknown>;
+  const args = callArgs(action);
+  const expected = expectedItems(fields, pageOf(args), args);
+  if (expected === undefined) return undefined;
+  for (const [key, v] of Object.entries(fields)) {
+    if (!Array.isArray(v) || v.length >= expected) continue;
+    return {
+      fact: `the \`${key}\` list of step ${s} showed ${v.length} of the ${expected} items its own paging fields give the page in the compressed context (list items were cut)`,
       field: 'items',
       source_step: s,
     };

@@ -153,7 +153,11 @@ const isCut = (p: Page) => p.expected !== undefined && p.count < p.expected;
  * How many items a page holds by its own paging fields: `page_limit`, or what is left of
  * `total_items` on the last page; `undefined` when the response does not show them.
  */
-function expectedItems(fields: Item, page: number, args: Record<string, unknown>) {
+export function expectedItems(
+  fields: Readonly<Record<string, unknown>>,
+  page: number,
+  args: Record<string, unknown>,
+): number | undefined {
   const limit = Number(fields.page_limit ?? args.page_limit);
   const total = Number(fields.total_items);
   if (!Number.isInteger(limit) || limit <= 0 || !Number.isInteger(total)) return undefined;
