@@ -36,6 +36,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { openRunStore } from '../../src/store/index.js';
+import { measured, type Provenance } from '../docs/provenance.js';
 import { conditionFigures, type ConditionFigures } from './sim-band-figures.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -332,7 +333,8 @@ const measuredWith = {
   maxTasks: cli['max-tasks'] ?? null,
   maxSteps: maxStepsSpec ?? null,
 };
-type StoredSet = { measuredWith: typeof measuredWith; result: SetResult };
+/** `provenance` (commit, date, load) is absent from sets stored before it was recorded. */
+type StoredSet = { measuredWith: typeof measuredWith; provenance?: Provenance; result: SetResult };
 const resultsDir = cli.results === undefined ? undefined : resolve(cli.results);
 if (resultsDir !== undefined) mkdirSync(resultsDir, { recursive: true });
 const resultFile = (seed: 'shipped' | number) => join(resultsDir ?? '', `set-${seed}.json`);
@@ -350,10 +352,10 @@ function storedResult(seed: 'shipped' | number): SetResult | undefined {
 }
 
 /** Written whole under another name first, so a run stopped mid-write leaves no half file. */
-function storeResult(result: SetResult): void {
+function storeResult(result: SetResult, provenance: Provenance): void {
   if (resultsDir === undefined) return;
   const file = resultFile(result.seed);
-  const stored: StoredSet = { measuredWith, result };
+  const stored: StoredSet = { measuredWith, provenance, result };
   writeFileSync(`${file}.partial`, JSON.stringify(stored, null, 2));
   renameSync(`${file}.partial`, file);
 }
@@ -368,8 +370,12 @@ if (!cli.json) {
 try {
   for (const seed of seeds) {
     const stored = storedResult(seed);
-    const result = stored ?? measureSet(seed, work);
-    if (stored === undefined) storeResult(result);
+    let result = stored;
+    if (result === undefined) {
+      const set = measured(() => measureSet(seed, work));
+      storeResult(set.value, set.provenance);
+      result = set.value;
+    }
     results.push(result);
     if (!cli.json)
       console.log(row(result) + (stored === undefined ? '' : '  (read from --results)'));
