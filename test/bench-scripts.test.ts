@@ -82,6 +82,17 @@ describe('the measurement scripts', () => {
       const file = join(dir, 'set-shipped.json');
       const stored = JSON.parse(readFileSync(file, 'utf8')) as { result: Out['results'][0] };
       expect(stored.result).toEqual(first.results[0]);
+      // Each set says where it was measured, and the folder which commands filled it (#58).
+      const { provenance } = JSON.parse(readFileSync(file, 'utf8')) as {
+        provenance: { commit: string; loadBefore: string; seconds: number };
+      };
+      expect(provenance.commit).toMatch(/^[0-9a-f]{7,}$/);
+      expect(provenance.loadBefore).toMatch(/^[\d.]+ [\d.]+ [\d.]+$/);
+      expect(provenance.seconds).toBeGreaterThan(0);
+      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+        commands: string[];
+      };
+      expect(manifest.commands).toEqual([`npm run bench:sim-seeds -- ${args.join(' ')}`]);
       // An accuracy no sim run gives shows the rerun read the file rather than measured.
       const raw = stored.result.compare.find((c) => c.condition === 'raw');
       if (raw === undefined) throw new Error('no raw figures stored');

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DOC_TABLES,
@@ -10,6 +12,8 @@ import { measure } from '../scripts/docs/measure.js';
 import { readRecord } from '../scripts/docs/measured-record.js';
 import { MEASUREMENTS } from '../scripts/docs/measurements.js';
 import { verdictLines } from '../scripts/docs/measured-tables.js';
+import { SIM_SEEDS_DIR } from '../scripts/docs/sim-seeds-tables.js';
+import { ManifestSchema, StoredSetSchema } from '../scripts/bench/sim-seed-bands.js';
 
 /**
  * Issue #58: the docs' generated tables are what the code prints (`npm run docs:tables`): the
@@ -44,6 +48,26 @@ describe('docs generated tables', () => {
       expect(record!.commit).toMatch(/^[0-9a-f]{7,}$/);
       expect(record!.commands.length).toBeGreaterThan(0);
       expect(record!.loadBefore).toMatch(/^[\d.]+ [\d.]+ [\d.]+$/);
+    }
+  });
+
+  it('has the sim-seeds sets the sim.md blocks need, each measured as its folder says', () => {
+    for (const name of ['bands', 'optimize']) {
+      const dir = join(SIM_SEEDS_DIR, name);
+      const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as unknown;
+      const manifest = ManifestSchema.parse(read('manifest.json'));
+      expect(manifest.commands.length, `${name}/manifest.json`).toBeGreaterThan(0);
+      const sets = readdirSync(dir).filter((f) => f.startsWith('set-'));
+      expect(sets.length, name).toBeGreaterThanOrEqual(20);
+      for (const f of sets) {
+        const set = StoredSetSchema.parse(read(f));
+        expect(set.measuredWith, `${name}/${f}`).toEqual(manifest.measuredWith);
+        expect(set.measuredWith.optimize).toBe(name === 'optimize');
+        expect(f).toBe(`set-${set.result.seed}.json`);
+        // A set says where it was measured, or its folder says it for the sets copied in.
+        const commit = set.provenance?.commit ?? manifest.earlier?.commit;
+        expect(commit, `${name}/${f}`).toMatch(/^[0-9a-f]{7,}$/);
+      }
     }
   });
 

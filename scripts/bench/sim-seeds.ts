@@ -36,7 +36,21 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { openRunStore } from '../../src/store/index.js';
-import { conditionFigures, type ConditionFigures } from './sim-band-figures.js';
+import { measured, type Provenance } from '../docs/provenance.js';
+import { conditionFigures } from './sim-band-figures.js';
+import {
+  COMPARE_BANDS,
+  figure,
+  OPTIMIZE_BANDS,
+  pts,
+  type OptimizeFigures,
+  type Points,
+  type SetResult,
+  ManifestSchema,
+  StoredSetSchema,
+  type Manifest,
+  type StoredSet,
+} from './sim-seed-bands.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const COMPARED = ['raw', 'fifo', 'masking', 'summary', 'naive'];
@@ -101,37 +115,6 @@ function run(cmd: string[], cwd: string, env: Record<string, string>): string {
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}:\n${r.stderr}`);
   return r.stdout;
 }
-
-type Points = number; // accuracy in percentage points, one decimal
-const pts = (accuracy: number): Points => Math.round(accuracy * 1000) / 10;
-
-type OptimizeFigures = {
-  raw: Points;
-  /** v0 / after UT / after UTCO, each for obs, hist and both. */
-  versions: Record<'v0' | 'ut' | 'final', Record<'obs' | 'hist' | 'both', Points>>;
-  /** Each stage's scored candidates: one dropped early, invalid or a repeat has no score. */
-  stages: {
-    stage: string;
-    /** The analyses its updater read (one or two that find nothing give copies of the parent). */
-    analyses: number;
-    accuracies: number[];
-    peaks: number[];
-    unscored: number;
-  }[];
-  /**
-   * The pair check's verdict (docs/method.md, *The pair checked together*): which option the
-   * paired rule chose against the v0 pair on selection. Absent from sets stored before it was
-   * recorded here.
-   */
-  pair?: { chosen: string; verdict: string };
-};
-
-type SetResult = {
-  seed: 'shipped' | number;
-  maxSteps: number;
-  compare: ConditionFigures[];
-  optimize?: OptimizeFigures;
-};
 
 function measureSet(seed: 'shipped' | number, work: string): SetResult {
   const dir = join(work, `set-${seed}`);
@@ -221,125 +204,41 @@ function optimizeFigures(j: OptimizeJson): OptimizeFigures {
   };
 }
 
-/** A band's verdict on one set: held, missed, or nothing to judge (e.g. v0 lost nothing). */
-type Verdict = { holds: boolean | null; shows: string };
-type Band = { name: string; judge: (r: SetResult) => Verdict };
-
-function figure(r: SetResult, condition: string): ConditionFigures {
-  const f = r.compare.find((c) => c.condition === condition);
-  if (f === undefined) throw new Error(`set ${r.seed}: no ${condition} rollouts`);
-  return f;
-}
-const signed = (p: Points) => `${p > 0 ? '+' : ''}${p.toFixed(1)}`;
-
-/** Issue 22's must-show bands, as written there. */
-const COMPARE_BANDS: Band[] = [
-  {
-    name: 'raw 70-95%',
-    judge: (r) => {
-      const raw = pts(figure(r, 'raw').accuracy);
-      return { holds: raw >= 70 && raw <= 95, shows: raw.toFixed(1) };
-    },
-  },
-  {
-    name: 'naive loses 5-30',
-    judge: (r) => {
-      const loss = pts(figure(r, 'raw').accuracy) - pts(figure(r, 'naive').accuracy);
-      return { holds: loss >= 5 && loss <= 30, shows: signed(-loss) };
-    },
-  },
-  {
-    name: 'fifo loses >=5, >=1.2x steps',
-    judge: (r) => {
-      const loss = pts(figure(r, 'raw').accuracy) - pts(figure(r, 'fifo').accuracy);
-      const fifo = figure(r, 'fifo');
-      const steps = fifo.meanSteps / figure(r, 'raw').meanSteps;
-      return {
-        holds: loss >= 5 && steps >= 1.2,
-        shows: `${signed(-loss)} ${steps.toFixed(3)}x, ${fifo.atCap}/${fifo.rollouts} at the cap ${r.maxSteps}`,
-      };
-    },
-  },
-  {
-    name: 'masking within 5',
-    judge: (r) => {
-      const d = pts(figure(r, 'masking').accuracy) - pts(figure(r, 'raw').accuracy);
-      return { holds: Math.abs(d) <= 5, shows: signed(d) };
-    },
-  },
-  {
-    name: 'summaries <= 1/2 input',
-    judge: (r) => {
-      const ratios = r.compare.filter((c) => !Number.isNaN(c.summaryRatio));
-      const worst = Math.max(...ratios.map((c) => c.summaryRatio));
-      return ratios.length === 0
-        ? { holds: null, shows: 'none' }
-        : { holds: worst <= 0.5, shows: worst.toFixed(2) };
-    },
-  },
-  {
-    name: 'folds <= 1 per 6 steps',
-    judge: (r) => {
-      const worst = Math.max(...r.compare.map((c) => c.foldsPerStep));
-      return { holds: worst <= 1 / 6, shows: worst === 0 ? 'none' : `1/${(1 / worst).toFixed(1)}` };
-    },
-  },
-];
-
-function recovery(which: 'obs' | 'hist' | 'both'): Band {
-  return {
-    name: `UT recovers >=1/2 (${which})`,
-    judge: (r) => {
-      if (r.optimize === undefined) return { holds: null, shows: '' };
-      const { raw, versions } = r.optimize;
-      const lost = raw - versions.v0[which];
-      const back = versions.ut[which] - versions.v0[which];
-      const shows = `${versions.v0[which].toFixed(1)}>${versions.ut[which].toFixed(1)}`;
-      return { holds: lost <= 0 ? null : back >= lost / 2, shows };
-    },
-  };
-}
-
-const OPTIMIZE_BANDS: Band[] = [
-  {
-    name: 'K candidates differ',
-    judge: (r) => {
-      if (r.optimize === undefined) return { holds: null, shows: '' };
-      const differ = (xs: number[]) => new Set(xs).size > 1;
-      // A stage with fewer than two scored candidates (the others dropped early, repeats or
-      // invalid) has nothing to compare: it is named, not judged.
-      const judged = r.optimize.stages.filter((s) => s.accuracies.length > 1);
-      const inAccuracy = judged.filter((s) => differ(s.accuracies)).length;
-      const tied = judged.filter((s) => !differ(s.accuracies) && !differ(s.peaks));
-      const unjudged = r.optimize.stages.filter((s) => s.accuracies.length <= 1);
-      return {
-        holds: judged.length === 0 ? null : tied.length === 0,
-        shows:
-          `${judged.length - tied.length}/${judged.length} (acc ${inAccuracy})` +
-          tied.map((s) => ` tied:${s.stage}(${s.analyses} analyses)`).join('') +
-          unjudged.map((s) => ` unscored:${s.stage}`).join(''),
-      };
-    },
-  },
-  recovery('obs'),
-  recovery('hist'),
-  recovery('both'),
-];
-
 /** What a stored set was measured with: a rerun reads it only when these are the same. */
 const measuredWith = {
   optimize: cli.optimize,
   maxTasks: cli['max-tasks'] ?? null,
   maxSteps: maxStepsSpec ?? null,
 };
-type StoredSet = { measuredWith: typeof measuredWith; result: SetResult };
+
 const resultsDir = cli.results === undefined ? undefined : resolve(cli.results);
-if (resultsDir !== undefined) mkdirSync(resultsDir, { recursive: true });
+if (resultsDir !== undefined) {
+  mkdirSync(resultsDir, { recursive: true });
+  writeManifest(resultsDir);
+}
+
+/**
+ * DIR/manifest.json: the commands that filled DIR (a folder finished over several runs names each)
+ * and the options its sets were measured with; each set file holds its own commit, date and load.
+ * docs/measured/sim-seeds/ is such a folder, rendered into docs/sim.md by `npm run docs:tables`.
+ */
+function writeManifest(dir: string): void {
+  const file = join(dir, 'manifest.json');
+  const command = `npm run bench:sim-seeds -- ${process.argv.slice(2).join(' ')}`;
+  const before: Manifest = existsSync(file)
+    ? ManifestSchema.parse(JSON.parse(readFileSync(file, 'utf8')))
+    : { commands: [], measuredWith };
+  const commands = before.commands.includes(command)
+    ? before.commands
+    : [...before.commands, command];
+  const manifest: Manifest = { ...before, commands, measuredWith };
+  writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
 const resultFile = (seed: 'shipped' | number) => join(resultsDir ?? '', `set-${seed}.json`);
 
 function storedResult(seed: 'shipped' | number): SetResult | undefined {
   if (resultsDir === undefined || !existsSync(resultFile(seed))) return undefined;
-  const stored = JSON.parse(readFileSync(resultFile(seed), 'utf8')) as StoredSet;
+  const stored = StoredSetSchema.parse(JSON.parse(readFileSync(resultFile(seed), 'utf8')));
   if (JSON.stringify(stored.measuredWith) !== JSON.stringify(measuredWith)) {
     throw new Error(
       `${resultFile(seed)} was measured with ${JSON.stringify(stored.measuredWith)}, ` +
@@ -350,10 +249,10 @@ function storedResult(seed: 'shipped' | number): SetResult | undefined {
 }
 
 /** Written whole under another name first, so a run stopped mid-write leaves no half file. */
-function storeResult(result: SetResult): void {
+function storeResult(result: SetResult, provenance: Provenance): void {
   if (resultsDir === undefined) return;
   const file = resultFile(result.seed);
-  const stored: StoredSet = { measuredWith, result };
+  const stored: StoredSet = { measuredWith, provenance, result };
   writeFileSync(`${file}.partial`, JSON.stringify(stored, null, 2));
   renameSync(`${file}.partial`, file);
 }
@@ -368,8 +267,12 @@ if (!cli.json) {
 try {
   for (const seed of seeds) {
     const stored = storedResult(seed);
-    const result = stored ?? measureSet(seed, work);
-    if (stored === undefined) storeResult(result);
+    let result = stored;
+    if (result === undefined) {
+      const set = measured(() => measureSet(seed, work));
+      storeResult(set.value, set.provenance);
+      result = set.value;
+    }
     results.push(result);
     if (!cli.json)
       console.log(row(result) + (stored === undefined ? '' : '  (read from --results)'));

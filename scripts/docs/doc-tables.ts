@@ -7,6 +7,7 @@ import {
 } from '../../src/metrics/index.js';
 import { conditionColumns } from '../../src/report/index.js';
 import * as measured from './measured-tables.js';
+import * as simSeeds from './sim-seeds-tables.js';
 import { REPO } from './repo.js';
 
 /**
@@ -16,7 +17,8 @@ import { REPO } from './repo.js';
  * from what the code prints. The metric tables are rendered from the code; the
  * tables of compare and optimize figures, which take minutes of CPU each, from the records in
  * docs/measured/ (scripts/docs/measured-tables.ts; `npm run docs:tables -- --measure NAME|all`
- * measures them again).
+ * measures them again), and the sim-seeds tables from the sets in docs/measured/sim-seeds/
+ * (scripts/docs/sim-seeds-tables.ts; docs/development.md says how to measure them again).
  */
 
 export { REPO };
@@ -71,6 +73,9 @@ export const DOC_TABLES: DocTable[] = [
   },
   { name: 'mcp-compare', page: 'docs/benchmarks.md', render: measured.mcpCompare },
   { name: 'sim-compare', page: 'docs/sim.md', render: measured.simCompare },
+  { name: 'sim-seeds-bands', page: 'docs/sim.md', render: simSeeds.simSeedsBands },
+  { name: 'sim-seeds-ut', page: 'docs/sim.md', render: simSeeds.simSeedsUtRecovery },
+  { name: 'readme-sim-seeds', page: 'README.md', render: simSeeds.readmeSimSeeds, inline: true },
 ];
 
 /**

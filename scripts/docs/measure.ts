@@ -1,13 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeRecord, type MeasuredRecord } from './measured-record.js';
-import { commitState, MEASUREMENTS, type Measurement } from './measurements.js';
-
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
+import { MEASUREMENTS, type Measurement } from './measurements.js';
+import { commitState, cpuCount, load } from './provenance.js';
 
 /** Runs one measurement in a fresh temporary folder and returns its record (not written). */
 export async function measure(m: Measurement): Promise<MeasuredRecord> {
@@ -27,7 +23,7 @@ export async function measure(m: Measurement): Promise<MeasuredRecord> {
       date,
       loadBefore,
       loadAfter: load(),
-      cpus: cpus().length,
+      cpus: cpuCount(),
       seconds: Math.round(seconds * 10) / 10,
       output,
     };

@@ -51,7 +51,8 @@ function record(name: string): MeasuredRecord {
 
 const pct = (x: number) => (100 * x).toFixed(1);
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
-const day = (iso: string) =>
+/** `4 Dec 2026`: the day a record was measured, in UTC. */
+export const day = (iso: string) =>
   new Date(iso).toLocaleDateString('en-GB', {
     day: 'numeric',
     month: 'short',

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCollecting } from '../bench/baseline.js';
@@ -200,12 +199,3 @@ export const MEASUREMENTS: Measurement[] = [
     run: optimizeCost,
   },
 ];
-
-/** The commit measured, and whether what acon runs (src/, tasks/, guidelines/) differs from it. */
-export function commitState(): { commit: string; dirty: boolean } {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
-  const commit = git('rev-parse', '--short', 'HEAD');
-  const dirty = git('status', '--porcelain', '--', 'src', 'tasks', 'guidelines') !== '';
-  return { commit, dirty };
-}

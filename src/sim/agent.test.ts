@@ -150,6 +150,49 @@ describe('simAgentTurn', () => {
     expect(JSON.parse(c.function.arguments)).toEqual(PLAN.steps[0]!.args);
   });
 
+  it('repeats its own call it sees to read a result again, without re-reading its inputs', () => {
+    // Issue #58: ticket → its customer's file → the customer's email. Masking replaced both
+    // results; the agent's call of the customer file is still in view, so it repeats it instead of
+    // first re-reading the ticket (which, in a window of M results, pushed out the next one).
+    const plan: ReferencePlan = {
+      steps: [
+        { tool: 'fs__read_text_file', args: { path: 'tickets/T-7003.json' }, needs: [] },
+        {
+          tool: 'fs__read_text_file',
+          args: { path: 'customers/C-6890.json' },
+          needs: [{ value: 'C-6890', fromStep: 0 }],
+        },
+        {
+          tool: 'complete_task',
+          args: { answer: 'wes@example.com' },
+          needs: [{ value: 'wes@example.com', fromStep: 1 }],
+        },
+      ],
+    };
+    const results = [
+      JSON.stringify({ id: 'T-7003', customer_id: 'C-6890' }),
+      JSON.stringify({ id: 'C-6890', email: 'wes@example.com' }),
+    ];
+    let m: ChatMessage[] = head;
+    for (const [step, result] of results.entries()) {
+      const assistant = simAgentTurn(plan, m, { ...CTX, step }, OPTS);
+      const id = assistant.tool_calls![0]!.id;
+      m = [...m, assistant, { role: 'tool', tool_call_id: id, content: result }];
+    }
+    const masked = m.map((x) =>
+      x.role === 'tool' ? { ...x, content: 'Previous 4 lines omitted for brevity.' } : x,
+    );
+    const again = simAgentTurn(plan, masked, { ...CTX, step: 2 }, OPTS);
+    expect(again.content).toContain('re-fetching it');
+    expect(JSON.parse(again.tool_calls![0]!.function.arguments)).toEqual(plan.steps[1]!.args);
+    // Its call of the customer file out of view too: it must read the ticket first, as before.
+    const noCall = masked.filter(
+      (x) => !(x.role === 'assistant' && (x.content ?? '').startsWith('Step 2 of 3')),
+    );
+    const deeper = simAgentTurn(plan, noCall, { ...CTX, step: 2 }, OPTS);
+    expect(JSON.parse(deeper.tool_calls![0]!.function.arguments)).toEqual(plan.steps[0]!.args);
+  });
+
   it('matches values on token boundaries only', () => {
     let m = turn(head, tokenResult, 0);
     // 482130 contains 48213 but is another number: still missing.

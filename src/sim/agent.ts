@@ -4,7 +4,8 @@ import type { AssistantMessage, ChatMessage } from '../llm/index.js';
 import { GUESSING, progress, REFETCHING, type Progress } from './agent-marker.js';
 import type { Blocker } from './reference-needs.js';
 import { RecordReader } from './record-reader.js';
-import { makeSeen } from './seen.js';
+import { ownCallInView } from './repeat-call.js';
+import { makeSeen, type Seen } from './seen.js';
 import { viewStep, type StepView } from './step-view.js';
 import { clip } from './text.js';
 import { guessValue, slip } from './wrong-values.js';
@@ -71,9 +72,13 @@ export function simAgentTurn(
     return v;
   };
   const choose = (at: Progress) => {
-    const decision = decide(plan, view, at, opts.refetchLimit);
+    const decision = decide(plan, view, at, opts.refetchLimit, seen);
     const target = decision.kind === 'do' ? decision.index : decision.producer;
-    let args = view(target).args;
+    // A re-fetch of a call it sees repeats that call, whatever of its inputs is out of view.
+    let args =
+      decision.kind === 'refetch' && ownCallInView(plan, target, seen)
+        ? plan.steps[target]!.args
+        : view(target).args;
     // Keyed by the plan step and the try, not the turn, so a slip hits the same step under every
     // condition, and a try after an error slips again only by its own draw.
     const retry = decision.kind === 'do' && decision.index === at.next ? at.failedTries : 0;
@@ -150,6 +155,7 @@ function decide(
   view: (index: number) => StepView,
   at: Progress,
   limit: number,
+  seen: Seen,
 ): Decision {
   const last = plan.steps.length - 1;
   // Past the end (the episode should have stopped): repeat the final call.
@@ -157,9 +163,10 @@ function decide(
   const attempts = at.next > last ? new Map<number, number>() : at.attempts;
 
   // The deepest producer of a missing value that may still be re-fetched: a producer whose own
-  // inputs are missing too is preceded by their producers.
+  // inputs are missing too is preceded by their producers, unless the agent sees its own earlier
+  // call of it, which it can simply repeat.
   const refetchable = (producer: number, depth: number): number | undefined => {
-    if (depth < 8) {
+    if (depth < 8 && !ownCallInView(plan, producer, seen)) {
       for (const b of view(producer).blockers) {
         if (b.fromStep >= producer) continue;
         const deeper = refetchable(b.fromStep, depth + 1);
