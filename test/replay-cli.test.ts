@@ -157,25 +157,25 @@ describe('acon replay', () => {
     60_000,
   );
 
+  /** `optimize --traces` of the recorded run: hist only, UT only, two candidates, no promotion. */
+  const histUtFromTraces = () => [
+    'optimize',
+    '--traces',
+    recorded,
+    '--target',
+    'hist',
+    '--phases',
+    'ut',
+    '--candidates',
+    '2',
+    '--no-promote',
+    '--db',
+    db,
+    '--json',
+  ];
+
   it('optimize --traces learns from the recorded run alone and stores guideline versions', async () => {
-    const r = await runAcon(
-      [
-        'optimize',
-        '--traces',
-        recorded,
-        '--target',
-        'hist',
-        '--phases',
-        'ut',
-        '--candidates',
-        '2',
-        '--no-promote',
-        '--db',
-        db,
-        '--json',
-      ],
-      { cwd },
-    );
+    const r = await runAcon(histUtFromTraces(), { cwd });
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as {
       runId: string;
@@ -207,24 +207,7 @@ describe('acon replay', () => {
   }, 120_000);
 
   it("optimize --traces decides by the config's optimize.alpha, as an environment optimize does", async () => {
-    const r = await runAcon(
-      [
-        'optimize',
-        '--traces',
-        recorded,
-        '--target',
-        'hist',
-        '--phases',
-        'ut',
-        '--candidates',
-        '2',
-        '--no-promote',
-        '--db',
-        db,
-        '--json',
-      ],
-      { cwd, env: { ACON_OPTIMIZE__ALPHA: '0.3' } },
-    );
+    const r = await runAcon(histUtFromTraces(), { cwd, env: { ACON_OPTIMIZE__ALPHA: '0.3' } });
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as {
       stages: { candidates: { reason: string; metrics: unknown }[] }[];
