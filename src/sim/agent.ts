@@ -109,23 +109,7 @@ export function simAgentTurn(
   const { notes } = view(target);
 
   const action = describe(step.tool, args) + (notes.length > 0 ? ` (${notes.join('; ')})` : '');
-  let content: string;
-  if (decision.kind === 'refetch') {
-    const so = [...decision.attempts].map(([p, a]) => `step ${p + 1} ×${a}`).join(', ');
-    content =
-      `Step ${decision.index + 1} of ${n} needs a value from step ${decision.producer + 1} that ` +
-      `is not in my context (${decision.why}); ${REFETCHING} (re-fetches so far: ${so}): calling ${action}.`;
-  } else if (decision.guessed.length > 0) {
-    const from = [...new Set(decision.guessed.map((g) => g.fromStep + 1))];
-    content =
-      `Step ${decision.index + 1} of ${n}: a value from step ${from.join(', ')} is still not in my ` +
-      `context after ${opts.refetchLimit} re-fetches (${decision.guessed[0]!.why}); ${GUESSING} ` +
-      `(gave up on step ${from.join(', ')}). Calling ${action}.`;
-  } else if (retry > 0) {
-    content = `Step ${decision.index + 1} of ${n}: my last call returned an error; trying again: calling ${action}.`;
-  } else {
-    content = `Step ${decision.index + 1} of ${n}: calling ${action}.`;
-  }
+  let content = turnText(decision, n, action, retry, opts.refetchLimit);
   if (skipped.length > 0) content += ` Nothing to do at ${skipped.join(', ')}.`;
   return {
     role: 'assistant',
@@ -206,4 +190,32 @@ function describe(tool: string, args: Record<string, unknown>): string {
     }
   }
   return parts.length === 0 ? name : `${name} with ${parts.join(', ')}`;
+}
+
+/** What the agent says of its turn: the step, and why it re-fetches, guesses or tries again. */
+function turnText(
+  decision: Decision,
+  n: number,
+  action: string,
+  retry: number,
+  refetchLimit: number,
+): string {
+  if (decision.kind === 'refetch') {
+    const so = [...decision.attempts].map(([p, a]) => `step ${p + 1} ×${a}`).join(', ');
+    return (
+      `Step ${decision.index + 1} of ${n} needs a value from step ${decision.producer + 1} that ` +
+      `is not in my context (${decision.why}); ${REFETCHING} (re-fetches so far: ${so}): calling ${action}.`
+    );
+  } else if (decision.guessed.length > 0) {
+    const from = [...new Set(decision.guessed.map((g) => g.fromStep + 1))];
+    return (
+      `Step ${decision.index + 1} of ${n}: a value from step ${from.join(', ')} is still not in my ` +
+      `context after ${refetchLimit} re-fetches (${decision.guessed[0]!.why}); ${GUESSING} ` +
+      `(gave up on step ${from.join(', ')}). Calling ${action}.`
+    );
+  } else if (retry > 0) {
+    return `Step ${decision.index + 1} of ${n}: my last call returned an error; trying again: calling ${action}.`;
+  } else {
+    return `Step ${decision.index + 1} of ${n}: calling ${action}.`;
+  }
 }
