@@ -231,7 +231,8 @@ function callArgs(action: string): Record<string, unknown> {
  * the step a lost value came from, so the cut is one the full run's later actions depended on.
  */
 function pageCutAt(action: string, compJson: unknown, s: number): Fact | undefined {
-  if (compJson === null || typeof compJson !== 'object' || Array.isArray(compJson)) return undefined;
+  if (compJson === null || typeof compJson !== 'object' || Array.isArray(compJson))
+    return undefined;
   const fields = compJson as Record<string, unknown>;
   const args = callArgs(action);
   const expected = expectedItems(fields, pageOf(args), args);
