@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/clock.js';
 import { createMcp, type McpEpisode } from '../src/bench/mcp/index.js';
 import type { ReferencePlan } from '../src/bench/types.js';
+import { planStepCall } from '../src/bench/plan-call.fixtures.js';
 import { countTokens } from '../src/llm/tokenizer.js';
 import { runConditions } from '../src/experiment/run-conditions.js';
 import { makeEnv } from './helpers/env.js';
@@ -14,19 +15,7 @@ const CRASH_DIR = fileURLToPath(new URL('./fixtures/mcp/crash/', import.meta.url
 async function replay(episode: McpEpisode, plan: ReferencePlan) {
   const results = [];
   for (const [i, step] of plan.steps.entries()) {
-    results.push(
-      await episode.act({
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: `call_${i}`,
-            type: 'function',
-            function: { name: step.tool, arguments: JSON.stringify(step.args) },
-          },
-        ],
-      }),
-    );
+    results.push(await episode.act(planStepCall(step, `call_${i}`)));
   }
   return results;
 }

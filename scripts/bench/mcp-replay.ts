@@ -6,6 +6,7 @@
  *   npx tsx scripts/bench/mcp-replay.ts [tasks/mcp]
  */
 import { createMcp } from '../../src/bench/mcp/index.js';
+import { planStepCall } from '../../src/bench/plan-call.fixtures.js';
 import { countTokens } from '../../src/llm/tokenizer.js';
 import { median } from '../../src/metrics/metrics.js';
 
@@ -20,17 +21,7 @@ for (const split of ['train', 'dev', 'test']) {
     const episode = await bench.start(task.id);
     try {
       for (const [i, step] of plan.steps.entries()) {
-        const r = await episode.act({
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              id: `c${i}`,
-              type: 'function',
-              function: { name: step.tool, arguments: JSON.stringify(step.args) },
-            },
-          ],
-        });
+        const r = await episode.act(planStepCall(step, `c${i}`));
         if (step.tool !== 'complete_task')
           obs.push(countTokens(String(r.messages[0]?.content ?? '')));
       }

@@ -1,4 +1,5 @@
 import type { ReferencePlan } from '../types.js';
+import { planStepCall } from '../plan-call.fixtures.js';
 import type { QaEpisode } from './episode.js';
 
 /**
@@ -11,17 +12,7 @@ export async function replayPlan(
 ): Promise<{ tool: string; observations: string[] }[]> {
   const steps: { tool: string; observations: string[] }[] = [];
   for (const [i, step] of plan.steps.entries()) {
-    const { messages } = await episode.act({
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id: `c${i}`,
-          type: 'function',
-          function: { name: step.tool, arguments: JSON.stringify(step.args) },
-        },
-      ],
-    });
+    const { messages } = await episode.act(planStepCall(step, `c${i}`));
     steps.push({ tool: step.tool, observations: messages.map((m) => m.content ?? '') });
   }
   return steps;
