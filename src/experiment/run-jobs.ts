@@ -17,6 +17,7 @@ export function runJobsIn(
   env: RolloutEnv,
   opts: Omit<RunRolloutsOptions, 'bench' | 'llm' | 'store' | 'config' | 'signal' | 'maxRollouts'>,
 ): Promise<void> {
+  const warn = opts.warn ?? env.warn;
   return runRollouts({
     ...opts,
     bench: env.bench,
@@ -25,7 +26,7 @@ export function runJobsIn(
     config: env.config,
     signal: env.abort.signal,
     maxRollouts: env.maxRollouts,
-    ...(opts.warn ? {} : env.warn ? { warn: env.warn } : {}),
+    ...(warn ? { warn } : {}),
   });
 }
 
