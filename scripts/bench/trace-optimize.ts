@@ -97,6 +97,11 @@ type Row = {
 
 const pts = (x: number) => Math.round(x * 1000) / 10;
 
+/** The share of the points v0 lost against raw that `x` won back; null when v0 lost nothing. */
+function recovery(raw: number, v0: number, x: number): number | null {
+  return raw - v0 > 1e-9 ? (x - v0) / (raw - v0) : null;
+}
+
 /** Test accuracy of one compressor alone under a guideline pair, by the ordinary compare. */
 function testAccuracy(dir: string, env: Record<string, string>, kind: Kind, pair: string): number {
   const off: Record<string, string> =
@@ -165,7 +170,7 @@ function measureSet(seed: number, work: string): Row {
     obs: testAccuracy(dir, env, 'obs', `${opt.ut.obs.id},${opt.start.hist.id}`),
     hist: testAccuracy(dir, env, 'hist', `${opt.start.obs.id},${opt.ut.hist.id}`),
   };
-  const recovered = (k: Kind) => (raw - v0[k] > 1e-9 ? (traceUt[k] - v0[k]) / (raw - v0[k]) : null);
+  const recovered = (k: Kind) => recovery(raw, v0[k], traceUt[k]);
   const db = join(dir, 'acon.db');
 
   // 4. The environment optimize on the same set, in a folder of its own (its own guidelines).
@@ -236,9 +241,7 @@ function printSummary(rows: Row[]): void {
     // environment reaches on the same sets.
     const withEnv = judged.filter((r) => r.envUt !== null);
     if (withEnv.length === 0) continue;
-    const envHalf = withEnv.filter(
-      (r) => (r.envUt![k] - r.v0[k]) / (r.raw - r.v0[k]) >= 0.5,
-    ).length;
+    const envHalf = withEnv.filter((r) => recovery(r.raw, r.v0[k], r.envUt![k])! >= 0.5).length;
     console.log(
       `${k}: env-UT recovered at least half of v0's lost points on ${envHalf} of ${withEnv.length} of those sets`,
     );
